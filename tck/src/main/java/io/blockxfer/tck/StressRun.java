@@ -1,0 +1,280 @@
+package io.blockxfer.tck;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.blockxfer.transport.CancelMode;
+import io.blockxfer.transport.Capability;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.RegistrationSupersededException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The stress rule's workload and its ledger: two submitters writing and reading disjoint block
+ * sets to random peers, a poller polling random peers (and sometimes all), a canceller cancelling
+ * recent ids in both modes, and a churner removing and re-adding peers, synchronously and not.
+ * Every completion is verified byte for byte; afterwards every id must have ended exactly once,
+ * through its own peer's poll, unless a cancel released it.
+ *
+ * <p>Block ownership keeps verification exact under concurrency: submitter {@code s} writes local
+ * blocks {@code 16s..16s+15} to target blocks {@code 32+16s..}, always the same pairs, and reads
+ * target blocks {@code 16s..16s+15} (never written) into local blocks {@code 32+16s..}.
+ *
+ * <p><b>Thread safety:</b> runs its own threads; {@link #run} and {@link #verify} on the test thread.
+ */
+final class StressRun {
+
+    private static final int SUBMITTERS = 2;
+
+    private record Transfer(String peer, boolean write, int[] local, int[] remote) {
+    }
+
+    private record Report(String polledPeer, boolean done) {
+    }
+
+    private final Fixture fx;
+    private final DataTransport transport;
+    private final String[] peers;
+    private final List<TargetPeer> targets = new ArrayList<>();
+    private final Map<Long, Transfer> submitted = new ConcurrentHashMap<>();
+    private final Map<Long, List<Report>> reports = new ConcurrentHashMap<>();
+    private final Map<Long, Boolean> cancelled = new ConcurrentHashMap<>();
+    private final AtomicReferenceArray<Long> recent = new AtomicReferenceArray<>(256);
+    private final AtomicLong recentCursor = new AtomicLong();
+    private final AtomicReference<Throwable> firstError = new AtomicReference<>();
+    private final List<CompletableFuture<Void>> registrations = new ArrayList<>();
+    private final boolean reads;
+    private volatile boolean stop;
+
+    StressRun(Fixture fx, DataTransport transport, int peerCount) {
+        this.fx = fx;
+        this.transport = transport;
+        this.peers = new String[peerCount];
+        this.reads = fx.has(Capability.READ);
+        for (int p = 0; p < peerCount; p++) {
+            peers[p] = "stress-" + p;
+            targets.add(fx.connectedTarget(transport, peers[p]));
+        }
+    }
+
+    long submitted() {
+        return submitted.size();
+    }
+
+    void run(Duration duration) throws InterruptedException {
+        List<Thread> threads = new ArrayList<>();
+        for (int s = 0; s < SUBMITTERS; s++) {
+            int submitter = s;
+            threads.add(Thread.ofPlatform().name("tck-submit-" + s).start(guard(() -> submit(submitter))));
+        }
+        threads.add(Thread.ofPlatform().name("tck-poll").start(guard(this::poll)));
+        threads.add(Thread.ofPlatform().name("tck-cancel").start(guard(this::cancel)));
+        threads.add(Thread.ofPlatform().name("tck-churn").start(guard(this::churn)));
+        long end = System.nanoTime() + duration.toNanos();
+        while (System.nanoTime() < end && firstError.get() == null) {
+            Thread.sleep(20);
+        }
+        stop = true;
+        for (Thread t : threads) {
+            t.join(fx.env.timeout().toMillis());
+        }
+        synchronized (registrations) {
+            for (CompletableFuture<Void> f : registrations) {
+                try {
+                    f.get(fx.env.timeout().toMillis(), TimeUnit.MILLISECONDS);
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof RegistrationSupersededException)) {
+                        firstError.compareAndSet(null, e.getCause());
+                    }
+                } catch (java.util.concurrent.TimeoutException e) {
+                    firstError.compareAndSet(null, new AssertionError(fx.msg("a registration never completed")));
+                }
+            }
+        }
+    }
+
+    private Runnable guard(Runnable body) {
+        return () -> {
+            try {
+                body.run();
+            } catch (Throwable t) {
+                firstError.compareAndSet(null, t);
+            }
+        };
+    }
+
+    private void submit(int submitter) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        while (!stop && firstError.get() == null) {
+            if (submitted.size() - reports.size() - cancelled.size() > 4_000) {
+                LockSupport.parkNanos(100_000);
+                continue;
+            }
+            String peer = peers[random.nextInt(peers.length)];
+            boolean write = !reads || random.nextBoolean();
+            int count = 1 + random.nextInt(8);
+            int first = random.nextInt(16 - count + 1);
+            int[] local = new int[count];
+            int[] remote = new int[count];
+            for (int i = 0; i < count; i++) {
+                int k = random.nextInt(4) == 0 ? random.nextInt(16) : first + i;
+                local[i] = write ? 16 * submitter + k : 32 + 16 * submitter + k;
+                remote[i] = write ? 32 + 16 * submitter + k : 16 * submitter + k;
+            }
+            long id = write ? transport.writeBlocks(peer, local, remote) : transport.readBlocks(peer, local, remote);
+            if (id != DataTransport.NOT_SUBMITTED) {
+                submitted.put(id, new Transfer(peer, write, local, remote));
+                recent.set((int) (recentCursor.getAndIncrement() & 255), id);
+            }
+        }
+    }
+
+    private void poll() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        while (!stop && firstError.get() == null) {
+            if (random.nextInt(20) == 0) {
+                transport.pollAll((id, ok) -> onReport(id, null, ok));
+            } else {
+                String peer = peers[random.nextInt(peers.length)];
+                transport.poll(peer, (id, ok) -> onReport(id, peer, ok));
+            }
+        }
+    }
+
+    private void onReport(long id, String polledPeer, boolean done) {
+        reports.computeIfAbsent(id, k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                .add(new Report(polledPeer, done));
+        if (!done) {
+            return;
+        }
+        Transfer t = waitForSubmit(id);
+        if (t == null) {
+            return;
+        }
+        for (int i = 0; i < t.local.length; i++) {
+            if (t.write) {
+                TargetPeer target = targets.get(Integer.parseInt(t.peer.substring("stress-".length())));
+                fx.assertTargetBlock(target, t.remote[i], BlockPattern.seed(Fixture.LOCAL, t.local[i]),
+                        "stress WRITE " + id);
+            } else {
+                fx.assertLocalBlock(transport, t.local[i], BlockPattern.seed(Fixture.TARGET, t.remote[i]),
+                        "stress READ " + id);
+            }
+        }
+    }
+
+    private Transfer waitForSubmit(long id) {
+        for (int spins = 0; spins < 10_000; spins++) {
+            Transfer t = submitted.get(id);
+            if (t != null) {
+                return t;
+            }
+            Thread.onSpinWait();
+        }
+        return submitted.get(id);
+    }
+
+    private void cancel() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        while (!stop && firstError.get() == null) {
+            LockSupport.parkNanos(500_000);
+            long[] ids = new long[1 + random.nextInt(8)];
+            int n = 0;
+            for (int i = 0; i < ids.length; i++) {
+                Long id = recent.get(random.nextInt(256));
+                if (id != null) {
+                    ids[n++] = id;
+                }
+            }
+            ids = java.util.Arrays.copyOf(ids, n);
+            if (random.nextBoolean()) {
+                transport.cancel(ids, CancelMode.IMMEDIATE);
+                for (long id : ids) {
+                    cancelled.put(id, true);
+                }
+            } else {
+                long[] still = transport.cancel(ids, CancelMode.WAIT);
+                java.util.Arrays.sort(still);
+                for (long id : ids) {
+                    if (java.util.Arrays.binarySearch(still, id) < 0) {
+                        cancelled.put(id, true);
+                    }
+                }
+            }
+        }
+    }
+
+    private void churn() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        while (!stop && firstError.get() == null) {
+            LockSupport.parkNanos(20_000_000);
+            int p = random.nextInt(peers.length);
+            transport.removePeer(peers[p]);
+            LockSupport.parkNanos(2_000_000);
+            switch (random.nextInt(3)) {
+                case 0 -> transport.addPeer(peers[p], targets.get(p).descriptor());
+                case 1 -> {
+                    synchronized (registrations) {
+                        registrations.add(transport.addPeerAsync(peers[p], targets.get(p).descriptor()));
+                    }
+                }
+                default -> {
+                    synchronized (registrations) {
+                        registrations.add(transport.addPeerAsync(peers[p], targets.get(p).descriptor()));
+                        registrations.add(transport.addPeerAsync(peers[p], targets.get(p).descriptor()));
+                    }
+                }
+            }
+        }
+    }
+
+    /** Drains what is owed and checks the ledger. */
+    void verify() {
+        if (firstError.get() != null) {
+            Throwable t = firstError.get();
+            throw t instanceof AssertionError ae ? ae : new AssertionError(fx.msg("stress thread failed: " + t), t);
+        }
+        long deadline = System.nanoTime() + fx.env.timeout().toNanos();
+        while (true) {
+            transport.pollAll((id, ok) -> onReport(id, null, ok));
+            long owed = submitted.keySet().stream()
+                    .filter(id -> !reports.containsKey(id) && !cancelled.containsKey(id)).count();
+            if (owed == 0) {
+                break;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                fail(fx.msg(owed + " transfers were never reported and not cancelled, e.g. " + submitted.keySet()
+                        .stream().filter(id -> !reports.containsKey(id) && !cancelled.containsKey(id)).limit(10).toList()));
+            }
+            LockSupport.parkNanos(1_000_000);
+        }
+        if (firstError.get() != null) {
+            Throwable t = firstError.get();
+            throw t instanceof AssertionError ae ? ae : new AssertionError(fx.msg("verification failed: " + t), t);
+        }
+        reports.forEach((id, list) -> {
+            Transfer t = submitted.get(id);
+            if (t == null) {
+                fail(fx.msg("transfer " + id + " was reported but never submitted"));
+            }
+            if (list.size() > 1) {
+                fail(fx.msg("transfer " + id + " to '" + t.peer + "' was reported " + list.size() + " times: " + list));
+            }
+            String polled = list.get(0).polledPeer();
+            if (polled != null && !polled.equals(t.peer)) {
+                fail(fx.msg("transfer " + id + " to '" + t.peer + "' was reported by poll('" + polled + "')"));
+            }
+        });
+    }
+}

@@ -1,0 +1,40 @@
+package io.blockxfer.tck;
+
+import io.blockxfer.transport.BlockRegion;
+import io.blockxfer.transport.CancelMode;
+import io.blockxfer.transport.CompletionHandler;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.PollResult;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/** A transport that forwards every call; the kit's self-tests override pieces of it to break it. */
+class ForwardingTransport implements DataTransport {
+
+    final DataTransport delegate;
+
+    ForwardingTransport(DataTransport delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override public String backendName() { return delegate.backendName(); }
+    @Override public BlockRegion region() { return delegate.region(); }
+    @Override public String configFingerprint() { return delegate.configFingerprint(); }
+    @Override public byte[] agentMetadata() { return delegate.agentMetadata(); }
+    @Override public PeerDescriptor localDescriptor() { return delegate.localDescriptor(); }
+    @Override public void addPeer(String peerId, PeerDescriptor peer) { delegate.addPeer(peerId, peer); }
+    @Override public CompletableFuture<Void> addPeerAsync(String peerId, PeerDescriptor peer) {
+        return delegate.addPeerAsync(peerId, peer);
+    }
+    @Override public boolean removePeer(String peerId) { return delegate.removePeer(peerId); }
+    @Override public long writeBlocks(String peerId, int[] l, int[] r) { return delegate.writeBlocks(peerId, l, r); }
+    @Override public long readBlocks(String peerId, int[] l, int[] r) { return delegate.readBlocks(peerId, l, r); }
+    @Override public PollResult poll(String peerId) { return delegate.poll(peerId); }
+    @Override public int poll(String peerId, CompletionHandler h) { return delegate.poll(peerId, h); }
+    @Override public PollResult pollAll() { return delegate.pollAll(); }
+    @Override public int pollAll(CompletionHandler h) { return delegate.pollAll(h); }
+    @Override public long[] cancel(long[] ids, CancelMode mode) { return delegate.cancel(ids, mode); }
+    @Override public <T> Optional<T> feature(Class<T> type) { return delegate.feature(type); }
+    @Override public void close() { delegate.close(); }
+}

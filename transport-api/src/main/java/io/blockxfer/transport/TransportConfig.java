@@ -1,0 +1,195 @@
+package io.blockxfer.transport;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * How to open a transport: its region, agent name, config fields (whose fingerprint peers must
+ * share), deadlines, an optional explicit backend, and backend options such as
+ * {@code ucx.tls=tcp}.
+ *
+ * <p><b>Thread safety:</b> immutable; build it with {@link #builder(RegionSpec)}, whose
+ * {@link Builder} is not thread-safe.
+ */
+public final class TransportConfig {
+
+    /** Default for {@link #transferTimeout()}. */
+    public static final Duration DEFAULT_TRANSFER_TIMEOUT = Duration.ofSeconds(10);
+    /** Default for {@link #closeTimeout()}. */
+    public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(5);
+
+    private final RegionSpec region;
+    private final String agentName;
+    private final Map<String, Object> configFields;
+    private final String fingerprint;
+    private final String transport;
+    private final Duration transferTimeout;
+    private final Duration closeTimeout;
+    private final Map<String, String> options;
+
+    private TransportConfig(Builder b) {
+        this.region = b.region;
+        this.agentName = b.agentName != null ? b.agentName : "blockxfer-" + UUID.randomUUID().toString().substring(0, 8);
+        this.configFields = Collections.unmodifiableMap(new LinkedHashMap<>(b.configFields));
+        this.fingerprint = ConfigFingerprint.of(this.configFields);
+        this.transport = b.transport;
+        this.transferTimeout = b.transferTimeout;
+        this.closeTimeout = b.closeTimeout;
+        this.options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
+    }
+
+    /** A builder for a transport over {@code region}. */
+    public static Builder builder(RegionSpec region) {
+        return new Builder(region);
+    }
+
+    /** The local region to use. */
+    public RegionSpec region() {
+        return region;
+    }
+
+    /** The agent name; unique per process (a random one unless set). */
+    public String agentName() {
+        return agentName;
+    }
+
+    /** The config fields, unmodifiable. */
+    public Map<String, Object> configFields() {
+        return configFields;
+    }
+
+    /** The fingerprint of {@link #configFields()}. */
+    public String fingerprint() {
+        return fingerprint;
+    }
+
+    /** The backend asked for by name, if any. */
+    public Optional<String> transport() {
+        return Optional.ofNullable(transport);
+    }
+
+    /** How long a transfer may stay in flight before it is reported failed. */
+    public Duration transferTimeout() {
+        return transferTimeout;
+    }
+
+    /** How long {@link DataTransport#close()} waits for transfers still in flight. */
+    public Duration closeTimeout() {
+        return closeTimeout;
+    }
+
+    /** Backend options, unmodifiable; each backend documents the keys it reads. */
+    public Map<String, String> options() {
+        return options;
+    }
+
+    /** The option {@code key}, or {@code defaultValue}. */
+    public String option(String key, String defaultValue) {
+        return options.getOrDefault(key, defaultValue);
+    }
+
+    /** A builder starting from this config. */
+    public Builder toBuilder() {
+        Builder b = new Builder(region).agentName(agentName).configFields(configFields)
+                .transferTimeout(transferTimeout).closeTimeout(closeTimeout).options(options);
+        b.transport = transport;
+        return b;
+    }
+
+    @Override
+    public String toString() {
+        return "TransportConfig[" + region + ", agent '" + agentName + "', fingerprint '" + fingerprint + "'"
+                + (transport != null ? ", transport " + transport : "") + ", options " + options + "]";
+    }
+
+    /**
+     * Builds a {@link TransportConfig}.
+     *
+     * <p><b>Thread safety:</b> not thread-safe.
+     */
+    public static final class Builder {
+        private final RegionSpec region;
+        private String agentName;
+        private final Map<String, Object> configFields = new LinkedHashMap<>();
+        private String transport;
+        private Duration transferTimeout = DEFAULT_TRANSFER_TIMEOUT;
+        private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
+        private final Map<String, String> options = new LinkedHashMap<>();
+
+        private Builder(RegionSpec region) {
+            this.region = Objects.requireNonNull(region, "region");
+        }
+
+        /** Sets the agent name (1-64 printable ASCII characters). */
+        public Builder agentName(String name) {
+            Objects.requireNonNull(name, "agentName");
+            if (name.isEmpty() || name.length() > 64 || !name.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+                throw new IllegalArgumentException("agent name must be 1-64 printable ASCII chars without spaces: '"
+                        + name + "'");
+            }
+            this.agentName = name;
+            return this;
+        }
+
+        /** Replaces the config fields; their fingerprint must match every peer's. */
+        public Builder configFields(Map<String, ?> fields) {
+            Objects.requireNonNull(fields, "configFields");
+            ConfigFingerprint.of(fields); // fail now on values without a JSON form
+            configFields.clear();
+            configFields.putAll(fields);
+            return this;
+        }
+
+        /** Asks for a backend by provider name; {@code null} lets discovery choose. */
+        public Builder transport(String name) {
+            this.transport = name;
+            return this;
+        }
+
+        /** Sets the in-flight deadline of a transfer (positive). */
+        public Builder transferTimeout(Duration timeout) {
+            this.transferTimeout = positive(timeout, "transferTimeout");
+            return this;
+        }
+
+        /** Sets how long close waits for transfers in flight (zero or more). */
+        public Builder closeTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "closeTimeout");
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("closeTimeout must not be negative: " + timeout);
+            }
+            this.closeTimeout = timeout;
+            return this;
+        }
+
+        /** Sets one backend option. */
+        public Builder option(String key, String value) {
+            options.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+            return this;
+        }
+
+        /** Adds backend options. */
+        public Builder options(Map<String, String> values) {
+            values.forEach(this::option);
+            return this;
+        }
+
+        /** The config. */
+        public TransportConfig build() {
+            return new TransportConfig(this);
+        }
+
+        private static Duration positive(Duration d, String what) {
+            Objects.requireNonNull(d, what);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive: " + d);
+            }
+            return d;
+        }
+    }
+}

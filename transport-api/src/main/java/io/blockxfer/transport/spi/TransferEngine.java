@@ -1,0 +1,95 @@
+package io.blockxfer.transport.spi;
+
+import io.blockxfer.transport.BlockRegion;
+import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.TransferOp;
+import java.util.Optional;
+
+/**
+ * The native half of a backend: what {@link ManagedTransport} needs to implement the whole
+ * {@link io.blockxfer.transport.DataTransport} contract. The engine moves bytes; the managed
+ * transport owns ids, validation, per-peer bookkeeping, generations, deadlines, cancellation and
+ * teardown order, so every backend gets them right the same way.
+ *
+ * <p>Peer handles and transfer handles are the engine's own objects, opaque to the caller.
+ *
+ * <p><b>Thread safety:</b> the managed transport calls {@link #connect} on its registration
+ * thread or an {@code addPeer} caller, and every other method from any thread, but never two
+ * calls for the same transfer handle at once, and never {@link #submit}, {@link #status} or
+ * {@link #release} for one peer concurrently with each other. Implementations must tolerate
+ * concurrent calls for different peers.
+ */
+public interface TransferEngine {
+
+    /** {@link #status} of a transfer still in flight. */
+    int PENDING = 0;
+    /** {@link #status} of a transfer that completed. */
+    int DONE = 1;
+    /** {@link #status} of a transfer that ended in any other way. */
+    int FAILED = 2;
+
+    /** The provider name of this backend. */
+    String backendName();
+
+    /** The local region the engine registered. */
+    BlockRegion region();
+
+    /** The opaque bytes a remote engine's {@link #connect} needs to reach this one. */
+    byte[] agentMetadata();
+
+    /**
+     * Builds what transfers to a peer need: O(peer blocks) native work. Geometry and
+     * compatibility were checked; the backend metadata inside was not.
+     *
+     * @return the engine's peer handle
+     * @throws io.blockxfer.transport.MalformedPeerDescriptorException if the metadata is unusable
+     * @throws io.blockxfer.transport.IncompatiblePeerException if the peer cannot be talked to
+     * @throws io.blockxfer.transport.PeerRegistrationException if the native layer fails; in every
+     *     case nothing stays registered
+     */
+    Object connect(String peerId, PeerDescriptor peer);
+
+    /**
+     * Starts one transfer. Indices were validated against both regions and the arrays are not
+     * empty; they may change after this returns. Must not block on the network.
+     *
+     * @return a non-null transfer handle
+     * @throws RuntimeException if the transfer could not start; it is reported failed
+     */
+    Object submit(Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks);
+
+    /**
+     * {@link #PENDING}, {@link #DONE} or {@link #FAILED}. Terminal states are sticky. A throw counts
+     * as {@link #FAILED}.
+     */
+    int status(Object transfer);
+
+    /** Releases a transfer that {@link #status} reported terminal. */
+    void release(Object transfer);
+
+    /**
+     * Best effort: makes the peer's transfers in flight terminal (force-closes the connection).
+     * Later submits to this peer may fail. Called when a peer is removed, replaced or misses a
+     * deadline.
+     */
+    void abort(Object peer);
+
+    /**
+     * Releases a peer's native state. Called once, after every transfer of that peer was released,
+     * or at close.
+     */
+    void disconnect(Object peer);
+
+    /**
+     * Releases everything else.
+     *
+     * @param leaked some transfer never became terminal, so memory that native code may still
+     *     write must not be freed
+     */
+    void close(boolean leaked);
+
+    /** An optional feature of the backend (fault injection, telemetry). */
+    default <T> Optional<T> feature(Class<T> type) {
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,285 @@
+package io.blockxfer.loopback.internal;
+
+import io.blockxfer.loopback.LoopbackFaults;
+import io.blockxfer.loopback.LoopbackProvider;
+import io.blockxfer.transport.BlockRegion;
+import io.blockxfer.transport.IncompatiblePeerException;
+import io.blockxfer.transport.MalformedPeerDescriptorException;
+import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.PeerRegistrationException;
+import io.blockxfer.transport.RegionSpec;
+import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.TransportConfig;
+import io.blockxfer.transport.spi.TransferEngine;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The loopback {@link TransferEngine}: owns the region and a {@link CopyWorker}, publishes an
+ * endpoint id and a random nonce as its metadata, and resolves peers through the
+ * {@link LoopbackDirectory}. Implements {@link LoopbackFaults}.
+ *
+ * <p><b>Thread safety:</b> thread-safe.
+ */
+public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
+
+    private static final int MAGIC = 0x314b424c; // "LBK1"
+    private static final int METADATA_BYTES = 24;
+    private static final AtomicLong ENDPOINT_IDS = new AtomicLong();
+    private static final SecureRandom NONCES = new SecureRandom();
+
+    private final String agentName;
+    private final long endpointId = ENDPOINT_IDS.incrementAndGet();
+    private final long nonce = NONCES.nextLong();
+    private final Arena arena;
+    private final BlockRegion region;
+    private final ArrayDeque<CopyJob> pool = new ArrayDeque<>();
+    private final AtomicInteger failNext = new AtomicInteger();
+    private volatile long delayNanos;
+    private volatile boolean stalled;
+    private volatile boolean killed;
+    private volatile boolean closed;
+    private volatile CopyWorker worker;
+
+    /** Opens an engine over the config's region. */
+    public LoopbackEngine(TransportConfig config) {
+        this.agentName = config.agentName();
+        RegionSpec spec = config.region();
+        if (spec.callerMemory().isPresent()) {
+            this.arena = null;
+            this.region = new BlockRegion(spec.callerMemory().get(), spec.numBlocks(), spec.blockLength(),
+                    BlockRegion.Ownership.CALLER);
+        } else {
+            this.arena = Arena.ofShared();
+            MemorySegment memory = arena.allocate(spec.byteSize(), 64);
+            this.region = new BlockRegion(memory, spec.numBlocks(), spec.blockLength(), BlockRegion.Ownership.BACKEND);
+        }
+        LoopbackDirectory.register(this);
+    }
+
+    long endpointId() {
+        return endpointId;
+    }
+
+    MemorySegment regionSegment() {
+        return region.segment();
+    }
+
+    long blockLength() {
+        return region.blockLength();
+    }
+
+    boolean isStalled() {
+        return stalled;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public String backendName() {
+        return LoopbackProvider.NAME;
+    }
+
+    @Override
+    public BlockRegion region() {
+        return region;
+    }
+
+    @Override
+    public byte[] agentMetadata() {
+        return ByteBuffer.allocate(METADATA_BYTES).order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(MAGIC).putInt(1).putLong(endpointId).putLong(nonce).array();
+    }
+
+    @Override
+    public Object connect(String peerId, PeerDescriptor peer) {
+        if (killed) {
+            throw new PeerRegistrationException("loopback transport '" + agentName + "' was killed");
+        }
+        byte[] metadata = peer.metadata();
+        if (metadata.length != METADATA_BYTES) {
+            throw new MalformedPeerDescriptorException("loopback metadata of peer '" + peerId + "' has "
+                    + metadata.length + " bytes, expected " + METADATA_BYTES);
+        }
+        ByteBuffer buf = ByteBuffer.wrap(metadata).order(ByteOrder.LITTLE_ENDIAN);
+        int magic = buf.getInt();
+        int version = buf.getInt();
+        if (magic != MAGIC || version != 1) {
+            throw new MalformedPeerDescriptorException("loopback metadata of peer '" + peerId
+                    + "' has a bad magic or version: 0x" + Integer.toHexString(magic) + " v" + version);
+        }
+        long id = buf.getLong();
+        long peerNonce = buf.getLong();
+        LoopbackEngine target = LoopbackDirectory.find(id);
+        if (target == null || target.nonce != peerNonce || target.closed) {
+            throw new PeerRegistrationException("peer '" + peerId + "' is unreachable: no live loopback transport"
+                    + " with endpoint " + id + " in this JVM (closed, killed, or in another process)");
+        }
+        if (target.killed) {
+            throw new PeerRegistrationException("peer '" + peerId + "' is unreachable: its transport was killed");
+        }
+        BlockRegion r = target.region;
+        if (peer.baseAddress() != r.baseAddress() || peer.numBlocks() > r.numBlocks()
+                || peer.blockLength() != r.blockLength()) {
+            throw new IncompatiblePeerException("descriptor of peer '" + peerId + "' (" + peer.numBlocks() + " x "
+                    + peer.blockLength() + " B at 0x" + Long.toHexString(peer.baseAddress())
+                    + ") does not match its region " + r);
+        }
+        return new LoopbackPeer(peerId, target, peer.numBlocks());
+    }
+
+    @Override
+    public Object submit(Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks) {
+        LoopbackPeer p = (LoopbackPeer) peer;
+        if (killed) {
+            throw new IllegalStateException("loopback transport '" + agentName + "' was killed");
+        }
+        if (p.aborted) {
+            throw new IllegalStateException("connection to peer '" + p.peerId + "' was aborted; re-add the peer");
+        }
+        if (failNext.get() > 0 && failNext.getAndDecrement() > 0) {
+            throw new IllegalStateException("injected submit failure");
+        }
+        CopyJob job = take();
+        long delay = delayNanos;
+        job.fill(p, op, localBlocks, remoteBlocks, delay == 0 ? 0 : (System.nanoTime() + delay) | 1);
+        if (!worker().offer(job)) {
+            recycle(job);
+            throw new IllegalStateException("loopback queue full");
+        }
+        return job;
+    }
+
+    @Override
+    public int status(Object transfer) {
+        return ((CopyJob) transfer).status;
+    }
+
+    @Override
+    public void release(Object transfer) {
+        recycle((CopyJob) transfer);
+    }
+
+    @Override
+    public void abort(Object peer) {
+        ((LoopbackPeer) peer).aborted = true;
+        CopyWorker w = worker;
+        if (w != null) {
+            w.wake();
+        }
+    }
+
+    @Override
+    public void disconnect(Object peer) {
+        ((LoopbackPeer) peer).aborted = true;
+    }
+
+    @Override
+    public void close(boolean leaked) {
+        closed = true;
+        LoopbackDirectory.unregister(this);
+        CopyWorker w;
+        synchronized (this) {
+            w = worker;
+        }
+        if (w != null) {
+            w.stop();
+        }
+        if (arena != null && !leaked) {
+            arena.close();
+        }
+    }
+
+    @Override
+    public <T> Optional<T> feature(Class<T> type) {
+        return type == LoopbackFaults.class ? Optional.of(type.cast(this)) : Optional.empty();
+    }
+
+    private CopyWorker worker() {
+        CopyWorker w = worker;
+        if (w == null) {
+            synchronized (this) {
+                w = worker;
+                if (w == null) {
+                    if (closed) {
+                        throw new IllegalStateException("loopback transport closed");
+                    }
+                    w = new CopyWorker(this, "blockxfer-loopback-" + agentName);
+                    worker = w;
+                }
+            }
+        }
+        return w;
+    }
+
+    private CopyJob take() {
+        synchronized (pool) {
+            CopyJob job = pool.pollFirst();
+            return job != null ? job : new CopyJob();
+        }
+    }
+
+    private void recycle(CopyJob job) {
+        job.clear();
+        synchronized (pool) {
+            if (pool.size() < 4096) {
+                pool.addFirst(job);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ LoopbackFaults
+
+    @Override
+    public void failNextSubmits(int count) {
+        if (count < 0) {
+            throw new IllegalArgumentException("count must not be negative: " + count);
+        }
+        failNext.set(count);
+    }
+
+    @Override
+    public void stall(boolean stalled) {
+        this.stalled = stalled;
+    }
+
+    @Override
+    public void kill() {
+        killed = true;
+        LoopbackDirectory.unregister(this);
+        CopyWorker w = worker;
+        if (w != null) {
+            w.wake();
+        }
+    }
+
+    @Override
+    public boolean isKilled() {
+        return killed;
+    }
+
+    @Override
+    public void delayCompletions(Duration delay) {
+        Objects.requireNonNull(delay, "delay");
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException("delay must not be negative: " + delay);
+        }
+        delayNanos = delay.toNanos();
+    }
+
+    @Override
+    public String toString() {
+        return "loopback engine '" + agentName + "' #" + endpointId;
+    }
+}
