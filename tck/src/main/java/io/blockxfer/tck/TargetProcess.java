@@ -1,0 +1,95 @@
+package io.blockxfer.tck;
+
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.RegionSpec;
+import io.blockxfer.transport.TransportConfig;
+import io.blockxfer.transport.Transports;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The program a {@link TwoProcessHarness} runs in a child JVM: opens one target transport of the
+ * named backend and serves line commands on stdin, answering on stdout. It exits when stdin
+ * closes, so a killed test JVM leaves no orphans.
+ *
+ * <p>Arguments: {@code backend numBlocks blockLength agentName transferTimeoutMillis} then any of
+ * {@code opt:KEY=VALUE}, {@code field:KEY=i:LONG} and {@code field:KEY=s:STRING}. Commands:
+ * {@code FILL block seed}, {@code CHECK block seed} (answers {@code AT offset}, -1 when equal),
+ * {@code CLOSE}. The first line out is {@code READY <base64 descriptor>}; errors are {@code ERR ...}.
+ *
+ * <p><b>Thread safety:</b> a program; single-threaded.
+ */
+public final class TargetProcess {
+
+    private TargetProcess() {
+    }
+
+    /** Runs the target until {@code CLOSE} or the end of stdin. */
+    public static void main(String[] args) throws Exception {
+        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
+                StandardCharsets.UTF_8);
+        System.setOut(System.err); // keep stdout for the protocol
+        String backend = args[0];
+        int numBlocks = Integer.parseInt(args[1]);
+        long blockLength = Long.parseLong(args[2]);
+        TransportConfig.Builder builder = TransportConfig.builder(RegionSpec.allocate(numBlocks, blockLength))
+                .agentName(args[3]).transferTimeout(Duration.ofMillis(Long.parseLong(args[4])));
+        Map<String, Object> fields = new LinkedHashMap<>();
+        for (int i = 5; i < args.length; i++) {
+            String a = args[i];
+            if (a.startsWith("opt:")) {
+                String kv = a.substring(4);
+                builder.option(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+            } else if (a.startsWith("field:")) {
+                String kv = a.substring(6);
+                String key = kv.substring(0, kv.indexOf('='));
+                String value = kv.substring(kv.indexOf('=') + 1);
+                fields.put(key, value.startsWith("i:") ? (Object) Long.parseLong(value.substring(2)) : value.substring(2));
+            }
+        }
+        builder.configFields(fields);
+        DataTransport transport;
+        try {
+            transport = Transports.select(backend, TargetProcess.class.getClassLoader()).open(builder.build());
+        } catch (RuntimeException e) {
+            out.println("ERR " + oneLine(e));
+            System.exit(2);
+            return;
+        }
+        out.println("READY " + Base64.getEncoder().encodeToString(transport.localDescriptor().encode()));
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] cmd = line.trim().split(" ");
+            try {
+                switch (cmd[0]) {
+                    case "FILL" -> {
+                        BlockPattern.fill(transport.region().block(Integer.parseInt(cmd[1])), Long.parseLong(cmd[2]));
+                        out.println("OK");
+                    }
+                    case "CHECK" -> out.println("AT " + BlockPattern.firstMismatch(
+                            transport.region().block(Integer.parseInt(cmd[1])), Long.parseLong(cmd[2])));
+                    case "CLOSE" -> {
+                        transport.close();
+                        out.println("BYE");
+                        return;
+                    }
+                    default -> out.println("ERR unknown command " + cmd[0]);
+                }
+            } catch (RuntimeException e) {
+                out.println("ERR " + oneLine(e));
+            }
+        }
+        transport.close();
+    }
+
+    private static String oneLine(Throwable e) {
+        return String.valueOf(e).replace('\n', ' ');
+    }
+}
