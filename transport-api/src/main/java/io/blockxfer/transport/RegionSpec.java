@@ -11,6 +11,8 @@ import java.util.Optional;
  */
 public final class RegionSpec {
 
+    private static final Thread ANY_OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
+
     private final int numBlocks;
     private final long blockLength;
     private final MemorySegment callerMemory;
@@ -39,13 +41,18 @@ public final class RegionSpec {
 
     /**
      * The caller's native {@code segment}, cut into blocks of {@code blockLength} bytes (a partial
-     * block at the end is not used). The caller keeps the segment alive until the transport is
-     * closed.
+     * block at the end is not used). The segment must be accessible from every thread, since
+     * backends move bytes on threads of their own, and the caller keeps it alive until the
+     * transport is closed.
      */
     public static RegionSpec wrap(MemorySegment segment, long blockLength) {
         Objects.requireNonNull(segment, "segment");
         if (!segment.isNative()) {
             throw new IllegalArgumentException("region segment must be native (off-heap) memory: " + segment);
+        }
+        if (!segment.isAccessibleBy(ANY_OTHER_THREAD)) {
+            throw new IllegalArgumentException("region segment must be accessible from every thread (allocate it with"
+                    + " Arena.ofShared(), Arena.global() or Arena.ofAuto(), not a confined arena): " + segment);
         }
         if (blockLength <= 0) {
             throw new IllegalArgumentException("blockLength must be positive: " + blockLength);

@@ -63,13 +63,10 @@ public final class Transports {
 
     private static ProviderInfo broken(ServiceConfigurationError e) {
         String message = String.valueOf(e.getMessage());
-        String name = message.contains(": ") ? message.substring(message.indexOf(": ") + 2) : message;
-        int space = name.indexOf(' ');
-        if (space > 0) {
-            name = name.substring(0, space);
-        }
-        return new ProviderInfo(name, 0, Availability.unavailable("provider failed to load: " + e.getMessage(), e),
-                Set.of(), "", Optional.empty());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("Provider (\\S+)").matcher(message);
+        String name = m.find() ? m.group(1) : message;
+        String cause = "provider failed to load: " + message + (e.getCause() != null ? ": " + e.getCause() : "");
+        return new ProviderInfo(name, 0, Availability.unavailable(cause, e), Set.of(), "", Optional.empty());
     }
 
     private static ProviderInfo describe(TransportProvider provider) {

@@ -160,6 +160,13 @@ public final class CanonicalJson {
         }
         // Java's Double.toString yields the shortest digits that round-trip, as Python's repr does.
         BigDecimal exact = new BigDecimal(Double.toString(d)).stripTrailingZeros();
+        if (exact.precision() == 2) {
+            // Java prints at least two digits; Python prefers one when one round-trips (5e-324).
+            BigDecimal one = exact.round(new java.math.MathContext(1, java.math.RoundingMode.HALF_EVEN));
+            if (Double.parseDouble(one.toString()) == d) {
+                exact = one.stripTrailingZeros();
+            }
+        }
         String digits = exact.unscaledValue().toString();
         int decpt = digits.length() - exact.scale(); // value = 0.<digits> * 10^decpt
         if (decpt > -4 && decpt <= 16) {

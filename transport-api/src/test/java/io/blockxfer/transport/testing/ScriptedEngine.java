@@ -1,0 +1,161 @@
+package io.blockxfer.transport.testing;
+
+import io.blockxfer.transport.BlockRegion;
+import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.TransportConfig;
+import io.blockxfer.transport.spi.TransferEngine;
+import java.lang.foreign.Arena;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A transfer engine whose every outcome the test decides: transfers stay pending until the test
+ * completes them, and connect, submit, status and release can be made to fail or block. Not a
+ * backend: it moves no bytes.
+ */
+public final class ScriptedEngine implements TransferEngine {
+
+    /** One scripted transfer. */
+    public static final class Transfer {
+        public final Object peer;
+        public final int[] local;
+        public final int[] remote;
+        public volatile int status = PENDING;
+        public volatile boolean released;
+        public volatile boolean throwOnStatus;
+
+        Transfer(Object peer, int[] local, int[] remote) {
+            this.peer = peer;
+            this.local = local.clone();
+            this.remote = remote.clone();
+        }
+    }
+
+    private final Arena arena = Arena.ofShared();
+    private final BlockRegion region;
+    public final List<Transfer> transfers = new CopyOnWriteArrayList<>();
+    public final List<Object> aborted = new CopyOnWriteArrayList<>();
+    public final List<Object> disconnected = new CopyOnWriteArrayList<>();
+    public final AtomicInteger releases = new AtomicInteger();
+    public volatile RuntimeException connectFailure;
+    public volatile RuntimeException submitFailure;
+    public volatile RuntimeException releaseFailure;
+    public volatile CountDownLatch connectGate;
+    public final CountDownLatch connectEntered = new CountDownLatch(1);
+    public volatile boolean completeOnAbort;
+    public volatile boolean closed;
+    public volatile boolean closedLeaked;
+
+    public ScriptedEngine(TransportConfig config) {
+        this.region = new BlockRegion(arena.allocate(config.region().byteSize()), config.region().numBlocks(),
+                config.region().blockLength(), BlockRegion.Ownership.BACKEND);
+    }
+
+    public Transfer last() {
+        return transfers.get(transfers.size() - 1);
+    }
+
+    public void completeAll(int status) {
+        transfers.forEach(t -> t.status = status);
+    }
+
+    @Override
+    public String backendName() {
+        return "scripted";
+    }
+
+    @Override
+    public BlockRegion region() {
+        return region;
+    }
+
+    @Override
+    public byte[] agentMetadata() {
+        return new byte[] {42};
+    }
+
+    @Override
+    public Object connect(String peerId, PeerDescriptor peer) {
+        connectEntered.countDown();
+        CountDownLatch gate = connectGate;
+        if (gate != null) {
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (connectFailure != null) {
+            throw connectFailure;
+        }
+        return "peer:" + peerId + "#" + System.identityHashCode(new Object());
+    }
+
+    @Override
+    public Object submit(Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks) {
+        if (submitFailure != null) {
+            throw submitFailure;
+        }
+        Transfer t = new Transfer(peer, localBlocks, remoteBlocks);
+        transfers.add(t);
+        return t;
+    }
+
+    @Override
+    public int status(Object transfer) {
+        Transfer t = (Transfer) transfer;
+        if (t.throwOnStatus) {
+            throw new IllegalStateException("scripted status failure");
+        }
+        return t.status;
+    }
+
+    @Override
+    public void release(Object transfer) {
+        Transfer t = (Transfer) transfer;
+        if (t.status == PENDING) {
+            throw new AssertionError("released a transfer still in flight");
+        }
+        if (t.released) {
+            throw new AssertionError("released a transfer twice");
+        }
+        t.released = true;
+        releases.incrementAndGet();
+        if (releaseFailure != null) {
+            throw releaseFailure;
+        }
+    }
+
+    @Override
+    public void abort(Object peer) {
+        aborted.add(peer);
+        if (completeOnAbort) {
+            transfers.stream().filter(t -> t.peer.equals(peer) && t.status == PENDING).forEach(t -> t.status = FAILED);
+        }
+    }
+
+    @Override
+    public void disconnect(Object peer) {
+        if (disconnected.contains(peer)) {
+            throw new AssertionError("disconnected twice: " + peer);
+        }
+        for (Transfer t : transfers) {
+            if (t.peer.equals(peer) && !t.released) {
+                throw new AssertionError("disconnected " + peer + " while a transfer of it is not released");
+            }
+        }
+        disconnected.add(peer);
+    }
+
+    @Override
+    public void close(boolean leaked) {
+        closed = true;
+        closedLeaked = leaked;
+        if (!leaked) {
+            arena.close();
+        }
+    }
+}
