@@ -3,6 +3,8 @@
  * ({@code io.blockxfer.transport.spi}). No native code; no dependencies.
  */
 module io.blockxfer.transport {
+    requires jdk.jfr;
+
     exports io.blockxfer.transport;
     exports io.blockxfer.transport.spi;
 

@@ -31,6 +31,7 @@ public final class TransportConfig {
     private final Duration transferTimeout;
     private final Duration closeTimeout;
     private final Map<String, String> options;
+    private final TransportObserver observer;
 
     private TransportConfig(Builder b) {
         this.region = b.region;
@@ -41,6 +42,7 @@ public final class TransportConfig {
         this.transferTimeout = b.transferTimeout;
         this.closeTimeout = b.closeTimeout;
         this.options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
+        this.observer = b.observer;
     }
 
     /** A builder for a transport over {@code region}. */
@@ -88,6 +90,11 @@ public final class TransportConfig {
         return options;
     }
 
+    /** What observes the transport for metrics; {@link TransportObserver#NONE} unless set. */
+    public TransportObserver observer() {
+        return observer;
+    }
+
     /** The option {@code key}, or {@code defaultValue}. */
     public String option(String key, String defaultValue) {
         return options.getOrDefault(key, defaultValue);
@@ -96,7 +103,7 @@ public final class TransportConfig {
     /** A builder starting from this config. */
     public Builder toBuilder() {
         Builder b = new Builder(region).agentName(agentName).configFields(configFields)
-                .transferTimeout(transferTimeout).closeTimeout(closeTimeout).options(options);
+                .transferTimeout(transferTimeout).closeTimeout(closeTimeout).options(options).observer(observer);
         b.transport = transport;
         return b;
     }
@@ -120,6 +127,7 @@ public final class TransportConfig {
         private Duration transferTimeout = DEFAULT_TRANSFER_TIMEOUT;
         private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
         private final Map<String, String> options = new LinkedHashMap<>();
+        private TransportObserver observer = TransportObserver.NONE;
 
         private Builder(RegionSpec region) {
             this.region = Objects.requireNonNull(region, "region");
@@ -176,6 +184,12 @@ public final class TransportConfig {
         /** Adds backend options. */
         public Builder options(Map<String, String> values) {
             values.forEach(this::option);
+            return this;
+        }
+
+        /** Sets what observes the transport (metrics); see {@link TransportObserver}. */
+        public Builder observer(TransportObserver observer) {
+            this.observer = Objects.requireNonNull(observer, "observer");
             return this;
         }
 

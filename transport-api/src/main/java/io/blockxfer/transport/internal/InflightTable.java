@@ -14,24 +14,31 @@ public final class InflightTable {
     private Object[] handles = new Object[16];
     private Registration[] registrations = new Registration[16];
     private long[] startNanos = new long[16];
+    private io.blockxfer.transport.TransferOp[] ops = new io.blockxfer.transport.TransferOp[16];
+    private int[] blocks = new int[16];
     private int size;
 
     public int size() {
         return size;
     }
 
-    public void add(long id, Object handle, Registration registration, long startNanos) {
+    public void add(long id, Object handle, Registration registration, long startNanos,
+            io.blockxfer.transport.TransferOp op, int blocks) {
         if (size == ids.length) {
             int n = size * 2;
             ids = Arrays.copyOf(ids, n);
             handles = Arrays.copyOf(handles, n);
             registrations = Arrays.copyOf(registrations, n);
             this.startNanos = Arrays.copyOf(this.startNanos, n);
+            this.ops = Arrays.copyOf(this.ops, n);
+            this.blocks = Arrays.copyOf(this.blocks, n);
         }
         ids[size] = id;
         handles[size] = handle;
         registrations[size] = registration;
         this.startNanos[size] = startNanos;
+        this.ops[size] = op;
+        this.blocks[size] = blocks;
         size++;
     }
 
@@ -51,6 +58,14 @@ public final class InflightTable {
         return startNanos[i];
     }
 
+    public io.blockxfer.transport.TransferOp op(int i) {
+        return ops[i];
+    }
+
+    public int blocks(int i) {
+        return blocks[i];
+    }
+
     /** Removes every entry whose {@code keep} flag is false, keeping the order of the rest. */
     public void compact(boolean[] keep) {
         int w = 0;
@@ -60,23 +75,13 @@ public final class InflightTable {
                 handles[w] = handles[r];
                 registrations[w] = registrations[r];
                 startNanos[w] = startNanos[r];
+                ops[w] = ops[r];
+                blocks[w] = blocks[r];
                 w++;
             }
         }
         Arrays.fill(handles, w, size, null);
         Arrays.fill(registrations, w, size, null);
         size = w;
-    }
-
-    /** Removes the entry at {@code i}, keeping the order of the rest. */
-    public void removeAt(int i) {
-        int tail = size - i - 1;
-        System.arraycopy(ids, i + 1, ids, i, tail);
-        System.arraycopy(handles, i + 1, handles, i, tail);
-        System.arraycopy(registrations, i + 1, registrations, i, tail);
-        System.arraycopy(startNanos, i + 1, startNanos, i, tail);
-        size--;
-        handles[size] = null;
-        registrations[size] = null;
     }
 }

@@ -18,6 +18,8 @@ public final class PeerSlot {
     public final InflightTable inflight = new InflightTable();
     public final IdList owedDone = new IdList();
     public final IdList owedFailures = new IdList();
+    /** Scratch for a backend's native telemetry of one transfer. */
+    public final long[] nativeTelemetry = new long[4];
     private boolean[] keep = new boolean[16];
 
     public PeerSlot(String peerId) {

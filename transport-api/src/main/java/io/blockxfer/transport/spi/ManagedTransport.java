@@ -19,6 +19,8 @@ import io.blockxfer.transport.internal.InflightTable;
 import io.blockxfer.transport.internal.OrphanSet;
 import io.blockxfer.transport.internal.PeerSlot;
 import io.blockxfer.transport.internal.Registration;
+import io.blockxfer.transport.internal.Telemetry;
+import io.blockxfer.transport.internal.jfr.PeerRegistrationEvent;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -85,6 +87,7 @@ public final class ManagedTransport implements DataTransport {
     private final ExecutorService registrar;
     private final AtomicInteger state = new AtomicInteger(OPEN);
     private final CountDownLatch closed = new CountDownLatch(1);
+    private final Telemetry telemetry;
 
     /**
      * A transport over {@code engine}, which it owns from now on (closing the transport closes
@@ -103,6 +106,7 @@ public final class ManagedTransport implements DataTransport {
         this.localDescriptor = PeerDescriptor.of(backend, fingerprint, region, engine.agentMetadata());
         this.transferTimeoutNanos = config.transferTimeout().toNanos();
         this.closeTimeoutNanos = config.closeTimeout().toNanos();
+        this.telemetry = new Telemetry(backend, agentName, config.observer());
         this.registrar = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "blockxfer-" + backend + "-registration-" + agentName);
             t.setDaemon(true);
@@ -144,14 +148,28 @@ public final class ManagedTransport implements DataTransport {
     public void addPeer(String peerId, PeerDescriptor peer) {
         checkPeer(peerId, peer);
         Pending pending = beginRegistration(peerId);
+        register(pending, peerId, peer);
+    }
+
+    /** Builds the peer's native state and publishes it unless superseded; times it for telemetry. */
+    private void register(Pending pending, String peerId, PeerDescriptor peer) {
+        long start = System.nanoTime();
+        PeerRegistrationEvent event = telemetry.registrationStarted();
         Object handle;
         try {
             handle = connect(peerId, peer);
         } catch (RuntimeException | Error e) {
             abandon(pending);
+            telemetry.registered(event, start, peerId, peer.numBlocks(), "failed: " + e.getClass().getSimpleName());
             throw e;
         }
-        publish(pending, peer, handle);
+        try {
+            publish(pending, peer, handle);
+        } catch (RegistrationSupersededException e) {
+            telemetry.registered(event, start, peerId, peer.numBlocks(), "superseded");
+            throw e;
+        }
+        telemetry.registered(event, start, peerId, peer.numBlocks(), "published");
     }
 
     @Override
@@ -167,14 +185,7 @@ public final class ManagedTransport implements DataTransport {
                         future.completeExceptionally(superseded(peerId));
                         return;
                     }
-                    Object handle;
-                    try {
-                        handle = connect(peerId, peer);
-                    } catch (RuntimeException | Error e) {
-                        abandon(pending);
-                        throw e;
-                    }
-                    publish(pending, peer, handle);
+                    register(pending, peerId, peer);
                     future.complete(null);
                 } catch (Throwable t) {
                     future.completeExceptionally(t);
@@ -286,7 +297,10 @@ public final class ManagedTransport implements DataTransport {
             fresh = state.get() == OPEN && slot.generation == pending.generation;
             if (fresh) {
                 slot.registration = new Registration(handle, peer);
-                slot.failing = false;
+                if (slot.failing) {
+                    slot.failing = false;
+                    telemetry.peerRecovered(slot.peerId);
+                }
             } else {
                 buryIfIdle(slot);
             }
@@ -318,14 +332,20 @@ public final class ManagedTransport implements DataTransport {
      */
     private Object retireLocked(PeerSlot slot, Registration reg, String why) {
         InflightTable table = slot.inflight;
+        int ended = 0;
         if (table.size() > 0) {
+            long now = System.nanoTime();
             abortQuietly(reg);
             boolean[] keep = slot.keepFlags();
             for (int i = 0; i < table.size(); i++) {
                 keep[i] = table.registration(i) != reg;
                 if (!keep[i]) {
+                    ended++;
                     Object handle = table.handle(i);
                     int status = statusOf(handle);
+                    telemetry.ended(slot.peerId, table.id(i), table.op(i), table.blocks(i),
+                            table.blocks(i) * region.blockLength(), now - table.startNanos(i),
+                            status == TransferEngine.DONE);
                     if (status == TransferEngine.PENDING) {
                         slot.owedFailures.add(table.id(i));
                         orphan(handle, reg);
@@ -339,6 +359,7 @@ public final class ManagedTransport implements DataTransport {
             table.compact(keep);
         }
         LOG.log(Level.DEBUG, "{0}: peer ''{1}'' {2}", this, slot.peerId, why);
+        telemetry.removed(slot.peerId, why, ended);
         return reg.retire() ? reg.peer() : null;
     }
 
@@ -399,10 +420,12 @@ public final class ManagedTransport implements DataTransport {
             } catch (RuntimeException | LinkageError e) {
                 slot.owedFailures.add(id);
                 noteFailure(slot, op + " submit", e);
+                telemetry.ended(peerId, id, op, localBlocks.length, localBlocks.length * region.blockLength(), 0, false);
                 return id;
             }
             reg.transferStarted();
-            slot.inflight.add(id, handle, reg, System.nanoTime());
+            slot.inflight.add(id, handle, reg, System.nanoTime(), op, localBlocks.length);
+            telemetry.submitted(peerId, id, op, localBlocks.length, localBlocks.length * region.blockLength());
             return id;
         }
     }
@@ -511,12 +534,21 @@ public final class ManagedTransport implements DataTransport {
                     keep[i] = false;
                     removed = true;
                     boolean success = status == TransferEngine.DONE;
-                    out.add(table.id(i), success);
+                    long id = table.id(i);
+                    out.add(id, success);
                     if (success) {
-                        slot.failing = false;
+                        if (slot.failing) {
+                            slot.failing = false;
+                            telemetry.peerRecovered(slot.peerId);
+                        }
+                        if (telemetry.wantsNativeTelemetry() && nativeTelemetry(handle, slot.nativeTelemetry)) {
+                            telemetry.nativeTelemetry(slot.peerId, id, slot.nativeTelemetry);
+                        }
                     } else {
-                        noteFailure(slot, "transfer " + table.id(i), null);
+                        noteFailure(slot, "transfer " + id, null);
                     }
+                    telemetry.ended(slot.peerId, id, table.op(i), table.blocks(i), table.blocks(i) * region.blockLength(),
+                            now - table.startNanos(i), success);
                     toDisconnect = releaseLocked(handle, table.registration(i), toDisconnect);
                 }
                 if (expired > 0) {
@@ -553,6 +585,8 @@ public final class ManagedTransport implements DataTransport {
             LOG.log(Level.WARNING, "{0}: peer ''{1}'' missed the transfer deadline of {2} ms; its connection was"
                     + " aborted and its overdue transfers are reported failed", this, slot.peerId,
                     transferTimeoutNanos / 1_000_000);
+            telemetry.peerFailing(slot.peerId, "missed the transfer deadline of " + transferTimeoutNanos / 1_000_000
+                    + " ms");
         }
         for (int i = 0; i < table.size(); i++) {
             if (!keep[i] || now - table.startNanos(i) <= transferTimeoutNanos) {
@@ -560,6 +594,8 @@ public final class ManagedTransport implements DataTransport {
             }
             keep[i] = false;
             out.add(table.id(i), false);
+            telemetry.ended(slot.peerId, table.id(i), table.op(i), table.blocks(i),
+                    table.blocks(i) * region.blockLength(), now - table.startNanos(i), false);
             Object handle = table.handle(i);
             if (statusOf(handle) == TransferEngine.PENDING) {
                 orphan(handle, table.registration(i));
@@ -584,13 +620,14 @@ public final class ManagedTransport implements DataTransport {
         Arrays.sort(sorted);
         IdList stillInFlight = mode == CancelMode.WAIT ? new IdList() : null;
         List<Object> toDisconnect = null;
+        int cancelled = 0;
         for (PeerSlot slot : peers.values()) {
             synchronized (slot) {
                 if (slot.dead || state.get() != OPEN) {
                     continue;
                 }
-                slot.owedDone.removeAll(sorted);
-                slot.owedFailures.removeAll(sorted);
+                cancelled += slot.owedDone.removeAll(sorted);
+                cancelled += slot.owedFailures.removeAll(sorted);
                 InflightTable table = slot.inflight;
                 boolean[] keep = slot.keepFlags();
                 boolean removed = false;
@@ -605,12 +642,15 @@ public final class ManagedTransport implements DataTransport {
                             stillInFlight.add(table.id(i));
                             continue;
                         }
+                        telemetry.cancelled(slot.peerId, table.id(i), table.op(i), true);
                         orphan(handle, table.registration(i));
                     } else {
+                        telemetry.cancelled(slot.peerId, table.id(i), table.op(i), false);
                         toDisconnect = releaseLocked(handle, table.registration(i), toDisconnect);
                     }
                     keep[i] = false;
                     removed = true;
+                    cancelled++;
                 }
                 if (removed) {
                     table.compact(keep);
@@ -622,6 +662,7 @@ public final class ManagedTransport implements DataTransport {
             toDisconnect.forEach(this::disconnectQuietly);
         }
         reapOrphans();
+        telemetry.cancelCall(mode, ids.length, cancelled, stillInFlight == null ? 0 : stillInFlight.size());
         return stillInFlight == null || stillInFlight.size() == 0 ? NO_IDS
                 : Arrays.copyOf(stillInFlight.array(), stillInFlight.size());
     }
@@ -705,8 +746,17 @@ public final class ManagedTransport implements DataTransport {
     private void noteFailure(PeerSlot slot, String what, Throwable error) {
         if (!slot.failing) {
             slot.failing = true;
-            LOG.log(Level.WARNING, "{0}: peer ''{1}'' is failing: {2} failed{3}", this, slot.peerId, what,
-                    error == null ? "" : ": " + error);
+            String reason = what + " failed" + (error == null ? "" : ": " + error);
+            LOG.log(Level.WARNING, "{0}: peer ''{1}'' is failing: {2}", this, slot.peerId, reason);
+            telemetry.peerFailing(slot.peerId, reason);
+        }
+    }
+
+    private boolean nativeTelemetry(Object handle, long[] out) {
+        try {
+            return engine.nativeTelemetry(handle, out);
+        } catch (RuntimeException | LinkageError e) {
+            return false;
         }
     }
 

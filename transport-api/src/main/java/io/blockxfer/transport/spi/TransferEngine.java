@@ -88,6 +88,15 @@ public interface TransferEngine {
      */
     void close(boolean leaked);
 
+    /**
+     * The backend's own measurement of a completed transfer, if it has one: fills {@code out} with
+     * post time (µs), transfer time (µs), bytes and native descriptor count, and returns true.
+     * Called on a terminal transfer before {@link #release}, only when an observer asks for it.
+     */
+    default boolean nativeTelemetry(Object transfer, long[] out) {
+        return false;
+    }
+
     /** An optional feature of the backend (fault injection, telemetry). */
     default <T> Optional<T> feature(Class<T> type) {
         return Optional.empty();

@@ -1,0 +1,213 @@
+package io.blockxfer.transport.internal;
+
+import io.blockxfer.transport.CancelMode;
+import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.TransportObserver;
+import io.blockxfer.transport.internal.jfr.PeerFailureEvent;
+import io.blockxfer.transport.internal.jfr.PeerRegistrationEvent;
+import io.blockxfer.transport.internal.jfr.PeerRemovedEvent;
+import io.blockxfer.transport.internal.jfr.TransferCancelledEvent;
+import io.blockxfer.transport.internal.jfr.TransferEndedEvent;
+import io.blockxfer.transport.internal.jfr.TransferSubmittedEvent;
+import java.lang.System.Logger.Level;
+
+/**
+ * The one place a transport reports what it does: JFR events (each built only when JFR records
+ * it, so nothing is allocated when no recording runs) and the configured
+ * {@link TransportObserver}, whose failures are caught and logged once.
+ *
+ * <p><b>Thread safety:</b> thread-safe.
+ */
+public final class Telemetry {
+
+    private static final System.Logger LOG = System.getLogger(Telemetry.class.getName());
+
+    private final String backend;
+    private final String agent;
+    private final TransportObserver observer;
+    private final boolean observing;
+    private final boolean wantsNative;
+    private volatile boolean observerFailed;
+
+    public Telemetry(String backend, String agent, TransportObserver observer) {
+        this.backend = backend;
+        this.agent = agent;
+        this.observer = observer;
+        this.observing = observer != TransportObserver.NONE;
+        this.wantsNative = observing && observer.wantsNativeTelemetry();
+        if (observing) {
+            try {
+                observer.transportOpened(backend, agent);
+            } catch (RuntimeException ex) {
+                observerFailed(ex);
+            }
+        }
+    }
+
+    public boolean wantsNativeTelemetry() {
+        return wantsNative;
+    }
+
+    public void submitted(String peer, long id, TransferOp op, int blocks, long bytes) {
+        TransferSubmittedEvent e = new TransferSubmittedEvent();
+        if (e.isEnabled()) {
+            e.backend = backend;
+            e.agent = agent;
+            e.peer = peer;
+            e.transferId = id;
+            e.op = op.name();
+            e.blocks = blocks;
+            e.bytes = bytes;
+            e.commit();
+        }
+        if (observing) {
+            try {
+                observer.transferSubmitted(peer, id, op, blocks, bytes);
+            } catch (RuntimeException ex) {
+                observerFailed(ex);
+            }
+        }
+    }
+
+    public void ended(String peer, long id, TransferOp op, int blocks, long bytes, long latencyNanos, boolean success) {
+        TransferEndedEvent e = new TransferEndedEvent();
+        if (e.isEnabled()) {
+            e.backend = backend;
+            e.agent = agent;
+            e.peer = peer;
+            e.transferId = id;
+            e.op = op.name();
+            e.blocks = blocks;
+            e.bytes = bytes;
+            e.latency = latencyNanos;
+            e.success = success;
+            e.commit();
+        }
+        if (observing) {
+            try {
+                observer.transferEnded(peer, id, op, blocks, bytes, latencyNanos, success);
+            } catch (RuntimeException ex) {
+                observerFailed(ex);
+            }
+        }
+    }
+
+    public void nativeTelemetry(String peer, long id, long[] values) {
+        try {
+            observer.nativeTelemetry(peer, id, values[0], values[1], values[2], values[3]);
+        } catch (RuntimeException ex) {
+            observerFailed(ex);
+        }
+    }
+
+    /** One cancelled transfer, for the observer. */
+    public void cancelled(String peer, long id, TransferOp op, boolean stillInFlight) {
+        if (observing) {
+            try {
+                observer.transferCancelled(peer, id, op, stillInFlight);
+            } catch (RuntimeException ex) {
+                observerFailed(ex);
+            }
+        }
+    }
+
+    /** One cancel call, for JFR. */
+    public void cancelCall(CancelMode mode, int asked, int cancelled, int stillInFlight) {
+        TransferCancelledEvent e = new TransferCancelledEvent();
+        if (e.isEnabled()) {
+            e.backend = backend;
+            e.agent = agent;
+            e.mode = mode.name();
+            e.asked = asked;
+            e.cancelled = cancelled;
+            e.stillInFlight = stillInFlight;
+            e.commit();
+        }
+    }
+
+    /** Starts timing a registration; finish it with {@link #registered}. */
+    public PeerRegistrationEvent registrationStarted() {
+        PeerRegistrationEvent e = new PeerRegistrationEvent();
+        e.begin();
+        return e;
+    }
+
+    public void registered(PeerRegistrationEvent e, long startNanos, String peer, int blocks, String outcome) {
+        e.end();
+        if (e.shouldCommit()) {
+            e.backend = backend;
+            e.agent = agent;
+            e.peer = peer;
+            e.blocks = blocks;
+            e.outcome = outcome;
+            e.commit();
+        }
+        if (observing) {
+            try {
+                observer.peerRegistered(peer, blocks, System.nanoTime() - startNanos, outcome.equals("published"));
+            } catch (RuntimeException ex) {
+                observerFailed(ex);
+            }
+        }
+    }
+
+    public void removed(String peer, String reason, int endedTransfers) {
+        PeerRemovedEvent e = new PeerRemovedEvent();
+        if (e.isEnabled()) {
+            e.backend = backend;
+            e.agent = agent;
+            e.peer = peer;
+            e.reason = reason;
+            e.endedTransfers = endedTransfers;
+            e.commit();
+        }
+        if (observing) {
+            try {
+                observer.peerRemoved(peer, endedTransfers);
+            } catch (RuntimeException ex) {
+                observerFailed(ex);
+            }
+        }
+    }
+
+    public void peerFailing(String peer, String reason) {
+        peerState(peer, true, reason);
+        if (observing) {
+            try {
+                observer.peerFailing(peer, reason);
+            } catch (RuntimeException ex) {
+                observerFailed(ex);
+            }
+        }
+    }
+
+    public void peerRecovered(String peer) {
+        peerState(peer, false, "recovered");
+        if (observing) {
+            try {
+                observer.peerRecovered(peer);
+            } catch (RuntimeException ex) {
+                observerFailed(ex);
+            }
+        }
+    }
+
+    private void peerState(String peer, boolean failing, String reason) {
+        PeerFailureEvent e = new PeerFailureEvent();
+        if (e.isEnabled()) {
+            e.backend = backend;
+            e.agent = agent;
+            e.peer = peer;
+            e.failing = failing;
+            e.reason = reason;
+            e.commit();
+        }
+    }
+
+    private void observerFailed(RuntimeException ex) {
+        if (!observerFailed) {
+            observerFailed = true;
+            LOG.log(Level.WARNING, "transport observer " + observer + " threw; its later failures are not logged", ex);
+        }
+    }
+}

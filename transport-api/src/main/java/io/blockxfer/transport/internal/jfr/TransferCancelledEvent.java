@@ -1,0 +1,22 @@
+package io.blockxfer.transport.internal.jfr;
+
+import jdk.jfr.Category;
+import jdk.jfr.Description;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
+
+/** JFR: a cancel call. Not thread-safe (one instance per event). */
+@Name("blockxfer.TransferCancel")
+@Label("Transfer Cancel")
+@Category({"blockxfer", "Transfers"})
+@Description("A cancel of transfers, with how many were still in flight")
+@StackTrace(false)
+public final class TransferCancelledEvent extends jdk.jfr.Event {
+    @Label("Backend") public String backend;
+    @Label("Agent") public String agent;
+    @Label("Mode") public String mode;
+    @Label("Ids Asked") public int asked;
+    @Label("Cancelled") public int cancelled;
+    @Label("Still In Flight") public int stillInFlight;
+}

@@ -1,0 +1,24 @@
+package io.blockxfer.transport.internal.jfr;
+
+import jdk.jfr.Category;
+import jdk.jfr.DataAmount;
+import jdk.jfr.Description;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
+
+/** JFR: a transfer was submitted. Not thread-safe (one instance per event). */
+@Name("blockxfer.TransferSubmitted")
+@Label("Transfer Submitted")
+@Category({"blockxfer", "Transfers"})
+@Description("A WRITE or READ of blocks was submitted to a peer")
+@StackTrace(false)
+public final class TransferSubmittedEvent extends jdk.jfr.Event {
+    @Label("Backend") public String backend;
+    @Label("Agent") public String agent;
+    @Label("Peer") public String peer;
+    @Label("Transfer Id") public long transferId;
+    @Label("Operation") public String op;
+    @Label("Blocks") public int blocks;
+    @Label("Bytes") @DataAmount public long bytes;
+}
