@@ -420,6 +420,7 @@ public final class ManagedTransport implements DataTransport {
             } catch (RuntimeException | LinkageError e) {
                 slot.owedFailures.add(id);
                 noteFailure(slot, op + " submit", e);
+                telemetry.submitted(peerId, id, op, localBlocks.length, localBlocks.length * region.blockLength());
                 telemetry.ended(peerId, id, op, localBlocks.length, localBlocks.length * region.blockLength(), 0, false);
                 return id;
             }

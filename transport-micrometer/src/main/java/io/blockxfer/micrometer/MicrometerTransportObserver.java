@@ -1,0 +1,167 @@
+package io.blockxfer.micrometer;
+
+import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.TransportObserver;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Publishes a transport's observations as Micrometer meters, tagged by {@code backend}, {@code agent}
+ * and {@code peer} (and {@code op}, {@code outcome} where they apply):
+ * <ul>
+ *   <li>{@code blockxfer.transfers} (counter; op, outcome = done|failed|cancelled) and
+ *       {@code blockxfer.bytes} (counter of bytes of completed transfers; op);</li>
+ *   <li>{@code blockxfer.transfer.latency} (timer with a percentile histogram; op, outcome);</li>
+ *   <li>{@code blockxfer.inflight} (gauge of transfers submitted and not yet ended);</li>
+ *   <li>{@code blockxfer.peer.failures} (counter of healthy-to-failing changes) and
+ *       {@code blockxfer.peer.registration} (timer; outcome = published|failed);</li>
+ *   <li>from a backend's own telemetry (NIXL): {@code blockxfer.native.post} and
+ *       {@code blockxfer.native.transfer} (timers), {@code blockxfer.native.descriptors}
+ *       (distribution summary).</li>
+ * </ul>
+ * Use one instance per transport: {@code TransportConfig.builder(...).observer(new
+ * MicrometerTransportObserver(registry))}. Meters of a peer are created on its first observation
+ * and cached, so the steady state looks them up without allocating.
+ *
+ * <p><b>Thread safety:</b> thread-safe.
+ */
+public final class MicrometerTransportObserver implements TransportObserver {
+
+    private final MeterRegistry registry;
+    private final boolean nativeTelemetry;
+    private final ConcurrentHashMap<String, PeerMeters> peers = new ConcurrentHashMap<>();
+    private volatile Tags transportTags = Tags.of("backend", "unknown", "agent", "unknown");
+
+    /** Meters in {@code registry}, including a backend's native telemetry. */
+    public MicrometerTransportObserver(MeterRegistry registry) {
+        this(registry, true);
+    }
+
+    /**
+     * Meters in {@code registry}; {@code nativeTelemetry} asks the backend for its own per-transfer
+     * telemetry, which costs a native call per completed transfer.
+     */
+    public MicrometerTransportObserver(MeterRegistry registry, boolean nativeTelemetry) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.nativeTelemetry = nativeTelemetry;
+    }
+
+    private final class PeerMeters {
+        final Counter[] done = new Counter[2];
+        final Counter[] failed = new Counter[2];
+        final Counter[] cancelled = new Counter[2];
+        final Counter[] bytes = new Counter[2];
+        final Timer[] doneLatency = new Timer[2];
+        final Timer[] failedLatency = new Timer[2];
+        final AtomicLong inflight = new AtomicLong();
+        final Counter failures;
+        final Timer registered;
+        final Timer registrationFailed;
+        final Timer nativePost;
+        final Timer nativeTransfer;
+        final DistributionSummary nativeDescriptors;
+
+        PeerMeters(String peer) {
+            Tags tags = transportTags.and("peer", peer);
+            for (TransferOp op : TransferOp.values()) {
+                Tags t = tags.and("op", op.name().toLowerCase(java.util.Locale.ROOT));
+                int i = op.ordinal();
+                done[i] = registry.counter("blockxfer.transfers", t.and("outcome", "done"));
+                failed[i] = registry.counter("blockxfer.transfers", t.and("outcome", "failed"));
+                cancelled[i] = registry.counter("blockxfer.transfers", t.and("outcome", "cancelled"));
+                bytes[i] = Counter.builder("blockxfer.bytes").baseUnit("bytes").tags(t).register(registry);
+                doneLatency[i] = latency(t.and("outcome", "done"));
+                failedLatency[i] = latency(t.and("outcome", "failed"));
+            }
+            Gauge.builder("blockxfer.inflight", inflight, AtomicLong::get).tags(tags).register(registry);
+            failures = registry.counter("blockxfer.peer.failures", tags);
+            registered = registry.timer("blockxfer.peer.registration", tags.and("outcome", "published"));
+            registrationFailed = registry.timer("blockxfer.peer.registration", tags.and("outcome", "failed"));
+            nativePost = registry.timer("blockxfer.native.post", tags);
+            nativeTransfer = registry.timer("blockxfer.native.transfer", tags);
+            nativeDescriptors = DistributionSummary.builder("blockxfer.native.descriptors").tags(tags)
+                    .register(registry);
+        }
+
+        private Timer latency(Tags tags) {
+            return Timer.builder("blockxfer.transfer.latency").tags(tags).publishPercentileHistogram()
+                    .register(registry);
+        }
+    }
+
+    private PeerMeters meters(String peer) {
+        PeerMeters m = peers.get(peer);
+        return m != null ? m : peers.computeIfAbsent(peer, PeerMeters::new);
+    }
+
+    @Override
+    public void transportOpened(String backend, String agentName) {
+        transportTags = Tags.of("backend", backend, "agent", agentName);
+    }
+
+    @Override
+    public void transferSubmitted(String peerId, long transferId, TransferOp op, int blocks, long bytes) {
+        meters(peerId).inflight.incrementAndGet();
+    }
+
+    @Override
+    public void transferEnded(String peerId, long transferId, TransferOp op, int blocks, long bytes, long latencyNanos,
+            boolean success) {
+        PeerMeters m = meters(peerId);
+        int i = op.ordinal();
+        m.inflight.decrementAndGet();
+        if (success) {
+            m.done[i].increment();
+            m.bytes[i].increment(bytes);
+            m.doneLatency[i].record(latencyNanos, TimeUnit.NANOSECONDS);
+        } else {
+            m.failed[i].increment();
+            m.failedLatency[i].record(latencyNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    public void transferCancelled(String peerId, long transferId, TransferOp op, boolean stillInFlight) {
+        PeerMeters m = meters(peerId);
+        m.inflight.decrementAndGet();
+        m.cancelled[op.ordinal()].increment();
+    }
+
+    @Override
+    public boolean wantsNativeTelemetry() {
+        return nativeTelemetry;
+    }
+
+    @Override
+    public void nativeTelemetry(String peerId, long transferId, long postMicros, long transferMicros, long bytes,
+            long descriptors) {
+        PeerMeters m = meters(peerId);
+        m.nativePost.record(postMicros, TimeUnit.MICROSECONDS);
+        m.nativeTransfer.record(transferMicros, TimeUnit.MICROSECONDS);
+        m.nativeDescriptors.record(descriptors);
+    }
+
+    @Override
+    public void peerRegistered(String peerId, int blocks, long durationNanos, boolean published) {
+        PeerMeters m = meters(peerId);
+        (published ? m.registered : m.registrationFailed).record(durationNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void peerFailing(String peerId, String reason) {
+        meters(peerId).failures.increment();
+    }
+
+    @Override
+    public String toString() {
+        return "MicrometerTransportObserver" + transportTags;
+    }
+}

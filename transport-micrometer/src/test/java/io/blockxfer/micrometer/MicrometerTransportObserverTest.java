@@ -1,0 +1,69 @@
+package io.blockxfer.micrometer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blockxfer.loopback.LoopbackFaults;
+import io.blockxfer.transport.CancelMode;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.PollResult;
+import io.blockxfer.transport.RegionSpec;
+import io.blockxfer.transport.TransportConfig;
+import io.blockxfer.transport.Transports;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class MicrometerTransportObserverTest {
+
+    @Test
+    void loopbackTransfersShowUpAsMeters() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        TransportConfig base = TransportConfig.builder(RegionSpec.allocate(8, 1024)).transport("loopback").build();
+        try (DataTransport target = Transports.open(base);
+                DataTransport initiator = Transports.open(base.toBuilder().agentName("metered")
+                        .observer(new MicrometerTransportObserver(registry)).build())) {
+            initiator.addPeer("t", target.localDescriptor());
+            Set<Long> ids = new HashSet<>();
+            for (int i = 0; i < 10; i++) {
+                ids.add(initiator.writeBlocks("t", new int[] {i % 8, (i + 1) % 8}, new int[] {0, 1}));
+            }
+            ids.add(initiator.readBlocks("t", new int[] {3}, new int[] {4}));
+            initiator.feature(LoopbackFaults.class).orElseThrow().failNextSubmits(1);
+            ids.add(initiator.writeBlocks("t", new int[] {0}, new int[] {0}));
+            target.feature(LoopbackFaults.class).orElseThrow().stall(true);
+            long stalled = initiator.writeBlocks("t", new int[] {5}, new int[] {5});
+            initiator.cancel(new long[] {stalled}, CancelMode.IMMEDIATE);
+            long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (!ids.isEmpty() && System.nanoTime() < end) {
+                PollResult r = initiator.poll("t");
+                for (long id : r.done()) {
+                    ids.remove(id);
+                }
+                for (long id : r.failed()) {
+                    ids.remove(id);
+                }
+            }
+            assertTrue(ids.isEmpty(), "unreported: " + ids);
+            target.feature(LoopbackFaults.class).orElseThrow().stall(false);
+        }
+        String[] tags = {"backend", "loopback", "agent", "metered", "peer", "t"};
+        assertEquals(10, registry.get("blockxfer.transfers").tags(tags).tags("op", "write", "outcome", "done")
+                .counter().count());
+        assertEquals(1, registry.get("blockxfer.transfers").tags(tags).tags("op", "write", "outcome", "failed")
+                .counter().count());
+        assertEquals(1, registry.get("blockxfer.transfers").tags(tags).tags("op", "write", "outcome", "cancelled")
+                .counter().count());
+        assertEquals(1, registry.get("blockxfer.transfers").tags(tags).tags("op", "read", "outcome", "done")
+                .counter().count());
+        assertEquals(10 * 2 * 1024, registry.get("blockxfer.bytes").tags(tags).tags("op", "write").counter().count());
+        assertEquals(10, registry.get("blockxfer.transfer.latency").tags(tags).tags("op", "write", "outcome", "done")
+                .timer().count());
+        assertEquals(0, registry.get("blockxfer.inflight").tags(tags).gauge().value());
+        assertEquals(1, registry.get("blockxfer.peer.registration").tags(tags).tags("outcome", "published")
+                .timer().count());
+        assertEquals(1, registry.get("blockxfer.peer.failures").tags(tags).counter().count());
+    }
+}
