@@ -35,13 +35,7 @@ public final class Telemetry {
         this.observer = observer;
         this.observing = observer != TransportObserver.NONE;
         this.wantsNative = observing && observer.wantsNativeTelemetry();
-        if (observing) {
-            try {
-                observer.transportOpened(backend, agent);
-            } catch (RuntimeException ex) {
-                observerFailed(ex);
-            }
-        }
+        observe(o -> o.transportOpened(backend, agent));
     }
 
     public boolean wantsNativeTelemetry() {
@@ -93,22 +87,12 @@ public final class Telemetry {
     }
 
     public void nativeTelemetry(String peer, long id, long[] values) {
-        try {
-            observer.nativeTelemetry(peer, id, values[0], values[1], values[2], values[3]);
-        } catch (RuntimeException ex) {
-            observerFailed(ex);
-        }
+        observe(o -> o.nativeTelemetry(peer, id, values[0], values[1], values[2], values[3]));
     }
 
     /** One cancelled transfer, for the observer. */
     public void cancelled(String peer, long id, TransferOp op, boolean stillInFlight) {
-        if (observing) {
-            try {
-                observer.transferCancelled(peer, id, op, stillInFlight);
-            } catch (RuntimeException ex) {
-                observerFailed(ex);
-            }
-        }
+        observe(o -> o.transferCancelled(peer, id, op, stillInFlight));
     }
 
     /** One cancel call, for JFR. */
@@ -142,13 +126,7 @@ public final class Telemetry {
             e.outcome = outcome;
             e.commit();
         }
-        if (observing) {
-            try {
-                observer.peerRegistered(peer, blocks, System.nanoTime() - startNanos, outcome.equals("published"));
-            } catch (RuntimeException ex) {
-                observerFailed(ex);
-            }
-        }
+        observe(o -> o.peerRegistered(peer, blocks, System.nanoTime() - startNanos, outcome.equals("published")));
     }
 
     public void removed(String peer, String reason, int endedTransfers) {
@@ -161,35 +139,17 @@ public final class Telemetry {
             e.endedTransfers = endedTransfers;
             e.commit();
         }
-        if (observing) {
-            try {
-                observer.peerRemoved(peer, endedTransfers);
-            } catch (RuntimeException ex) {
-                observerFailed(ex);
-            }
-        }
+        observe(o -> o.peerRemoved(peer, endedTransfers));
     }
 
     public void peerFailing(String peer, String reason) {
         peerState(peer, true, reason);
-        if (observing) {
-            try {
-                observer.peerFailing(peer, reason);
-            } catch (RuntimeException ex) {
-                observerFailed(ex);
-            }
-        }
+        observe(o -> o.peerFailing(peer, reason));
     }
 
     public void peerRecovered(String peer) {
         peerState(peer, false, "recovered");
-        if (observing) {
-            try {
-                observer.peerRecovered(peer);
-            } catch (RuntimeException ex) {
-                observerFailed(ex);
-            }
-        }
+        observe(o -> o.peerRecovered(peer));
     }
 
     private void peerState(String peer, boolean failing, String reason) {
@@ -201,6 +161,17 @@ public final class Telemetry {
             e.failing = failing;
             e.reason = reason;
             e.commit();
+        }
+    }
+
+    /** Calls the observer off the hot path; a throw is logged once and otherwise ignored. */
+    private void observe(java.util.function.Consumer<TransportObserver> call) {
+        if (observing) {
+            try {
+                call.accept(observer);
+            } catch (RuntimeException ex) {
+                observerFailed(ex);
+            }
         }
     }
 
