@@ -7,7 +7,8 @@ import io.blockxfer.transport.internal.jfr.PeerFailureEvent;
 import io.blockxfer.transport.internal.jfr.PeerRegistrationEvent;
 import io.blockxfer.transport.internal.jfr.PeerRemovedEvent;
 import io.blockxfer.transport.internal.jfr.TransferCancelledEvent;
-import io.blockxfer.transport.internal.jfr.TransferEndedEvent;
+import io.blockxfer.transport.internal.jfr.TransferCompletedEvent;
+import io.blockxfer.transport.internal.jfr.TransferFailedEvent;
 import io.blockxfer.transport.internal.jfr.TransferSubmittedEvent;
 import java.lang.System.Logger.Level;
 
@@ -21,6 +22,11 @@ import java.lang.System.Logger.Level;
 public final class Telemetry {
 
     private static final System.Logger LOG = System.getLogger(Telemetry.class.getName());
+    /**
+     * {@code -Dblockxfer.jfr.disabled=true} takes the JFR events out of the code the JIT compiles (a
+     * constant-folded switch); it exists to measure what the events cost when nothing records.
+     */
+    private static final boolean JFR = !Boolean.getBoolean("blockxfer.jfr.disabled");
 
     private final String backend;
     private final String agent;
@@ -43,16 +49,18 @@ public final class Telemetry {
     }
 
     public void submitted(String peer, long id, TransferOp op, int blocks, long bytes) {
-        TransferSubmittedEvent e = new TransferSubmittedEvent();
-        if (e.isEnabled()) {
-            e.backend = backend;
-            e.agent = agent;
-            e.peer = peer;
-            e.transferId = id;
-            e.op = op.name();
-            e.blocks = blocks;
-            e.bytes = bytes;
-            e.commit();
+        if (JFR) {
+            TransferSubmittedEvent e = new TransferSubmittedEvent();
+            if (e.shouldCommit()) {
+                e.backend = backend;
+                e.agent = agent;
+                e.peer = peer;
+                e.transferId = id;
+                e.op = op.name();
+                e.blocks = blocks;
+                e.bytes = bytes;
+                e.commit();
+            }
         }
         if (observing) {
             try {
@@ -64,18 +72,34 @@ public final class Telemetry {
     }
 
     public void ended(String peer, long id, TransferOp op, int blocks, long bytes, long latencyNanos, boolean success) {
-        TransferEndedEvent e = new TransferEndedEvent();
-        if (e.isEnabled()) {
-            e.backend = backend;
-            e.agent = agent;
-            e.peer = peer;
-            e.transferId = id;
-            e.op = op.name();
-            e.blocks = blocks;
-            e.bytes = bytes;
-            e.latency = latencyNanos;
-            e.success = success;
-            e.commit();
+        if (JFR) {
+            if (success) {
+                TransferCompletedEvent e = new TransferCompletedEvent();
+                if (e.shouldCommit()) {
+                    e.backend = backend;
+                    e.agent = agent;
+                    e.peer = peer;
+                    e.transferId = id;
+                    e.op = op.name();
+                    e.blocks = blocks;
+                    e.bytes = bytes;
+                    e.latency = latencyNanos;
+                    e.commit();
+                }
+            } else {
+                TransferFailedEvent e = new TransferFailedEvent();
+                if (e.shouldCommit()) {
+                    e.backend = backend;
+                    e.agent = agent;
+                    e.peer = peer;
+                    e.transferId = id;
+                    e.op = op.name();
+                    e.blocks = blocks;
+                    e.bytes = bytes;
+                    e.latency = latencyNanos;
+                    e.commit();
+                }
+            }
         }
         if (observing) {
             try {
@@ -97,15 +121,17 @@ public final class Telemetry {
 
     /** One cancel call, for JFR. */
     public void cancelCall(CancelMode mode, int asked, int cancelled, int stillInFlight) {
-        TransferCancelledEvent e = new TransferCancelledEvent();
-        if (e.isEnabled()) {
-            e.backend = backend;
-            e.agent = agent;
-            e.mode = mode.name();
-            e.asked = asked;
-            e.cancelled = cancelled;
-            e.stillInFlight = stillInFlight;
-            e.commit();
+        if (JFR) {
+            TransferCancelledEvent e = new TransferCancelledEvent();
+            if (e.isEnabled()) {
+                e.backend = backend;
+                e.agent = agent;
+                e.mode = mode.name();
+                e.asked = asked;
+                e.cancelled = cancelled;
+                e.stillInFlight = stillInFlight;
+                e.commit();
+            }
         }
     }
 
@@ -130,14 +156,16 @@ public final class Telemetry {
     }
 
     public void removed(String peer, String reason, int endedTransfers) {
-        PeerRemovedEvent e = new PeerRemovedEvent();
-        if (e.isEnabled()) {
-            e.backend = backend;
-            e.agent = agent;
-            e.peer = peer;
-            e.reason = reason;
-            e.endedTransfers = endedTransfers;
-            e.commit();
+        if (JFR) {
+            PeerRemovedEvent e = new PeerRemovedEvent();
+            if (e.isEnabled()) {
+                e.backend = backend;
+                e.agent = agent;
+                e.peer = peer;
+                e.reason = reason;
+                e.endedTransfers = endedTransfers;
+                e.commit();
+            }
         }
         observe(o -> o.peerRemoved(peer, endedTransfers));
     }
@@ -153,14 +181,16 @@ public final class Telemetry {
     }
 
     private void peerState(String peer, boolean failing, String reason) {
-        PeerFailureEvent e = new PeerFailureEvent();
-        if (e.isEnabled()) {
-            e.backend = backend;
-            e.agent = agent;
-            e.peer = peer;
-            e.failing = failing;
-            e.reason = reason;
-            e.commit();
+        if (JFR) {
+            PeerFailureEvent e = new PeerFailureEvent();
+            if (e.isEnabled()) {
+                e.backend = backend;
+                e.agent = agent;
+                e.peer = peer;
+                e.failing = failing;
+                e.reason = reason;
+                e.commit();
+            }
         }
     }
 

@@ -413,7 +413,7 @@ public final class ManagedTransport implements DataTransport {
             long id = nextId.getAndIncrement();
             Object handle;
             try {
-                handle = engine.submit(reg.peer(), op, localBlocks, remoteBlocks);
+                handle = engine.submit(id, reg.peer(), op, localBlocks, remoteBlocks);
                 if (handle == null) {
                     throw new IllegalStateException("engine returned no transfer handle");
                 }

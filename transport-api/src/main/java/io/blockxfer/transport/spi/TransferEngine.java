@@ -53,10 +53,12 @@ public interface TransferEngine {
      * Starts one transfer. Indices were validated against both regions and the arrays are not
      * empty; they may change after this returns. Must not block on the network.
      *
+     * @param transferId the id the caller will know the transfer by (for the backend's own
+     *     telemetry and logs)
      * @return a non-null transfer handle
      * @throws RuntimeException if the transfer could not start; it is reported failed
      */
-    Object submit(Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks);
+    Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks);
 
     /**
      * {@link #PENDING}, {@link #DONE} or {@link #FAILED}. Terminal states are sticky. A throw counts

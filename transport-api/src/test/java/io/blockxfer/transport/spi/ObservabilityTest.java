@@ -47,16 +47,18 @@ class ObservabilityTest {
         Path file = dir.resolve("blockxfer.jfr");
         TransportConfig config = config(TransportObserver.NONE);
         ScriptedEngine engine = new ScriptedEngine(config);
+        long done;
+        long read;
         try (Recording recording = new Recording()) {
-            for (String name : List.of("TransferSubmitted", "TransferEnded", "TransferCancel", "PeerRegistration",
-                    "PeerRemoved", "PeerFailure")) {
-                recording.enable("blockxfer." + name).withoutThreshold();
+            for (String name : List.of("TransferSubmitted", "TransferCompleted", "TransferFailed", "TransferCancel",
+                    "PeerRegistration", "PeerRemoved", "PeerFailure")) {
+                recording.enable("blockxfer." + name).withoutThreshold().with("throttle", "off");
             }
             recording.start();
             try (ManagedTransport t = new ManagedTransport(engine, config, EnumSet.of(Capability.READ))) {
                 t.addPeer("p", peer);
-                long done = t.writeBlocks("p", new int[] {1, 2}, new int[] {3, 4});
-                long read = t.readBlocks("p", new int[] {5}, new int[] {6});
+                done = t.writeBlocks("p", new int[] {1, 2}, new int[] {3, 4});
+                read = t.readBlocks("p", new int[] {5}, new int[] {6});
                 long cancelled = t.writeBlocks("p", new int[] {7}, new int[] {7});
                 engine.transfers.get(0).status = ScriptedEngine.DONE;
                 engine.transfers.get(1).status = ScriptedEngine.FAILED;
@@ -81,10 +83,14 @@ class ObservabilityTest {
         assertEquals("WRITE", first.getString("op"));
         assertEquals(2, first.getInt("blocks"));
         assertEquals(128, first.getLong("bytes"));
-        List<RecordedEvent> ended = byName.get("blockxfer.TransferEnded");
-        assertEquals(List.of(true, false, false, false), ended.stream().map(e -> e.getBoolean("success")).toList());
-        assertEquals("READ", ended.get(1).getString("op"));
-        assertTrue(ended.get(0).getDuration("latency").toNanos() > 0);
+        List<RecordedEvent> completed = byName.get("blockxfer.TransferCompleted");
+        assertEquals(1, completed.size());
+        assertEquals(done, completed.get(0).getLong("transferId"));
+        assertTrue(completed.get(0).getDuration("latency").toNanos() > 0);
+        List<RecordedEvent> failed = byName.get("blockxfer.TransferFailed");
+        assertEquals(3, failed.size(), "the failed READ and the two transfers ended by the removal");
+        assertEquals("READ", failed.get(0).getString("op"));
+        assertEquals(read, failed.get(0).getLong("transferId"));
         RecordedEvent cancel = byName.get("blockxfer.TransferCancel").get(0);
         assertEquals("WAIT", cancel.getString("mode"));
         assertEquals(1, cancel.getInt("stillInFlight"));

@@ -95,7 +95,7 @@ public final class ScriptedEngine implements TransferEngine {
     }
 
     @Override
-    public Object submit(Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks) {
+    public Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks) {
         if (submitFailure != null) {
             throw submitFailure;
         }

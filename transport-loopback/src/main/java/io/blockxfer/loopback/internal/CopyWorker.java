@@ -4,7 +4,6 @@ import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -21,7 +20,7 @@ final class CopyWorker implements Runnable {
     private static final long PARK_NANOS = 200_000;
 
     private final LoopbackEngine engine;
-    private final ArrayBlockingQueue<CopyJob> queue = new ArrayBlockingQueue<>(1 << 16);
+    private final MpscRing<CopyJob> queue = new MpscRing<>(1 << 16);
     private final ArrayList<CopyJob> waiting = new ArrayList<>();
     private final Thread thread;
     private volatile boolean running = true;

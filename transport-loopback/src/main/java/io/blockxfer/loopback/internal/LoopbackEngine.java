@@ -140,7 +140,7 @@ public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
     }
 
     @Override
-    public Object submit(Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks) {
+    public Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks) {
         LoopbackPeer p = (LoopbackPeer) peer;
         if (killed) {
             throw new IllegalStateException("loopback transport '" + agentName + "' was killed");

@@ -8,13 +8,13 @@ import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 import jdk.jfr.Timespan;
 
-/** JFR: a transfer was reported done or failed. Not thread-safe (one instance per event). */
-@Name("blockxfer.TransferEnded")
-@Label("Transfer Ended")
+/** JFR: a transfer was reported failed; every failure is recorded. Not thread-safe (one instance per event). */
+@Name("blockxfer.TransferFailed")
+@Label("Transfer Failed")
 @Category({"blockxfer", "Transfers"})
-@Description("A transfer reached its terminal report, done or failed")
+@Description("A transfer was reported failed: a native error, a dead peer, a missed deadline or a removal")
 @StackTrace(false)
-public final class TransferEndedEvent extends jdk.jfr.Event {
+public final class TransferFailedEvent extends jdk.jfr.Event {
     @Label("Backend") public String backend;
     @Label("Agent") public String agent;
     @Label("Peer") public String peer;
@@ -23,5 +23,4 @@ public final class TransferEndedEvent extends jdk.jfr.Event {
     @Label("Blocks") public int blocks;
     @Label("Bytes") @DataAmount public long bytes;
     @Label("Latency") @Timespan(Timespan.NANOSECONDS) public long latency;
-    @Label("Success") public boolean success;
 }

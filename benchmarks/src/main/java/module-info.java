@@ -1,0 +1,14 @@
+/**
+ * JMH benchmarks of the blockxfer hot path: submit+poll overhead of a one-block transfer per
+ * backend, allocation per transfer ({@code -prof gc}), WRITE throughput against
+ * {@code MemorySegment.copy} of the same blocks, and the floor of an FFM downcall. Not deployed;
+ * run {@code java -jar benchmarks/target/benchmarks.jar}.
+ */
+module io.blockxfer.benchmarks {
+    requires io.blockxfer.transport;
+    requires jmh.core;
+
+    // nothing exported: JMH (an automatic module) runs the benchmarks from a shaded jar on the class path
+
+    uses io.blockxfer.transport.spi.TransportProvider;
+}

@@ -1,0 +1,231 @@
+package io.blockxfer.cli.internal;
+
+import io.blockxfer.tck.BlockPattern;
+import io.blockxfer.transport.Capability;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.ProviderInfo;
+import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.spi.TransportProvider;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Runs a {@link BenchSettings} sweep. For each backend, block size and batch size it opens one
+ * {@link PeerPair} (regions of {@code batch x window} blocks, touched before measuring), then for
+ * each operation: one verified transfer (the bytes must land), a warm-up, and two rounds of
+ * memcpy baseline and transfers, interleaved so that background load hits both alike.
+ *
+ * <p><b>Thread safety:</b> not thread-safe; runs on the calling thread.
+ */
+public final class BenchRunner {
+
+    private static final int ROUNDS = 2;
+    private static final int VERIFIED_BLOCKS = 8;
+
+    private final ProviderSource source;
+    private final BenchSettings settings;
+    private final ProgressBar progress;
+    private final PrintWriter notes;
+    private final MemoryBudget budget;
+
+    /** A runner that reports skipped points on {@code notes}. */
+    public BenchRunner(ProviderSource source, BenchSettings settings, ProgressBar progress, PrintWriter notes) {
+        this.source = source;
+        this.settings = settings;
+        this.progress = progress;
+        this.notes = notes;
+        this.budget = MemoryBudget.of(settings.maxMemoryBytes());
+    }
+
+    private record Point(TransportProvider provider, long blockBytes, int batch, int window, List<TransferOp> ops) {
+    }
+
+    /**
+     * Checks the whole sweep, then measures it.
+     *
+     * @throws CliException for an unknown or unsuitable backend or sizes that do not fit, before
+     *     anything is measured
+     */
+    public List<BenchRow> run() {
+        List<Point> points = plan();
+        int steps = points.stream().mapToInt(p -> p.ops().size() * (2 + 2 * ROUNDS)).sum();
+        progress.start(steps);
+        List<BenchRow> rows = new ArrayList<>();
+        try {
+            for (Point p : points) {
+                measure(p, rows);
+            }
+        } finally {
+            progress.finish();
+        }
+        return rows;
+    }
+
+    private List<Point> plan() {
+        List<Point> points = new ArrayList<>();
+        for (TransportProvider provider : providers()) {
+            List<TransferOp> ops = new ArrayList<>();
+            for (TransferOp op : settings.ops()) {
+                if (op == TransferOp.READ && !provider.capabilities().contains(Capability.READ)) {
+                    notes.println("bench: skipping read on " + provider.name() + ": it does not support READ");
+                } else {
+                    ops.add(op);
+                }
+            }
+            if (ops.isEmpty()) {
+                continue;
+            }
+            if (settings.processes() == 2) {
+                requireCapability(provider, Capability.CROSS_PROCESS, "--processes 2 needs a backend whose peers"
+                        + " can live in different processes");
+                requireCapability(provider, Capability.BACKEND_REGION, "--processes 2 needs a backend that"
+                        + " allocates its region");
+            }
+            for (long blockBytes : settings.blockSizes()) {
+                for (int batch : settings.batches()) {
+                    int window = settings.window() > 0 ? settings.window()
+                            : MemoryBudget.autoWindow(blockBytes * batch);
+                    budget.check(blockBytes, batch, window, settings.processes());
+                    points.add(new Point(provider, blockBytes, batch, window, ops));
+                }
+            }
+        }
+        if (points.isEmpty()) {
+            throw CliException.usage("nothing to measure: no selected backend supports the requested operations");
+        }
+        return points;
+    }
+
+    private static void requireCapability(TransportProvider provider, Capability capability, String why) {
+        if (!provider.capabilities().contains(capability)) {
+            throw CliException.usage(why + "; " + provider.name() + " lacks " + capability);
+        }
+    }
+
+    private List<TransportProvider> providers() {
+        Map<String, TransportProvider> chosen = new LinkedHashMap<>();
+        for (String name : settings.backends()) {
+            if (name.equals("all")) {
+                for (ProviderInfo p : source.providers()) {
+                    if (p.isAvailable()) {
+                        chosen.putIfAbsent(p.name(), p.provider().orElseThrow());
+                    }
+                }
+            } else {
+                TransportProvider p = source.select(name);
+                chosen.putIfAbsent(p.name(), p);
+            }
+        }
+        if (chosen.isEmpty()) {
+            throw new CliException("no backend is available; see 'blockxfer backends'");
+        }
+        return List.copyOf(chosen.values());
+    }
+
+    private void measure(Point p, List<BenchRow> rows) {
+        SlotPlan plan = SlotPlan.of(p.window(), p.batch(), settings.layout());
+        String label = p.provider().name() + " " + ByteSizes.compact(p.blockBytes()) + " x " + p.batch();
+        progress.show(label + ": opening regions of " + ByteSizes.format(plan.blocksNeeded() * p.blockBytes()));
+        try (PeerPair pair = open(p.provider(), plan.blocksNeeded(), p.blockBytes())) {
+            DataTransport initiator = pair.initiator();
+            initiator.region().segment().fill((byte) 1);
+            pair.baselineTarget().fill((byte) 2);
+            for (TransferOp op : p.ops()) {
+                rows.add(measureOp(p, op, plan, pair, label + " " + op.name().toLowerCase(Locale.ROOT)));
+            }
+        }
+    }
+
+    private PeerPair open(TransportProvider provider, int numBlocks, long blockBytes) {
+        try {
+            return settings.processes() == 2 ? ChildProcessPair.open(provider, numBlocks, blockBytes)
+                    : InProcessPair.open(provider, numBlocks, blockBytes);
+        } catch (OutOfMemoryError e) {
+            throw new CliException("could not allocate regions of " + numBlocks + " x " + ByteSizes.format(blockBytes)
+                    + ": " + e.getMessage() + " (try smaller --block-sizes, --batches or --window)");
+        }
+    }
+
+    private BenchRow measureOp(Point p, TransferOp op, SlotPlan plan, PeerPair pair, String label) {
+        boolean write = op == TransferOp.WRITE;
+        DataTransport initiator = pair.initiator();
+        long durationNanos = settings.duration().toNanos();
+        TransferLoop transfers = new TransferLoop(initiator, op, plan, settings.poll());
+        MemcpyLoop memcpy = new MemcpyLoop(initiator.region().segment(), pair.baselineTarget(), write, plan,
+                p.blockBytes());
+
+        progress.show(label + ": verifying");
+        verify(pair, op, plan, transfers);
+        progress.step();
+
+        progress.show(label + ": warming up");
+        long warm = Math.max(durationNanos / 5, 50_000_000L);
+        transfers.run(warm, 2L * plan.window());
+        memcpy.run(warm / 2);
+        transfers.reset();
+        memcpy.reset();
+        progress.step();
+
+        for (int round = 0; round < ROUNDS; round++) {
+            progress.show(label + ": memcpy baseline");
+            memcpy.run(durationNanos * 2 / 5 / ROUNDS);
+            progress.step();
+            progress.show(label + ": transfers");
+            transfers.run(durationNanos * 3 / 5 / ROUNDS, 1);
+            progress.step();
+        }
+
+        if (transfers.done() == 0) {
+            throw new CliException(p.provider().name() + ": every " + op.name().toLowerCase(Locale.ROOT)
+                    + " transfer failed (" + transfers.failed() + " of them)");
+        }
+        if (transfers.failed() > 0) {
+            notes.println("bench: " + transfers.failed() + " " + label + " transfers failed; they count as not moved");
+        }
+        double seconds = transfers.elapsedNanos() / 1e9;
+        long bytes = transfers.done() * plan.batch() * p.blockBytes();
+        LatencyHistogram h = transfers.latencies();
+        return new BenchRow(p.provider().name(), op.name().toLowerCase(Locale.ROOT), settings.processes(),
+                settings.layout().name().toLowerCase(Locale.ROOT), p.blockBytes(), p.batch(), plan.window(),
+                transfers.done(), transfers.failed(), seconds, bytes / (double) transfers.elapsedNanos(),
+                memcpy.gbPerSec(), transfers.done() / seconds, h.quantile(0.50) / 1e3, h.quantile(0.99) / 1e3,
+                h.max() / 1e3);
+    }
+
+    /** One transfer of slot 0 whose bytes are checked, so a backend cannot win by not moving them. */
+    private void verify(PeerPair pair, TransferOp op, SlotPlan plan, TransferLoop transfers) {
+        DataTransport initiator = pair.initiator();
+        int[] local = plan.local(0);
+        int[] remote = plan.remote(0);
+        int checked = Math.min(VERIFIED_BLOCKS, local.length);
+        long family = op == TransferOp.WRITE ? 11 : 12;
+        for (int i = 0; i < checked; i++) {
+            long seed = BlockPattern.seed(family, i);
+            if (op == TransferOp.WRITE) {
+                BlockPattern.fill(initiator.region().block(local[i]), seed);
+            } else {
+                pair.fillTarget(remote[i], seed);
+            }
+        }
+        transfers.run(0, 1);
+        if (transfers.done() != 1) {
+            throw new CliException(initiator.backendName() + ": the first " + op.name().toLowerCase(Locale.ROOT)
+                    + " transfer failed");
+        }
+        for (int i = 0; i < checked; i++) {
+            long seed = BlockPattern.seed(family, i);
+            long at = op == TransferOp.WRITE ? pair.targetMismatch(remote[i], seed)
+                    : BlockPattern.firstMismatch(initiator.region().block(local[i]), seed);
+            if (at >= 0) {
+                throw new CliException(initiator.backendName() + ": a " + op.name().toLowerCase(Locale.ROOT)
+                        + " reported done but block " + (op == TransferOp.WRITE ? remote[i] : local[i])
+                        + " differs at byte " + at);
+            }
+        }
+        transfers.reset();
+    }
+}

@@ -1,0 +1,84 @@
+package io.blockxfer.cli.internal;
+
+import io.blockxfer.tck.BlockPattern;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.spi.TransportProvider;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Initiator and target opened by one provider in this process.
+ *
+ * <p><b>Thread safety:</b> see {@link PeerPair}.
+ */
+final class InProcessPair implements PeerPair {
+
+    private final Arena arena;
+    private final DataTransport initiator;
+    private final DataTransport target;
+
+    private InProcessPair(Arena arena, DataTransport initiator, DataTransport target) {
+        this.arena = arena;
+        this.initiator = initiator;
+        this.target = target;
+    }
+
+    /** Opens two transports of {@code numBlocks} blocks of {@code blockBytes} and registers the target. */
+    static InProcessPair open(TransportProvider provider, int numBlocks, long blockBytes) {
+        Arena arena = Arena.ofShared();
+        DataTransport initiator = null;
+        DataTransport target = null;
+        try {
+            initiator = provider.open(BenchConfigs.config(provider, arena, numBlocks, blockBytes, "bench-initiator"));
+            target = provider.open(BenchConfigs.config(provider, arena, numBlocks, blockBytes, "bench-target"));
+            initiator.addPeer(PEER, target.localDescriptor());
+            return new InProcessPair(arena, initiator, target);
+        } catch (RuntimeException | Error e) {
+            closeAll(initiator, target, arena);
+            throw e;
+        }
+    }
+
+    private static void closeAll(DataTransport initiator, DataTransport target, Arena arena) {
+        try {
+            if (initiator != null) {
+                initiator.close();
+            }
+        } finally {
+            try {
+                if (target != null) {
+                    target.close();
+                }
+            } finally {
+                arena.close();
+            }
+        }
+    }
+
+    @Override
+    public DataTransport initiator() {
+        return initiator;
+    }
+
+    @Override
+    public MemorySegment baselineTarget() {
+        return target.region().segment();
+    }
+
+    @Override
+    public void fillTarget(int block, long seed) {
+        BlockPattern.fill(target.region().block(block), seed);
+    }
+
+    @Override
+    public long targetMismatch(int block, long seed) {
+        return BlockPattern.firstMismatch(target.region().block(block), seed);
+    }
+
+    @Override
+    public void close() {
+        if (arena.scope().isAlive()) {
+            closeAll(initiator, target, arena);
+        }
+    }
+}

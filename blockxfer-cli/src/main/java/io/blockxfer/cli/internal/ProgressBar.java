@@ -1,0 +1,69 @@
+package io.blockxfer.cli.internal;
+
+import java.io.PrintWriter;
+
+/**
+ * A one-line progress bar redrawn in place with carriage returns, only on a terminal. Updated
+ * between measuring phases, never from a measured loop.
+ *
+ * <p><b>Thread safety:</b> not thread-safe; driven by the benchmark thread.
+ */
+public final class ProgressBar {
+
+    private static final int WIDTH = 30;
+
+    private final PrintWriter out;
+    private final boolean enabled;
+    private int total;
+    private int done;
+    private int lastLength;
+
+    private ProgressBar(PrintWriter out, boolean enabled) {
+        this.out = out;
+        this.enabled = enabled;
+    }
+
+    /** A bar on {@code out} when this process talks to a terminal, else one that prints nothing. */
+    public static ProgressBar onTerminal(PrintWriter out) {
+        java.io.Console console = System.console();
+        return new ProgressBar(out, console != null && console.isTerminal());
+    }
+
+    /** A bar that prints nothing. */
+    public static ProgressBar off() {
+        return new ProgressBar(null, false);
+    }
+
+    /** Starts over with {@code steps} steps. */
+    public void start(int steps) {
+        total = Math.max(1, steps);
+        done = 0;
+    }
+
+    /** Shows {@code label} for the step about to run. */
+    public void show(String label) {
+        if (!enabled) {
+            return;
+        }
+        int filled = (int) ((long) WIDTH * done / total);
+        String line = "[" + "#".repeat(filled) + "-".repeat(WIDTH - filled) + "] "
+                + String.format("%3d%%", 100 * done / total) + "  " + label;
+        out.print("\r" + line + " ".repeat(Math.max(0, lastLength - line.length())));
+        out.flush();
+        lastLength = line.length();
+    }
+
+    /** Marks one step done. */
+    public void step() {
+        done = Math.min(total, done + 1);
+    }
+
+    /** Erases the bar. */
+    public void finish() {
+        if (enabled && lastLength > 0) {
+            out.print("\r" + " ".repeat(lastLength) + "\r");
+            out.flush();
+            lastLength = 0;
+        }
+    }
+}

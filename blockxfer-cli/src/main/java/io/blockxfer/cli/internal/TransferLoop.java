@@ -1,0 +1,132 @@
+package io.blockxfer.cli.internal;
+
+import io.blockxfer.transport.CompletionHandler;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.TransferOp;
+
+/**
+ * The measured loop of {@code blockxfer bench}: keeps up to {@code window} transfers in flight,
+ * one per {@link SlotPlan} slot, refilling a slot as soon as a poll reports its transfer, and
+ * records each transfer's latency from just before its submit to the poll that reported it. Between
+ * empty polls it waits as its {@link IdleStrategy} says. Uses the allocation-free {@link DataTransport#poll(String, CompletionHandler)}; nothing in the loop
+ * allocates.
+ *
+ * <p><b>Thread safety:</b> not thread-safe; confined to the measuring thread.
+ */
+final class TransferLoop implements CompletionHandler {
+
+    /** How long a loop waits with transfers in flight and no report before it gives up. */
+    private static final long STUCK_NANOS = BenchConfigs.TRANSFER_TIMEOUT.toNanos() + 10_000_000_000L;
+
+    private final DataTransport transport;
+    private final TransferOp op;
+    private final SlotPlan plan;
+    private final long[] slotId;
+    private final long[] slotStart;
+    private final LatencyHistogram latencies = new LatencyHistogram();
+    private final IdleStrategy idle;
+    private int idleCount;
+    private int inFlight;
+    private long lastReport;
+    private long done;
+    private long failed;
+    private long elapsedNanos;
+
+    TransferLoop(DataTransport transport, TransferOp op, SlotPlan plan, IdleStrategy idle) {
+        this.transport = transport;
+        this.idle = idle;
+        this.op = op;
+        this.plan = plan;
+        this.slotId = new long[plan.window()];
+        this.slotStart = new long[plan.window()];
+        java.util.Arrays.fill(slotId, -1);
+    }
+
+    /**
+     * Runs until {@code nanos} have passed and at least {@code minTransfers} transfers were
+     * reported, then drains what is in flight; adds to the totals.
+     */
+    void run(long nanos, long minTransfers) {
+        long start = System.nanoTime();
+        long end = start + nanos;
+        long target = done + failed + minTransfers;
+        lastReport = start;
+        int window = plan.window();
+        while (true) {
+            boolean open = System.nanoTime() - end < 0;
+            for (int s = 0; s < window; s++) {
+                if (slotId[s] < 0 && (open || done + failed + inFlight < target)) {
+                    submit(s);
+                }
+            }
+            if (inFlight == 0) {
+                break;
+            }
+            if (transport.poll(PeerPair.PEER, this) == 0) {
+                if (System.nanoTime() - lastReport > STUCK_NANOS) {
+                    throw new CliException(transport.backendName() + ": " + inFlight + " transfers got no report"
+                            + " within " + STUCK_NANOS / 1_000_000_000L + " s; the backend is stuck");
+                }
+                idle.idle(++idleCount);
+            } else {
+                idleCount = 0;
+            }
+        }
+        elapsedNanos += lastReport - start;
+    }
+
+    private void submit(int s) {
+        slotStart[s] = System.nanoTime();
+        long id = op == TransferOp.WRITE
+                ? transport.writeBlocks(PeerPair.PEER, plan.local(s), plan.remote(s))
+                : transport.readBlocks(PeerPair.PEER, plan.local(s), plan.remote(s));
+        if (id == DataTransport.NOT_SUBMITTED) {
+            throw new CliException(transport.backendName() + ": the target peer is no longer registered");
+        }
+        slotId[s] = id;
+        inFlight++;
+    }
+
+    @Override
+    public void onTerminal(long transferId, boolean success) {
+        long now = System.nanoTime();
+        for (int s = 0; s < slotId.length; s++) {
+            if (slotId[s] == transferId) {
+                latencies.record(now - slotStart[s]);
+                slotId[s] = -1;
+                inFlight--;
+                break;
+            }
+        }
+        lastReport = now;
+        if (success) {
+            done++;
+        } else {
+            failed++;
+        }
+    }
+
+    /** Forgets the totals (after a warm-up). */
+    void reset() {
+        latencies.reset();
+        done = 0;
+        failed = 0;
+        elapsedNanos = 0;
+    }
+
+    long done() {
+        return done;
+    }
+
+    long failed() {
+        return failed;
+    }
+
+    long elapsedNanos() {
+        return elapsedNanos;
+    }
+
+    LatencyHistogram latencies() {
+        return latencies;
+    }
+}

@@ -1,0 +1,122 @@
+package io.blockxfer.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blockxfer.transport.spi.TransportProvider;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.stream.Stream;
+import java.util.spi.ToolProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TckCommandTest {
+
+    @Test
+    void loopbackPassesTheWholeKit() {
+        Cli.Result r = Cli.run("tck", "--backend", "loopback");
+        assertEquals(0, r.exitCode(), r::toString);
+        assertTrue(r.out().contains("PASS  [W1] "), r::toString);
+        assertTrue(r.out().contains("PASS  [S2] "), r::toString);
+        assertTrue(r.out().contains("SKIP  [R3] "), r::toString);
+        assertTrue(r.out().lines().anyMatch(l -> l.matches("loopback \\(in-jvm\\): \\d+ passed, 0 failed, \\d+ skipped.*")),
+                r::toString);
+    }
+
+    @Test
+    void listsRules() {
+        Cli.Result r = Cli.run("tck", "--list-rules");
+        assertEquals(0, r.exitCode(), r::toString);
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("[W1] ")), r::toString);
+    }
+
+    /**
+     * A provider from a jar outside the tool: a loopback that misreports its name, so descriptors and
+     * transports name another backend than the provider does.
+     */
+    @Test
+    void aBrokenProviderFromAnOutsideJarFails(@TempDir Path dir) throws Exception {
+        Path jar = brokenProviderJar(dir);
+        Cli.Result listed = Cli.run("backends", "--classpath", jar.toString());
+        assertTrue(listed.out().lines().anyMatch(l -> l.startsWith("misnamed")), listed::toString);
+
+        Cli.Result r = Cli.run("tck", "--backend", "misnamed", "--classpath", jar.toString(), "--rules", "G1,P1");
+        assertEquals(1, r.exitCode(), r::toString);
+        assertTrue(r.out().contains("FAIL  [G1] "), r::toString);
+        assertTrue(r.out().contains("PASS  [P1] "), r::toString);
+        assertTrue(r.out().contains("from " + jar), r::toString);
+    }
+
+    /** A provider whose availability probe throws an Error that discovery does not catch. */
+    @Test
+    void anErrorFromAProviderIsOneLine(@TempDir Path dir) throws Exception {
+        Path jar = providerJar(dir, "ExplodingProvider", """
+                package example;
+
+                public final class ExplodingProvider implements io.blockxfer.transport.spi.TransportProvider {
+                    public String name() { return "exploding"; }
+                    public int priority() { return 1; }
+                    public io.blockxfer.transport.spi.Availability availability() { throw new AssertionError("boom"); }
+                    public java.util.Set<io.blockxfer.transport.Capability> capabilities() { return java.util.Set.of(); }
+                    public io.blockxfer.transport.DataTransport open(io.blockxfer.transport.TransportConfig c) {
+                        throw new AssertionError("boom");
+                    }
+                }
+                """);
+        Cli.Result r = Cli.run("backends", "--classpath", jar.toString());
+        assertEquals(1, r.exitCode(), r::toString);
+        assertEquals(1, r.errLines().size(), r::toString);
+        assertTrue(r.err().contains("unexpected AssertionError: boom"), r::toString);
+    }
+
+    private static Path brokenProviderJar(Path dir) throws Exception {
+        return providerJar(dir, "MisnamedProvider", """
+                package example;
+
+                public final class MisnamedProvider implements io.blockxfer.transport.spi.TransportProvider {
+                    private final io.blockxfer.loopback.LoopbackProvider real = new io.blockxfer.loopback.LoopbackProvider();
+                    public String name() { return "misnamed"; }
+                    public int priority() { return 0; }
+                    public io.blockxfer.transport.spi.Availability availability() { return real.availability(); }
+                    public java.util.Set<io.blockxfer.transport.Capability> capabilities() { return real.capabilities(); }
+                    public io.blockxfer.transport.DataTransport open(io.blockxfer.transport.TransportConfig c) {
+                        return real.open(c);
+                    }
+                }
+                """);
+    }
+
+    private static Path providerJar(Path dir, String className, String source) throws Exception {
+        Path src = dir.resolve("src/example/" + className + ".java");
+        Files.createDirectories(src.getParent());
+        Files.writeString(src, source);
+        Path classes = dir.resolve("classes");
+        String classPath = String.join(File.pathSeparator, location(TransportProvider.class),
+                location(Class.forName("io.blockxfer.loopback.LoopbackProvider")));
+        int rc = ToolProvider.findFirst("javac").orElseThrow().run(System.out, System.err, "-d", classes.toString(),
+                "-cp", classPath, "-proc:none", src.toString());
+        assertEquals(0, rc, "compiling the broken provider");
+        Path jar = dir.resolve(className + ".jar");
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
+                Stream<Path> files = Files.walk(classes)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                out.putNextEntry(new JarEntry(classes.relativize(f).toString().replace(File.separatorChar, '/')));
+                Files.copy(f, out);
+                out.closeEntry();
+            }
+            out.putNextEntry(new JarEntry("META-INF/services/" + TransportProvider.class.getName()));
+            out.write(("example." + className + "\n").getBytes(StandardCharsets.UTF_8));
+            out.closeEntry();
+        }
+        return jar;
+    }
+
+    private static String location(Class<?> c) throws Exception {
+        return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    }
+}

@@ -1,0 +1,158 @@
+package io.blockxfer.multihost;
+
+import com.github.dockerjava.api.DockerClient;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Predicate;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.Network;
+
+/**
+ * One running peer: its container, its control channel and the faults the suite applies to it
+ * ({@code docker kill}, {@code docker network disconnect}, {@code docker pause}). The control
+ * channel does not go through the container's network, so it keeps working while the peer is cut
+ * off, and answers again once a frozen peer thaws.
+ *
+ * <p><b>Thread safety:</b> thread-safe for requests and waits; start and close from one thread.
+ */
+class PeerHost implements AutoCloseable {
+
+    static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+    static final Duration REPLY_TIMEOUT = Duration.ofSeconds(60);
+
+    private final String name;
+    private final Network network;
+    private final PeerContainer container;
+    private final ControlEndpoint control;
+    private final Path logDir;
+    private final String descriptor;
+    private volatile boolean paused;
+
+    /** Starts the container and waits for its {@code READY}. */
+    PeerHost(Testbed bed, String name, List<String> peerArgs) throws IOException {
+        this.name = name;
+        this.network = bed.network();
+        this.logDir = bed.logDir();
+        Path dir = bed.controlRoot().resolve(name);
+        this.control = new ControlEndpoint(name, dir);
+        this.container = new PeerContainer(bed.settings(), bed.classpath(), bed.backend(), network, name, dir,
+                logDir.resolve(name + ".log"), peerArgs);
+        container.start();
+        control.accept(START_TIMEOUT, container::isRunning);
+        String ready = control.await(0, l -> l.startsWith("E READY") || l.startsWith("E ERR"), START_TIMEOUT,
+                "READY");
+        if (ready.startsWith("E ERR")) {
+            throw new PeerStartException(name + " could not open a " + bed.backend().name() + " transport: "
+                    + ready.substring(6));
+        }
+        this.descriptor = EventFields.parse(ready).get("desc");
+    }
+
+    /** Thrown when the peer program cannot open its transport (e.g. the backend is unavailable there). */
+    static final class PeerStartException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        PeerStartException(String message) {
+            super(message);
+        }
+    }
+
+    String name() {
+        return name;
+    }
+
+    /** The peer's transport descriptor, base64. */
+    String descriptor() {
+        return descriptor;
+    }
+
+    EventFields request(String command) {
+        return control.request(command, REPLY_TIMEOUT);
+    }
+
+    EventFields request(String command, Duration timeout) {
+        return control.request(command, timeout);
+    }
+
+    /** The first line received after index {@code from} that matches. */
+    String await(int from, Predicate<String> match, Duration timeout, String what) {
+        return control.await(from, match, timeout, what);
+    }
+
+    int mark() {
+        return control.mark();
+    }
+
+    List<String> lines() {
+        return control.lines();
+    }
+
+    boolean isRunning() {
+        return container.isRunning();
+    }
+
+    private static DockerClient docker() {
+        return DockerClientFactory.instance().client();
+    }
+
+    /** {@code docker kill -s KILL}: the peer dies at once; the kernel closes its sockets. */
+    void kill() {
+        docker().killContainerCmd(container.getContainerId()).withSignal("KILL").exec();
+    }
+
+    /** {@code docker network disconnect --force}: the peer's {@code eth0} disappears. */
+    void disconnect() {
+        docker().disconnectFromNetworkCmd().withNetworkId(network.getId())
+                .withContainerId(container.getContainerId()).withForce(true).exec();
+    }
+
+    /** {@code docker network connect}: the peer gets an interface on the network again. */
+    void reconnect() {
+        docker().connectToNetworkCmd().withNetworkId(network.getId()).withContainerId(container.getContainerId())
+                .exec();
+    }
+
+    /** {@code docker pause}: every process of the peer is frozen (cgroup freezer); its kernel still ACKs. */
+    void pause() {
+        docker().pauseContainerCmd(container.getContainerId()).exec();
+        paused = true;
+    }
+
+    /** {@code docker unpause}. */
+    void unpause() {
+        docker().unpauseContainerCmd(container.getContainerId()).exec();
+        paused = false;
+    }
+
+    @Override
+    public void close() {
+        if (paused) {
+            unpause();
+        }
+        try {
+            if (container.isRunning() && !control.ended()) {
+                try {
+                    control.request("CLOSE", Duration.ofSeconds(20));
+                } catch (AssertionError ignored) {
+                    // stopping the container below ends it anyway
+                }
+            }
+        } finally {
+            control.close();
+            try {
+                Files.write(logDir.resolve(name + ".control"), control.transcript());
+            } catch (IOException ignored) {
+                // the transcript is best effort
+            }
+            container.stop();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}

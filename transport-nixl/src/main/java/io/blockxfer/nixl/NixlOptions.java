@@ -1,0 +1,48 @@
+package io.blockxfer.nixl;
+
+/**
+ * The {@link io.blockxfer.transport.TransportConfig#options() options} the {@code nixl} backend
+ * reads, with their defaults. Unknown keys starting with {@code nixl.} are rejected when a
+ * transport opens, so a typo fails loudly.
+ *
+ * <p>Backend parameters pass through unchanged: the option {@code nixl.<backend>.<key>} (backend
+ * name in lower case) becomes the parameter {@code key} of that NIXL backend, for instance
+ * {@code nixl.ucx.num_threads=4} or {@code nixl.ucx.device_list=mlx5_0:1}.
+ *
+ * <p><b>Thread safety:</b> constants only.
+ */
+public final class NixlOptions {
+
+    /** Comma-separated NIXL backends (plugins) to create, in order; default {@value #DEFAULT_BACKENDS}. */
+    public static final String BACKENDS = "nixl.backends";
+    /** Default of {@link #BACKENDS}. */
+    public static final String DEFAULT_BACKENDS = "UCX";
+
+    /**
+     * Whether the agent runs NIXL's progress thread; default {@code true}. A target without one
+     * stalls connection wireup, so turn it off only for initiators that poll.
+     */
+    public static final String PROGRESS_THREAD = "nixl.progressThread";
+
+    /**
+     * How long the progress thread sleeps between rounds, in microseconds; default
+     * {@value #DEFAULT_PROGRESS_DELAY_MICROS}. 0 spins a core per agent.
+     */
+    public static final String PROGRESS_DELAY_MICROS = "nixl.progressDelayMicros";
+    /** Default of {@link #PROGRESS_DELAY_MICROS}. */
+    public static final long DEFAULT_PROGRESS_DELAY_MICROS = 100;
+
+    /** Whether NIXL captures per-transfer telemetry ({@link NixlTelemetry}); default {@code true}. */
+    public static final String TELEMETRY = "nixl.telemetry";
+
+    /** How many finished transfers {@link NixlTelemetry} remembers; default {@value #DEFAULT_TELEMETRY_HISTORY}. */
+    public static final String TELEMETRY_HISTORY = "nixl.telemetryHistory";
+    /** Default of {@link #TELEMETRY_HISTORY}. */
+    public static final int DEFAULT_TELEMETRY_HISTORY = 1024;
+
+    /** The prefix of UCX backend parameters, e.g. {@code nixl.ucx.num_threads}. */
+    public static final String UCX_PARAM_PREFIX = "nixl.ucx.";
+
+    private NixlOptions() {
+    }
+}

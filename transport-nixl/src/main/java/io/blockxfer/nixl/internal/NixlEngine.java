@@ -1,0 +1,593 @@
+package io.blockxfer.nixl.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import io.blockxfer.nixl.NixlTelemetry;
+import io.blockxfer.transport.BlockRegion;
+import io.blockxfer.transport.IncompatiblePeerException;
+import io.blockxfer.transport.MalformedPeerDescriptorException;
+import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.PeerRegistrationException;
+import io.blockxfer.transport.RegionSpec;
+import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.TransportConfig;
+import io.blockxfer.transport.TransportException;
+import io.blockxfer.transport.spi.TransferEngine;
+import java.lang.System.Logger.Level;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The NIXL {@link TransferEngine}, the seed's {@code NixlTransport} below the managed transport:
+ * one agent, one registration of the whole region, one prepared local descriptor list of every
+ * block, and per peer a prepared remote list of the peer's blocks; each transfer is one
+ * {@code make_xfer_req} over index arrays plus one {@code post_xfer_req}, polled with
+ * {@code get_xfer_status}, released with {@code release_xfer_req} + {@code destroy_xfer_req}.
+ *
+ * <p><b>Dead peers.</b> The C ABI folds NIXL's remote-disconnect error into the generic -2 and
+ * {@code check_remote_md} keeps answering success for a dead peer, so the engine decides itself:
+ * any error from {@code make}, {@code post} or {@code status} of a peer's transfer marks that
+ * remote agent dead and invalidates it in NIXL. NIXL then answers {@code NOT_FOUND} for the
+ * peer's other transfers in flight at their next status check (measured: immediately), so they
+ * are reported failed at the next poll, and later submits to the peer fail at once until it is
+ * re-added. A peer that freezes without an error hits the transfer deadline: the managed
+ * transport then calls {@link #abort}, which invalidates the remote the same way. Transports of
+ * this JVM are fenced ({@link LocalAgents}): closing one fails transfers to it at once.
+ *
+ * <p>A remote agent loaded under one NIXL name is shared, with a reference count, by every peer
+ * id registered with it, so removing one peer id never invalidates another's connection.
+ *
+ * <p><b>Thread safety:</b> thread-safe as {@link TransferEngine} requires; the agent runs in
+ * NIXL's RW mode and no transfer request is touched by two threads at once (the managed transport
+ * guarantees it).
+ */
+public final class NixlEngine implements TransferEngine {
+
+    private static final System.Logger LOG = System.getLogger(NixlEngine.class.getName());
+    private static final SecureRandom NONCES = new SecureRandom();
+    private static final MemorySegment NO_OPT_ARGS = MemorySegment.NULL;
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+    private final String backendName;
+    private final String agentName;
+    private final NixlSettings settings;
+    private final long closeTimeoutNanos;
+    private final NixlAgent agent;
+    private final MemorySegment agentHandle;
+    private final Arena regionArena;
+    private final BlockRegion region;
+    private final MemorySegment registration;
+    private final MemorySegment localList;
+    private final byte[] metadata;
+    private final long nonce;
+    private final int pid;
+    private final LocalAgents.Fence fence;
+    private final TelemetryRing telemetry;
+    private final Object remotesLock = new Object();
+    private final Map<String, RemoteAgent> remotes = new HashMap<>();
+    private final List<NixlXfer> unreleased = new ArrayList<>();
+    private volatile boolean closed;
+
+    /**
+     * Opens an agent over the config's region and registers it.
+     *
+     * @throws IllegalArgumentException for bad {@code nixl.*} options
+     * @throws TransportException if NIXL refuses (the message carries NIXL's status)
+     */
+    public NixlEngine(String backendName, TransportConfig config) {
+        this.backendName = backendName;
+        this.agentName = config.agentName();
+        this.settings = NixlSettings.from(config.options());
+        this.closeTimeoutNanos = config.closeTimeout().toNanos();
+        this.telemetry = new TelemetryRing(settings.telemetry(), settings.telemetryHistory());
+        RegionSpec spec = config.region();
+        Arena memory = null;
+        NixlAgent created = null;
+        MemorySegment reg = null;
+        MemorySegment local = null;
+        LocalAgents.Fence f = null;
+        long n;
+        try {
+            BlockRegion r;
+            if (spec.callerMemory().isPresent()) {
+                r = new BlockRegion(spec.callerMemory().get(), spec.numBlocks(), spec.blockLength(),
+                        BlockRegion.Ownership.CALLER);
+            } else {
+                memory = Arena.ofShared();
+                r = new BlockRegion(memory.allocate(spec.byteSize(), 4096), spec.numBlocks(), spec.blockLength(),
+                        BlockRegion.Ownership.BACKEND);
+            }
+            created = NixlAgent.create(agentName, settings);
+            reg = created.register(r.baseAddress(), r.byteSize());
+            local = created.prepare("", r.baseAddress(), r.blockLength(), r.numBlocks(), 0L);
+            byte[] nixlBlob = created.localMetadata();
+            long candidate;
+            do {
+                candidate = NONCES.nextLong();
+            } while (candidate == 0);
+            n = candidate;
+            this.pid = NixlNative.getpid();
+            this.metadata = NixlMetadata.frame(agentName, n, pid, r.baseAddress(), r.byteSize(), nixlBlob);
+            f = LocalAgents.register(n, agentName);
+            this.region = r;
+        } catch (NixlException e) {
+            undo(created, reg, local, memory);
+            throw new TransportException("opening NIXL agent '" + agentName + "' failed: " + e.getMessage(), e);
+        } catch (RuntimeException | Error e) {
+            undo(created, reg, local, memory);
+            throw e;
+        }
+        this.nonce = n;
+        this.fence = f;
+        this.agent = created;
+        this.agentHandle = created.handle();
+        this.regionArena = memory;
+        this.registration = reg;
+        this.localList = local;
+    }
+
+    private static void undo(NixlAgent agent, MemorySegment reg, MemorySegment local, Arena memory) {
+        if (agent != null) {
+            if (local != null) {
+                agent.releasePrepared(local);
+            }
+            if (reg != null) {
+                agent.deregister(reg);
+            }
+            agent.destroy();
+        }
+        if (memory != null) {
+            memory.close();
+        }
+    }
+
+    // ------------------------------------------------------------------ facts
+
+    @Override
+    public String backendName() {
+        return backendName;
+    }
+
+    @Override
+    public BlockRegion region() {
+        return region;
+    }
+
+    @Override
+    public byte[] agentMetadata() {
+        return metadata.clone();
+    }
+
+    /** The NIXL agent this engine drives (for tests and the benchmark). */
+    public NixlAgent agent() {
+        return agent;
+    }
+
+    @Override
+    public <T> Optional<T> feature(Class<T> type) {
+        return type == NixlTelemetry.class ? Optional.of(type.cast(telemetry)) : Optional.empty();
+    }
+
+    // ------------------------------------------------------------------ peers
+
+    /** One remote NIXL agent as loaded into ours, shared by the peer ids registered with it. */
+    static final class RemoteAgent {
+        final String name;
+        final byte[] blob;
+        final LocalAgents.Fence fence;
+        int refs;
+        boolean invalidated;
+        volatile String deadCause;
+
+        RemoteAgent(String name, byte[] blob, LocalAgents.Fence fence) {
+            this.name = name;
+            this.blob = blob;
+            this.fence = fence;
+        }
+    }
+
+    /** The engine's peer handle. */
+    static final class NixlPeer {
+        final String peerId;
+        final RemoteAgent remote;
+        final MemorySegment remoteList;
+        volatile boolean aborted;
+        boolean disconnected;
+
+        NixlPeer(String peerId, RemoteAgent remote, MemorySegment remoteList) {
+            this.peerId = peerId;
+            this.remote = remote;
+            this.remoteList = remoteList;
+        }
+
+        @Override
+        public String toString() {
+            return "peer '" + peerId + "' (NIXL agent '" + remote.name + "')";
+        }
+    }
+
+    @Override
+    public Object connect(String peerId, PeerDescriptor peer) {
+        ensureOpen();
+        NixlMetadata md = NixlMetadata.parse(peer.metadata());
+        if (md.agentName().equals(agentName) || md.nonce() == nonce && md.framed()) {
+            throw new IncompatiblePeerException("peer '" + peerId + "' is this transport's own NIXL agent '"
+                    + agentName + "'");
+        }
+        long bytes = Math.multiplyExact((long) peer.numBlocks(), peer.blockLength());
+        NixlMetadata.Region holder = md.dramRegionHolding(peer.baseAddress(), bytes).orElseThrow(
+                () -> new IncompatiblePeerException("descriptor of peer '" + peerId + "' claims " + peer.numBlocks()
+                        + " x " + peer.blockLength() + " B at 0x" + Long.toHexString(peer.baseAddress())
+                        + ", which is not inside memory the peer registered with NIXL: " + md.regions()));
+        LocalAgents.Fence targetFence = md.framed() ? LocalAgents.find(md.nonce(), md.pid(), pid) : null;
+        if (targetFence != null && targetFence.isClosed()) {
+            throw new PeerRegistrationException("peer '" + peerId + "' is unreachable: its transport in this JVM"
+                    + " is closed");
+        }
+        RemoteAgent remote = acquire(peerId, md, targetFence);
+        MemorySegment list;
+        try {
+            list = agent.prepare(remote.name, peer.baseAddress(), peer.blockLength(), peer.numBlocks(),
+                    holder.deviceId());
+        } catch (NixlException | IllegalStateException e) {
+            releaseRemote(remote);
+            throw new PeerRegistrationException("preparing the " + peer.numBlocks() + " blocks of peer '" + peerId
+                    + "' failed: " + e.getMessage(), e);
+        }
+        return new NixlPeer(peerId, remote, list);
+    }
+
+    private RemoteAgent acquire(String peerId, NixlMetadata md, LocalAgents.Fence targetFence) {
+        synchronized (remotesLock) {
+            ensureOpen();
+            RemoteAgent current = remotes.get(md.agentName());
+            if (current != null && current.deadCause == null && Arrays.equals(current.blob, md.nixlBlob())) {
+                current.refs++;
+                return current;
+            }
+            if (current != null) {
+                // a new incarnation under the same name, or the old one died: NIXL needs it invalidated first
+                invalidateLocked(current, current.deadCause != null ? current.deadCause
+                        : "superseded by new metadata for the same agent name (peer '" + peerId + "')");
+                remotes.remove(md.agentName());
+            }
+            String loaded;
+            try {
+                loaded = agent.loadRemote(md.nixlBlob());
+            } catch (NixlException e) {
+                throw new MalformedPeerDescriptorException("NIXL refused the metadata of peer '" + peerId + "' (agent '"
+                        + md.agentName() + "'): " + e.getMessage(), e);
+            }
+            RemoteAgent remote = new RemoteAgent(loaded, md.nixlBlob(), targetFence);
+            if (!loaded.equals(md.agentName())) {
+                invalidateLocked(remote, "loaded under an unexpected name");
+                throw new MalformedPeerDescriptorException("NIXL loaded the metadata of peer '" + peerId
+                        + "' as agent '" + loaded + "', but it names '" + md.agentName() + "'");
+            }
+            remote.refs = 1;
+            remotes.put(loaded, remote);
+            return remote;
+        }
+    }
+
+    private void releaseRemote(RemoteAgent remote) {
+        synchronized (remotesLock) {
+            remote.refs--;
+            if (remote.refs == 0) {
+                invalidateLocked(remote, null);
+                remotes.remove(remote.name, remote);
+            }
+        }
+    }
+
+    private void invalidateLocked(RemoteAgent remote, String deadCause) {
+        if (deadCause != null && remote.deadCause == null) {
+            remote.deadCause = deadCause;
+        }
+        if (!remote.invalidated && !agent.isClosed()) {
+            remote.invalidated = true;
+            int status = agent.invalidateRemote(remote.name);
+            if (status != NixlStatus.SUCCESS && status != NixlStatus.ERROR_NOT_FOUND) {
+                LOG.log(Level.DEBUG, () -> this + ": " + NixlStatus.describe("nixl_capi_invalidate_remote_md('"
+                        + remote.name + "')", status));
+            }
+        }
+    }
+
+    /** Marks a remote agent dead after a native error on one of its transfers, and invalidates it. */
+    private void markDead(RemoteAgent remote, String cause) {
+        if (remote.deadCause != null) {
+            return;
+        }
+        synchronized (remotesLock) {
+            if (remote.deadCause == null) {
+                LOG.log(Level.WARNING, "{0}: NIXL agent ''{1}'' is considered dead ({2}); its transfers in flight"
+                        + " fail and new ones are refused until its peer is added again", this, remote.name, cause);
+                invalidateLocked(remote, cause);
+            }
+        }
+    }
+
+    @Override
+    public void abort(Object peerHandle) {
+        NixlPeer peer = (NixlPeer) peerHandle;
+        peer.aborted = true;
+        synchronized (remotesLock) {
+            // only the sole user may cut the connection; another peer id on the same agent stays up
+            if (peer.remote.refs == 1) {
+                invalidateLocked(peer.remote, "connection aborted (peer '" + peer.peerId + "' removed, replaced or"
+                        + " past its deadline)");
+            }
+        }
+    }
+
+    @Override
+    public void disconnect(Object peerHandle) {
+        NixlPeer peer = (NixlPeer) peerHandle;
+        synchronized (remotesLock) {
+            if (peer.disconnected) {
+                return;
+            }
+            peer.disconnected = true;
+        }
+        if (!agent.isClosed()) {
+            int status = agent.releasePrepared(peer.remoteList);
+            if (status != NixlStatus.SUCCESS) {
+                LOG.log(Level.DEBUG, () -> this + ": " + NixlStatus.describe("nixl_capi_release_xfer_dlist_handle("
+                        + peer + ")", status));
+            }
+        }
+        releaseRemote(peer.remote);
+    }
+
+    // ------------------------------------------------------------------ transfers
+
+    /** One transfer: NIXL's request and what the engine tracks about it. */
+    static final class NixlXfer {
+        final long id;
+        final MemorySegment request;
+        final NixlPeer peer;
+        final TransferOp op;
+        final int blocks;
+        int state = PENDING;
+        boolean fenced;
+        boolean measured;
+        long postMicros;
+        long transferMicros;
+        long bytes;
+        long descriptors;
+
+        NixlXfer(long id, MemorySegment request, NixlPeer peer, TransferOp op, int blocks, boolean fenced) {
+            this.id = id;
+            this.request = request;
+            this.peer = peer;
+            this.op = op;
+            this.blocks = blocks;
+            this.fenced = fenced;
+        }
+    }
+
+    /** Per-thread native scratch for index arrays and out-parameters. */
+    private static final class Scratch {
+        final Arena arena = Arena.ofAuto();
+        final MemorySegment out = arena.allocate(ADDRESS);
+        final MemorySegment telemetry = arena.allocate(NixlNative.XFER_TELEMETRY);
+        MemorySegment indices = arena.allocate(JAVA_INT, 2048);
+
+        MemorySegment indices(int count) {
+            if (indices.byteSize() < (long) count * 2 * Integer.BYTES) {
+                indices = Arena.ofAuto().allocate(JAVA_INT, Math.max((long) count * 2, indices.byteSize() / 2));
+            }
+            return indices;
+        }
+    }
+
+    @Override
+    public Object submit(long transferId, Object peerHandle, TransferOp op, int[] localBlocks, int[] remoteBlocks) {
+        NixlPeer peer = (NixlPeer) peerHandle;
+        RemoteAgent remote = peer.remote;
+        if (peer.aborted) {
+            throw new IllegalStateException("the connection to " + peer + " was aborted; add the peer again");
+        }
+        String dead = remote.deadCause;
+        if (dead != null) {
+            throw new IllegalStateException(peer + " is dead (" + dead + "); add the peer again");
+        }
+        LocalAgents.Fence target = remote.fence;
+        if (target != null && !target.enter()) {
+            markDead(remote, "its transport in this JVM closed");
+            throw new IllegalStateException(peer + " is closed (a transport of this JVM)");
+        }
+        boolean fenceHeld = target != null;
+        try {
+            int n = localBlocks.length;
+            Scratch s = SCRATCH.get();
+            MemorySegment indices = s.indices(n);
+            MemorySegment.copy(localBlocks, 0, indices, JAVA_INT, 0, n);
+            MemorySegment.copy(remoteBlocks, 0, indices, JAVA_INT, (long) n * Integer.BYTES, n);
+            MemorySegment out = s.out;
+            out.set(ADDRESS, 0, MemorySegment.NULL);
+            int status = NixlNative.makeXferReq(agentHandle, op == TransferOp.WRITE ? NixlNative.OP_WRITE
+                    : NixlNative.OP_READ, localList, indices, n, peer.remoteList,
+                    indices.asSlice((long) n * Integer.BYTES), n, out, NO_OPT_ARGS);
+            if (status != NixlStatus.SUCCESS) {
+                if (status != NixlStatus.ERROR_INVALID_PARAM) {
+                    markDead(remote, NixlStatus.describe("nixl_capi_make_xfer_req", status));
+                }
+                throw new NixlException("nixl_capi_make_xfer_req to " + peer, status);
+            }
+            MemorySegment request = NixlNative.scoped(out.get(ADDRESS, 0), agent.arena());
+            status = NixlNative.postXferReq(agentHandle, request, NO_OPT_ARGS);
+            if (NixlStatus.isError(status)) {
+                dispose(request);
+                markDead(remote, NixlStatus.describe("nixl_capi_post_xfer_req", status));
+                throw new NixlException("nixl_capi_post_xfer_req to " + peer, status);
+            }
+            NixlXfer x = new NixlXfer(transferId, request, peer, op, n, fenceHeld);
+            fenceHeld = false;
+            if (status == NixlStatus.SUCCESS) {
+                finish(x, status);
+            }
+            return x;
+        } finally {
+            if (fenceHeld) {
+                target.exit();
+            }
+        }
+    }
+
+    @Override
+    public int status(Object transfer) {
+        NixlXfer x = (NixlXfer) transfer;
+        if (x.state != PENDING) {
+            return x.state;
+        }
+        int status = NixlNative.getXferStatus(agentHandle, x.request);
+        if (status == NixlStatus.IN_PROG) {
+            return PENDING;
+        }
+        return finish(x, status);
+    }
+
+    private int finish(NixlXfer x, int status) {
+        if (x.fenced) {
+            x.fenced = false;
+            x.peer.remote.fence.exit();
+        }
+        if (status == NixlStatus.SUCCESS) {
+            x.state = DONE;
+            if (telemetry.capturing()) {
+                recordTelemetry(x);
+            }
+        } else {
+            x.state = FAILED;
+            markDead(x.peer.remote, NixlStatus.describe("nixl_capi_get_xfer_status", status));
+        }
+        return x.state;
+    }
+
+    private void recordTelemetry(NixlXfer x) {
+        MemorySegment t = SCRATCH.get().telemetry;
+        if (NixlNative.getXferTelemetry(agentHandle, x.request, t) == NixlStatus.SUCCESS) {
+            x.postMicros = t.get(JAVA_LONG, 8);
+            x.transferMicros = t.get(JAVA_LONG, 16);
+            x.bytes = t.get(JAVA_LONG, 24);
+            x.descriptors = t.get(JAVA_LONG, 32);
+            x.measured = true;
+            telemetry.record(x.id, x.peer.peerId, x.op, x.blocks, t.get(JAVA_LONG, 0), x.postMicros,
+                    x.transferMicros, x.bytes, x.descriptors);
+        }
+    }
+
+    @Override
+    public boolean nativeTelemetry(Object transfer, long[] out) {
+        NixlXfer x = (NixlXfer) transfer;
+        if (!x.measured) {
+            return false;
+        }
+        out[0] = x.postMicros;
+        out[1] = x.transferMicros;
+        out[2] = x.bytes;
+        out[3] = x.descriptors;
+        return true;
+    }
+
+    @Override
+    public void release(Object transfer) {
+        NixlXfer x = (NixlXfer) transfer;
+        if (x.fenced) {
+            x.fenced = false;
+            x.peer.remote.fence.exit();
+        }
+        int status = NixlNative.releaseXferReq(agentHandle, x.request);
+        if (status != NixlStatus.SUCCESS) {
+            synchronized (unreleased) {
+                unreleased.add(x);
+            }
+            throw new NixlException("nixl_capi_release_xfer_req (kept for a retry at close)", status);
+        }
+        NixlNative.destroyXferReq(x.request);
+    }
+
+    /** Releases a request that never became a transfer (its post failed, so it is terminal). */
+    private void dispose(MemorySegment request) {
+        if (NixlNative.releaseXferReq(agentHandle, request) == NixlStatus.SUCCESS) {
+            NixlNative.destroyXferReq(request);
+        }
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("NIXL engine '" + agentName + "' is closed");
+        }
+    }
+
+    @Override
+    public void close(boolean leaked) {
+        synchronized (remotesLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        // transports of this JVM that still write into our region must finish first
+        boolean drained = fence.closeAndDrain(closeTimeoutNanos);
+        LocalAgents.unregister(nonce, fence);
+        if (!drained) {
+            LOG.log(Level.WARNING, "{0}: transfers from other transports of this JVM still target this region after"
+                    + " the close timeout; its memory and registration are left allocated", this);
+        }
+        List<NixlXfer> retry;
+        synchronized (unreleased) {
+            retry = new ArrayList<>(unreleased);
+            unreleased.clear();
+        }
+        for (NixlXfer x : retry) {
+            if (NixlNative.getXferStatus(agentHandle, x.request) != NixlStatus.IN_PROG
+                    && NixlNative.releaseXferReq(agentHandle, x.request) == NixlStatus.SUCCESS) {
+                NixlNative.destroyXferReq(x.request);
+            } else {
+                leaked = true;
+            }
+        }
+        synchronized (remotesLock) {
+            for (RemoteAgent r : remotes.values()) {
+                invalidateLocked(r, "transport closed");
+            }
+            remotes.clear();
+        }
+        if (leaked || !drained) {
+            LOG.log(Level.WARNING, "{0}: closing with transfers NIXL still runs: the agent, its registration and the"
+                    + " region stay allocated so that no late byte lands in freed memory", this);
+            return;
+        }
+        agent.releasePrepared(localList);
+        int status = agent.deregister(registration);
+        if (status != NixlStatus.SUCCESS) {
+            LOG.log(Level.WARNING, () -> this + ": " + NixlStatus.describe("nixl_capi_deregister_mem", status));
+        }
+        int destroyed = agent.destroy();
+        if (destroyed != NixlStatus.SUCCESS) {
+            LOG.log(Level.WARNING, () -> this + ": " + NixlStatus.describe("nixl_capi_destroy_agent", destroyed));
+        }
+        if (regionArena != null) {
+            regionArena.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "NIXL engine '" + agentName + "'";
+    }
+}

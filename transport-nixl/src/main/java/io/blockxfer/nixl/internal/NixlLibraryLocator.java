@@ -1,0 +1,248 @@
+package io.blockxfer.nixl.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * Finds {@code libnixl_capi.so} without loading it. The order, first match wins:
+ * <ol>
+ *   <li>the system property {@value #LIB_PROPERTY}: the path of the library (an explicit choice:
+ *       if it does not exist, nothing else is tried);</li>
+ *   <li>the environment variable {@value #LIB_ENV}, likewise;</li>
+ *   <li>the project folder {@code <natives>/nixl/.nixl_cu12.mesonpy.libs/libnixl_capi.so}, where
+ *       {@code <natives>} is the system property {@value #NATIVES_PROPERTY}, the environment
+ *       variable {@value #NATIVES_ENV}, or a {@code natives/} folder found walking up from
+ *       {@code user.dir};</li>
+ *   <li>an installed Python package {@code nixl_cu12} or {@code nixl_cu13}, in the site-packages
+ *       folders {@code python3} reports;</li>
+ *   <li>the system: {@code libnixl_capi.so} by name, through the dynamic linker's search path.</li>
+ * </ol>
+ * Every step taken is written to the trace, so an unavailability message can say where it looked.
+ *
+ * <p><b>Thread safety:</b> immutable; {@link #locate()} may run concurrently (it starts a
+ * {@code python3} process only when the earlier steps found nothing).
+ */
+public final class NixlLibraryLocator {
+
+    /** System property: the path of {@code libnixl_capi.so}. */
+    public static final String LIB_PROPERTY = "blockxfer.nixl.lib";
+    /** Environment variable: the path of {@code libnixl_capi.so}. */
+    public static final String LIB_ENV = "BLOCKXFER_NIXL_LIB";
+    /** System property: the project's natives folder. */
+    public static final String NATIVES_PROPERTY = "blockxfer.natives.dir";
+    /** Environment variable: the project's natives folder. */
+    public static final String NATIVES_ENV = "BLOCKXFER_NATIVES_DIR";
+    /** The library's file name. */
+    public static final String LIBRARY = "libnixl_capi.so";
+    /** The wheel flavours searched, in order. */
+    static final List<String> FLAVOURS = List.of("nixl_cu12", "nixl_cu13");
+
+    private final Function<String, String> properties;
+    private final Function<String, String> environment;
+    private final Path userDir;
+    private final Function<List<String>, List<Path>> pythonSiteDirs;
+
+    /** What {@link #locate()} found. */
+    public enum Source {
+        /** {@value #LIB_PROPERTY}. */
+        PROPERTY,
+        /** {@value #LIB_ENV}. */
+        ENVIRONMENT,
+        /** The project's natives folder. */
+        PROJECT,
+        /** An installed Python package. */
+        PYTHON_PACKAGE,
+        /** The dynamic linker's search path. */
+        SYSTEM
+    }
+
+    /**
+     * The outcome of a search: a path to load (absent for {@link Source#SYSTEM}, which loads by
+     * name), where it came from, and the trace of every place looked at.
+     *
+     * @param library the file to load, or empty to load {@value #LIBRARY} by name
+     * @param source which step found it
+     * @param trace what each step saw
+     */
+    public record Location(Optional<Path> library, Source source, List<String> trace) {
+        /** The plugin folder next to the library ({@code plugins/}), if there is one. */
+        public Optional<Path> pluginDir() {
+            return library.map(p -> p.toAbsolutePath().getParent().resolve("plugins")).filter(Files::isDirectory);
+        }
+
+        /** The wheel version from a {@code nixl_cuNN-X.Y.Z.dist-info} folder beside the library's folder. */
+        public Optional<String> wheelVersion() {
+            if (library.isEmpty()) {
+                return Optional.empty();
+            }
+            Path site = library.get().toAbsolutePath().getParent().getParent();
+            if (site == null || !Files.isDirectory(site)) {
+                return Optional.empty();
+            }
+            try (DirectoryStream<Path> dirs = Files.newDirectoryStream(site, "nixl_cu*-*.dist-info")) {
+                for (Path d : dirs) {
+                    String name = d.getFileName().toString();
+                    String version = name.substring(name.indexOf('-') + 1, name.length() - ".dist-info".length());
+                    return Optional.of(name.substring(0, name.indexOf('-')).replace('_', '-') + " " + version);
+                }
+            } catch (IOException e) {
+                return Optional.empty();
+            }
+            return Optional.empty();
+        }
+
+        /** The trace as one line. */
+        public String describe() {
+            return String.join("; ", trace);
+        }
+    }
+
+    /** A locator over this JVM's system properties, environment and {@code user.dir}. */
+    public static NixlLibraryLocator fromSystem() {
+        return new NixlLibraryLocator(System::getProperty, System.getenv()::get,
+                Path.of(System.getProperty("user.dir", ".")), NixlLibraryLocator::askPython);
+    }
+
+    /** A locator over the given sources; for tests. */
+    public NixlLibraryLocator(Function<String, String> properties, Function<String, String> environment, Path userDir,
+            Function<List<String>, List<Path>> pythonSiteDirs) {
+        this.properties = Objects.requireNonNull(properties, "properties");
+        this.environment = Objects.requireNonNull(environment, "environment");
+        this.userDir = Objects.requireNonNull(userDir, "userDir");
+        this.pythonSiteDirs = Objects.requireNonNull(pythonSiteDirs, "pythonSiteDirs");
+    }
+
+    /** Looks for the library; never throws for a missing file (the trace says why). */
+    public Location locate() {
+        List<String> trace = new ArrayList<>();
+        String explicit = blankToNull(properties.apply(LIB_PROPERTY));
+        if (explicit != null) {
+            trace.add("system property " + LIB_PROPERTY + "=" + explicit);
+            return new Location(Optional.of(Path.of(explicit)), Source.PROPERTY, List.copyOf(trace));
+        }
+        explicit = blankToNull(environment.apply(LIB_ENV));
+        if (explicit != null) {
+            trace.add("environment " + LIB_ENV + "=" + explicit);
+            return new Location(Optional.of(Path.of(explicit)), Source.ENVIRONMENT, List.copyOf(trace));
+        }
+        Optional<Path> natives = nativesDir(trace);
+        if (natives.isPresent()) {
+            for (String flavour : FLAVOURS) {
+                Path candidate = libraryIn(natives.get().resolve("nixl"), flavour);
+                if (Files.isRegularFile(candidate)) {
+                    trace.add("project folder: found " + candidate);
+                    return new Location(Optional.of(candidate), Source.PROJECT, List.copyOf(trace));
+                }
+            }
+            trace.add("project folder " + natives.get().resolve("nixl")
+                    + " holds no NIXL wheel (run scripts/install-natives nixl)");
+        }
+        List<Path> sites;
+        try {
+            sites = pythonSiteDirs.apply(trace);
+        } catch (RuntimeException e) {
+            trace.add("python3 site-packages: " + e);
+            sites = List.of();
+        }
+        for (Path site : sites) {
+            for (String flavour : FLAVOURS) {
+                Path candidate = libraryIn(site, flavour);
+                if (Files.isRegularFile(candidate)) {
+                    trace.add("Python package: found " + candidate);
+                    return new Location(Optional.of(candidate), Source.PYTHON_PACKAGE, List.copyOf(trace));
+                }
+            }
+        }
+        if (!sites.isEmpty()) {
+            trace.add("no nixl_cu12/nixl_cu13 package in " + sites);
+        }
+        trace.add("falling back to " + LIBRARY + " on the system library path");
+        return new Location(Optional.empty(), Source.SYSTEM, List.copyOf(trace));
+    }
+
+    /** {@code <site>/.<flavour>.mesonpy.libs/libnixl_capi.so}. */
+    static Path libraryIn(Path site, String flavour) {
+        return site.resolve("." + flavour + ".mesonpy.libs").resolve(LIBRARY);
+    }
+
+    private Optional<Path> nativesDir(List<String> trace) {
+        for (String[] source : new String[][] {{NATIVES_PROPERTY, properties.apply(NATIVES_PROPERTY)},
+                {NATIVES_ENV, environment.apply(NATIVES_ENV)}}) {
+            String dir = blankToNull(source[1]);
+            if (dir == null) {
+                continue;
+            }
+            if (Files.isDirectory(Path.of(dir))) {
+                trace.add("natives folder from " + source[0] + ": " + dir);
+                return Optional.of(Path.of(dir));
+            }
+            trace.add("natives folder from " + source[0] + " does not exist: " + dir);
+        }
+        for (Path p = userDir.toAbsolutePath(); p != null; p = p.getParent()) {
+            Path candidate = p.resolve("natives");
+            if (Files.isDirectory(candidate)) {
+                trace.add("natives folder found above user.dir: " + candidate);
+                return Optional.of(candidate);
+            }
+        }
+        trace.add("no natives folder (" + NATIVES_PROPERTY + ", " + NATIVES_ENV + ", or natives/ above " + userDir + ")");
+        return Optional.empty();
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s.trim();
+    }
+
+    /** Asks {@code python3} for its site-packages folders (5 s at most). */
+    static List<Path> askPython(List<String> trace) {
+        String script = "import site,sysconfig\n"
+                + "d=[sysconfig.get_paths().get(k) for k in ('purelib','platlib')]\n"
+                + "d+=getattr(site,'getsitepackages',lambda:[])()\n"
+                + "d.append(getattr(site,'getusersitepackages',lambda:'')())\n"
+                + "print('\\n'.join(x for x in d if x))\n";
+        Process p;
+        try {
+            p = new ProcessBuilder("python3", "-c", script).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            trace.add("python3 not runnable: " + e.getMessage());
+            return List.of();
+        }
+        try (InputStream in = p.getInputStream()) {
+            p.getOutputStream().close();
+            if (!p.waitFor(5, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                trace.add("python3 did not answer within 5 s");
+                return List.of();
+            }
+            String out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            if (p.exitValue() != 0) {
+                trace.add("python3 failed (exit " + p.exitValue() + "): " + out.strip());
+                return List.of();
+            }
+            Set<Path> dirs = new LinkedHashSet<>();
+            out.lines().map(String::strip).filter(s -> !s.isEmpty()).forEach(s -> dirs.add(Path.of(s)));
+            trace.add("python3 site-packages: " + dirs);
+            return List.copyOf(dirs);
+        } catch (IOException e) {
+            trace.add("reading python3's answer failed: " + e.getMessage());
+            return List.of();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            p.destroyForcibly();
+            trace.add("interrupted while asking python3");
+            return List.of();
+        }
+    }
+}

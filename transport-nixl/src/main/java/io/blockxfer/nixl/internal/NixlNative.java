@@ -1,0 +1,642 @@
+package io.blockxfer.nixl.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BOOLEAN;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * The binding: owns every downcall handle into {@code libnixl_capi.so} (the C ABI of the
+ * {@code nixl-cu12} 1.5.1 wheel) and the few libc functions it needs. Each handle is a
+ * {@code static final} {@link MethodHandle} called with {@code invokeExact}; each method here is
+ * one C call, returning its {@code nixl_capi_status_t} unchanged (see {@link NixlStatus}).
+ *
+ * <p>The function descriptors are written by hand against the 1.5.1 {@code wrapper.h} (upstream,
+ * not shipped in the wheel, not copied here). Pointers are {@code ADDRESS}, {@code size_t} and
+ * {@code uint64_t} are {@code JAVA_LONG}, enums and {@code int} are {@code JAVA_INT}, C
+ * {@code bool} is {@code JAVA_BOOLEAN}. No C++ exception reaches the JVM: each bound function
+ * wraps its body in {@code try { ... } catch (...)} and returns {@link NixlStatus#ERROR_BACKEND}
+ * instead, except the destroy functions, {@code is_stub} and the string-list reads, whose bodies
+ * cannot throw; {@code scripts/nixl-check-abi} verifies this on the installed binary from its
+ * exception tables.
+ *
+ * <p>Loading happens once, when this class initialises: the library is found by
+ * {@link NixlLibraryLocator}; before it loads, {@code UCX_ERROR_SIGNALS} is set empty (UCX's
+ * signal handlers would otherwise replace the JVM's) and {@code NIXL_PLUGIN_DIR} is set to the
+ * {@code plugins/} folder beside the library. A failure makes initialisation throw a
+ * {@link NixlLoadException} naming the cause with {@code dlerror()}'s text; the provider's
+ * availability probe reports it.
+ *
+ * <p>Memory NIXL allocates for its outputs (local metadata, loaded agent names) is released with
+ * {@link #free(MemorySegment)}, libc's {@code free}.
+ *
+ * <p><b>Thread safety:</b> the handles are immutable and the C functions are called with NIXL's
+ * {@code NIXL_THREAD_SYNC_RW} agents, so calls may come from any thread, with the exceptions NIXL
+ * states: never two calls on one transfer request at once.
+ */
+@SuppressWarnings("restricted")
+public final class NixlNative {
+
+    /** The C ABI this binding is written against. */
+    public static final String TARGET_VERSION = "1.5.1";
+
+    // enums of the 1.5.1 C ABI
+    /** {@code nixl_capi_mem_type_t DRAM_SEG}. */
+    public static final int MEM_DRAM = 0;
+    /** {@code nixl_capi_xfer_op_t NIXL_CAPI_XFER_OP_READ}. */
+    public static final int OP_READ = 0;
+    /** {@code nixl_capi_xfer_op_t NIXL_CAPI_XFER_OP_WRITE}. */
+    public static final int OP_WRITE = 1;
+    /** {@code nixl_capi_thread_sync_t NIXL_CAPI_THREAD_SYNC_RW}. */
+    public static final int THREAD_SYNC_RW = 2;
+
+    /**
+     * {@code struct nixl_capi_agent_config_s} (40 bytes): {@code bool enable_prog_thread; bool
+     * enable_listen_thread; int listen_port; int thread_sync; unsigned num_workers; uint64_t
+     * pthr_delay_us; uint64_t lthr_delay_us; bool capture_telemetry;}.
+     */
+    public static final StructLayout AGENT_CONFIG = MemoryLayout.structLayout(
+            JAVA_BOOLEAN.withName("enable_prog_thread"),
+            JAVA_BOOLEAN.withName("enable_listen_thread"),
+            MemoryLayout.paddingLayout(2),
+            JAVA_INT.withName("listen_port"),
+            JAVA_INT.withName("thread_sync"),
+            JAVA_INT.withName("num_workers"),
+            JAVA_LONG.withName("pthr_delay_us"),
+            JAVA_LONG.withName("lthr_delay_us"),
+            JAVA_BOOLEAN.withName("capture_telemetry"),
+            MemoryLayout.paddingLayout(7)).withName("nixl_capi_agent_config_s");
+
+    /**
+     * {@code struct nixl_capi_xfer_telemetry_s} (40 bytes): {@code uint64_t start_time_us,
+     * post_duration_us, xfer_duration_us, total_bytes, desc_count}.
+     */
+    public static final StructLayout XFER_TELEMETRY = MemoryLayout.structLayout(
+            JAVA_LONG.withName("start_time_us"),
+            JAVA_LONG.withName("post_duration_us"),
+            JAVA_LONG.withName("xfer_duration_us"),
+            JAVA_LONG.withName("total_bytes"),
+            JAVA_LONG.withName("desc_count")).withName("nixl_capi_xfer_telemetry_s");
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final SymbolLookup LIBC = LINKER.defaultLookup();
+    private static final FunctionDescriptor I_P = FunctionDescriptor.of(JAVA_INT, ADDRESS);
+    private static final FunctionDescriptor I_PP = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
+    private static final FunctionDescriptor I_PPP = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+
+    // ---------------------------------------------------------------- libc
+    private static final MethodHandle SETENV = libc("setenv", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
+            JAVA_INT));
+    private static final MethodHandle FREE = libc("free", FunctionDescriptor.ofVoid(ADDRESS));
+    private static final MethodHandle DLOPEN = libc("dlopen", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
+    private static final MethodHandle DLERROR = libc("dlerror", FunctionDescriptor.of(ADDRESS));
+    private static final MethodHandle GETPID = libc("getpid", FunctionDescriptor.of(JAVA_INT));
+
+    // ---------------------------------------------------------------- the library
+    private static final Loaded LOADED = Loaded.load();
+
+    // ---------------------------------------------------------------- nixl_capi
+    private static final MethodHandle IS_STUB = nixl("nixl_capi_is_stub", FunctionDescriptor.of(JAVA_BOOLEAN));
+    private static final MethodHandle CREATE_CONFIGURED_AGENT = nixl("nixl_capi_create_configured_agent", I_PPP);
+    private static final MethodHandle DESTROY_AGENT = nixl("nixl_capi_destroy_agent", I_P);
+    private static final MethodHandle GET_AVAILABLE_PLUGINS = nixl("nixl_capi_get_available_plugins", I_PP);
+    private static final MethodHandle STRING_LIST_SIZE = nixl("nixl_capi_string_list_size", I_PP);
+    private static final MethodHandle STRING_LIST_GET = nixl("nixl_capi_string_list_get",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    private static final MethodHandle DESTROY_STRING_LIST = nixl("nixl_capi_destroy_string_list", I_P);
+    private static final MethodHandle CREATE_PARAMS = nixl("nixl_capi_create_params", I_P);
+    private static final MethodHandle PARAMS_ADD = nixl("nixl_capi_params_add", I_PPP);
+    private static final MethodHandle DESTROY_PARAMS = nixl("nixl_capi_destroy_params", I_P);
+    private static final MethodHandle CREATE_BACKEND = nixl("nixl_capi_create_backend",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle DESTROY_BACKEND = nixl("nixl_capi_destroy_backend", I_P);
+    private static final MethodHandle CREATE_REG_DLIST = nixl("nixl_capi_create_reg_dlist",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    private static final MethodHandle REG_DLIST_ADD_DESC = nixl("nixl_capi_reg_dlist_add_desc",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG));
+    private static final MethodHandle DESTROY_REG_DLIST = nixl("nixl_capi_destroy_reg_dlist", I_P);
+    private static final MethodHandle REGISTER_MEM = nixl("nixl_capi_register_mem", I_PPP);
+    private static final MethodHandle DEREGISTER_MEM = nixl("nixl_capi_deregister_mem", I_PPP);
+    private static final MethodHandle GET_LOCAL_MD = nixl("nixl_capi_get_local_md", I_PPP);
+    private static final MethodHandle LOAD_REMOTE_MD = nixl("nixl_capi_load_remote_md",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
+    private static final MethodHandle INVALIDATE_REMOTE_MD = nixl("nixl_capi_invalidate_remote_md", I_PP);
+    private static final MethodHandle CHECK_REMOTE_MD = nixl("nixl_capi_check_remote_md", I_PPP);
+    private static final MethodHandle CREATE_XFER_DLIST = nixl("nixl_capi_create_xfer_dlist",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    private static final MethodHandle XFER_DLIST_ADD_DESC = nixl("nixl_capi_xfer_dlist_add_desc",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle DESTROY_XFER_DLIST = nixl("nixl_capi_destroy_xfer_dlist", I_P);
+    private static final MethodHandle PREP_XFER_DLIST = nixl("nixl_capi_prep_xfer_dlist",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle RELEASE_XFER_DLIST_HANDLE = nixl("nixl_capi_release_xfer_dlist_handle", I_PP);
+    private static final MethodHandle MAKE_XFER_REQ = nixl("nixl_capi_make_xfer_req", FunctionDescriptor.of(JAVA_INT,
+            ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
+    private static final MethodHandle POST_XFER_REQ = nixl("nixl_capi_post_xfer_req", I_PPP);
+    private static final MethodHandle GET_XFER_STATUS = nixl("nixl_capi_get_xfer_status", I_PP);
+    private static final MethodHandle RELEASE_XFER_REQ = nixl("nixl_capi_release_xfer_req", I_PP);
+    private static final MethodHandle DESTROY_XFER_REQ = nixl("nixl_capi_destroy_xfer_req", I_P);
+    private static final MethodHandle GET_XFER_TELEMETRY = nixl("nixl_capi_get_xfer_telemetry", I_PPP);
+
+    private NixlNative() {
+    }
+
+    private static MethodHandle libc(String name, FunctionDescriptor fd) {
+        return LINKER.downcallHandle(LIBC.find(name).orElseThrow(
+                () -> new NixlLoadException("libc lacks " + name + "()")), fd);
+    }
+
+    private static MethodHandle nixl(String name, FunctionDescriptor fd) {
+        MemorySegment symbol = LOADED.lookup.find(name).orElseThrow(() -> new NixlLoadException(LOADED.describe()
+                + " lacks " + name + "(): it is not the NIXL " + TARGET_VERSION + " C ABI"));
+        return LINKER.downcallHandle(symbol, fd);
+    }
+
+    private static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            throw r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        throw new IllegalStateException("unexpected checked exception from a downcall", t);
+    }
+
+    /** The loaded library, where it came from, and its version. */
+    private record Loaded(SymbolLookup lookup, NixlLibraryLocator.Location location, String version) {
+
+        static Loaded load() {
+            NixlLibraryLocator.Location location = NixlLibraryLocator.fromSystem().locate();
+            // UCS reads UCX_* when libucs loads: before NIXL (and its UCX) load, keep UCX's handlers off
+            // the signals the JVM uses.
+            setenvOrThrow("UCX_ERROR_SIGNALS", "");
+            String pluginDir = System.getProperty("blockxfer.nixl.pluginDir");
+            if (pluginDir == null || pluginDir.isBlank()) {
+                pluginDir = location.pluginDir().map(Path::toString).orElse(null);
+            }
+            if (pluginDir != null) {
+                setenvOrThrow("NIXL_PLUGIN_DIR", pluginDir);
+            }
+            SymbolLookup lookup;
+            Arena arena = Arena.global();
+            if (location.library().isPresent()) {
+                Path lib = location.library().get().toAbsolutePath();
+                if (!Files.isRegularFile(lib)) {
+                    throw new NixlLoadException(lib + " does not exist (looked at: " + location.describe() + ")");
+                }
+                lookup = open(lib.toString(), location, () -> SymbolLookup.libraryLookup(lib, arena));
+            } else {
+                lookup = open(NixlLibraryLocator.LIBRARY, location,
+                        () -> SymbolLookup.libraryLookup(NixlLibraryLocator.LIBRARY, arena));
+            }
+            String version = location.wheelVersion().orElse("unknown version");
+            Loaded loaded = new Loaded(lookup, location, version);
+            loaded.checkAbi();
+            return loaded;
+        }
+
+        private static SymbolLookup open(String what, NixlLibraryLocator.Location location,
+                java.util.function.Supplier<SymbolLookup> opener) {
+            try {
+                return opener.get();
+            } catch (IllegalArgumentException e) {
+                // Java says only "Cannot open library"; ask the dynamic loader for the reason.
+                throw new NixlLoadException("cannot load " + what + ": " + dlerrorOf(what) + " (looked at: "
+                        + location.describe() + ")", e);
+            }
+        }
+
+        private void checkAbi() {
+            Optional<String> wheel = location.wheelVersion();
+            if (wheel.isPresent() && !wheel.get().endsWith(" " + TARGET_VERSION)) {
+                throw new NixlLoadException(describe() + " comes from " + wheel.get() + "; this binding is written"
+                        + " against the " + TARGET_VERSION + " C ABI (install nixl-cu12==" + TARGET_VERSION + ")");
+            }
+            if (lookup.find("nixl_capi_create_configured_agent").isEmpty()) {
+                throw new NixlLoadException(describe() + " is not NIXL's C library: it exports no"
+                        + " nixl_capi_create_configured_agent");
+            }
+            if (lookup.find("nixl_capi_get_version").isPresent()) {
+                throw new NixlLoadException(describe() + " exports nixl_capi_get_version, which " + TARGET_VERSION
+                        + " does not: a newer C ABI whose agent config layout differs; refusing to call it");
+            }
+            if (lookup.find("nixl_capi_opt_args_set_custom_param").isEmpty()) {
+                throw new NixlLoadException(describe() + " lacks nixl_capi_opt_args_set_custom_param: an older C ABI"
+                        + " than " + TARGET_VERSION + "; refusing to call it");
+            }
+        }
+
+        String describe() {
+            return location.library().map(p -> "library " + p).orElse("library " + NixlLibraryLocator.LIBRARY
+                    + " (system search path)");
+        }
+    }
+
+    private static void setenvOrThrow(String key, String value) {
+        try (Arena a = Arena.ofConfined()) {
+            int rc = (int) SETENV.invokeExact(a.allocateFrom(key), a.allocateFrom(value), 1);
+            if (rc != 0) {
+                throw new NixlLoadException("setenv(" + key + ") failed before loading NIXL");
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static String dlerrorOf(String library) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment handle = (MemorySegment) DLOPEN.invokeExact(a.allocateFrom(library), 2 /* RTLD_NOW */);
+            MemorySegment error = (MemorySegment) DLERROR.invokeExact();
+            if (!handle.equals(MemorySegment.NULL)) {
+                return "dlopen succeeded on retry, but the JDK could not open it";
+            }
+            return error.equals(MemorySegment.NULL) ? "dlopen failed without a dlerror() message"
+                    : "dlerror: " + error.reinterpret(4096).getString(0);
+        } catch (Throwable t) {
+            return "dlopen/dlerror unavailable: " + t;
+        }
+    }
+
+    // ================================================================ library facts
+
+    /** Initialises the binding, loading the library; throws {@link NixlLoadException} if it cannot. */
+    public static void ensureLoaded() {
+        // class initialisation did the work
+    }
+
+    /** Where the library was loaded from. */
+    public static String libraryDescription() {
+        return LOADED.describe();
+    }
+
+    /** The wheel and version the library came from, or {@code "unknown version"}. */
+    public static String version() {
+        return LOADED.version;
+    }
+
+    /** Where the locator looked. */
+    public static String locationTrace() {
+        return LOADED.location.describe();
+    }
+
+    // ================================================================ pointers NIXL returns
+
+    /** {@code pointer} as a zero-length segment in {@code arena}'s scope: unusable once the arena closes. */
+    public static MemorySegment scoped(MemorySegment pointer, Arena arena) {
+        return pointer.reinterpret(arena, null);
+    }
+
+    /** The NUL-terminated string at {@code pointer} (at most 64 KiB). */
+    public static String cString(MemorySegment pointer) {
+        return pointer.reinterpret(65_536).getString(0);
+    }
+
+    /** A copy of the {@code length} bytes at {@code pointer}. */
+    public static byte[] copyBytes(MemorySegment pointer, long length) {
+        return pointer.reinterpret(length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+    }
+
+    // ================================================================ libc
+
+    /** libc {@code free}: releases an output NIXL allocated with {@code malloc}/{@code strdup}. */
+    public static void free(MemorySegment pointer) {
+        try {
+            FREE.invokeExact(pointer);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** libc {@code getpid}. */
+    public static int getpid() {
+        try {
+            return (int) GETPID.invokeExact();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ================================================================ nixl_capi: misc and agents
+
+    /**
+     * {@code bool nixl_capi_is_stub(void)}: whether the library is the Rust crate's stub. Also the
+     * cheapest downcall of the binding, for measuring FFM call overhead.
+     */
+    public static boolean isStub() {
+        try {
+            return (boolean) IS_STUB.invokeExact();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_create_configured_agent(const char*, const nixl_capi_agent_config_t*, nixl_capi_agent_t*)}. */
+    public static int createConfiguredAgent(MemorySegment name, MemorySegment config, MemorySegment outAgent) {
+        try {
+            return (int) CREATE_CONFIGURED_AGENT.invokeExact(name, config, outAgent);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_destroy_agent(nixl_capi_agent_t)}. */
+    public static int destroyAgent(MemorySegment agent) {
+        try {
+            return (int) DESTROY_AGENT.invokeExact(agent);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_get_available_plugins(nixl_capi_agent_t, nixl_capi_string_list_t*)}. */
+    public static int getAvailablePlugins(MemorySegment agent, MemorySegment outList) {
+        try {
+            return (int) GET_AVAILABLE_PLUGINS.invokeExact(agent, outList);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_string_list_size(nixl_capi_string_list_t, size_t*)}. */
+    public static int stringListSize(MemorySegment list, MemorySegment outSize) {
+        try {
+            return (int) STRING_LIST_SIZE.invokeExact(list, outSize);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_string_list_get(nixl_capi_string_list_t, size_t, const char**)}; the string stays owned by the list. */
+    public static int stringListGet(MemorySegment list, long index, MemorySegment outString) {
+        try {
+            return (int) STRING_LIST_GET.invokeExact(list, index, outString);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_destroy_string_list(nixl_capi_string_list_t)}. */
+    public static int destroyStringList(MemorySegment list) {
+        try {
+            return (int) DESTROY_STRING_LIST.invokeExact(list);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ================================================================ backends
+
+    /** {@code nixl_capi_create_params(nixl_capi_params_t*)}. */
+    public static int createParams(MemorySegment outParams) {
+        try {
+            return (int) CREATE_PARAMS.invokeExact(outParams);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_params_add(nixl_capi_params_t, const char* key, const char* value)}. */
+    public static int paramsAdd(MemorySegment params, MemorySegment key, MemorySegment value) {
+        try {
+            return (int) PARAMS_ADD.invokeExact(params, key, value);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_destroy_params(nixl_capi_params_t)}. */
+    public static int destroyParams(MemorySegment params) {
+        try {
+            return (int) DESTROY_PARAMS.invokeExact(params);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_create_backend(nixl_capi_agent_t, const char* plugin, nixl_capi_params_t, nixl_capi_backend_t*)}. */
+    public static int createBackend(MemorySegment agent, MemorySegment plugin, MemorySegment params,
+            MemorySegment outBackend) {
+        try {
+            return (int) CREATE_BACKEND.invokeExact(agent, plugin, params, outBackend);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_destroy_backend(nixl_capi_backend_t)}: frees the wrapper only; the agent keeps the backend. */
+    public static int destroyBackend(MemorySegment backend) {
+        try {
+            return (int) DESTROY_BACKEND.invokeExact(backend);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ================================================================ registration
+
+    /** {@code nixl_capi_create_reg_dlist(nixl_capi_mem_type_t, nixl_capi_reg_dlist_t*)}. */
+    public static int createRegDlist(int memType, MemorySegment outList) {
+        try {
+            return (int) CREATE_REG_DLIST.invokeExact(memType, outList);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_reg_dlist_add_desc(list, uintptr_t addr, size_t len, uint64_t dev_id, const void* meta, size_t meta_len)}. */
+    public static int regDlistAddDesc(MemorySegment list, long address, long length, long deviceId, MemorySegment meta,
+            long metaLength) {
+        try {
+            return (int) REG_DLIST_ADD_DESC.invokeExact(list, address, length, deviceId, meta, metaLength);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_destroy_reg_dlist(nixl_capi_reg_dlist_t)}. */
+    public static int destroyRegDlist(MemorySegment list) {
+        try {
+            return (int) DESTROY_REG_DLIST.invokeExact(list);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_register_mem(nixl_capi_agent_t, nixl_capi_reg_dlist_t, nixl_capi_opt_args_t)}. */
+    public static int registerMem(MemorySegment agent, MemorySegment list, MemorySegment optArgs) {
+        try {
+            return (int) REGISTER_MEM.invokeExact(agent, list, optArgs);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_deregister_mem(nixl_capi_agent_t, nixl_capi_reg_dlist_t, nixl_capi_opt_args_t)}. */
+    public static int deregisterMem(MemorySegment agent, MemorySegment list, MemorySegment optArgs) {
+        try {
+            return (int) DEREGISTER_MEM.invokeExact(agent, list, optArgs);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ================================================================ metadata
+
+    /** {@code nixl_capi_get_local_md(agent, void** data, size_t* len)}; {@code *data} is malloc'd: {@link #free} it. */
+    public static int getLocalMd(MemorySegment agent, MemorySegment outData, MemorySegment outLength) {
+        try {
+            return (int) GET_LOCAL_MD.invokeExact(agent, outData, outLength);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_load_remote_md(agent, const void* data, size_t len, char** name)}; {@code *name} is strdup'd: {@link #free} it. */
+    public static int loadRemoteMd(MemorySegment agent, MemorySegment data, long length, MemorySegment outName) {
+        try {
+            return (int) LOAD_REMOTE_MD.invokeExact(agent, data, length, outName);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_invalidate_remote_md(agent, const char* remote)}. */
+    public static int invalidateRemoteMd(MemorySegment agent, MemorySegment remoteName) {
+        try {
+            return (int) INVALIDATE_REMOTE_MD.invokeExact(agent, remoteName);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_check_remote_md(agent, const char* remote, nixl_capi_xfer_dlist_t or NULL)}. */
+    public static int checkRemoteMd(MemorySegment agent, MemorySegment remoteName, MemorySegment descs) {
+        try {
+            return (int) CHECK_REMOTE_MD.invokeExact(agent, remoteName, descs);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ================================================================ descriptor lists
+
+    /** {@code nixl_capi_create_xfer_dlist(nixl_capi_mem_type_t, nixl_capi_xfer_dlist_t*)}. */
+    public static int createXferDlist(int memType, MemorySegment outList) {
+        try {
+            return (int) CREATE_XFER_DLIST.invokeExact(memType, outList);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_xfer_dlist_add_desc(list, uintptr_t addr, size_t len, uint64_t dev_id)}. */
+    public static int xferDlistAddDesc(MemorySegment list, long address, long length, long deviceId) {
+        try {
+            return (int) XFER_DLIST_ADD_DESC.invokeExact(list, address, length, deviceId);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_destroy_xfer_dlist(nixl_capi_xfer_dlist_t)}. */
+    public static int destroyXferDlist(MemorySegment list) {
+        try {
+            return (int) DESTROY_XFER_DLIST.invokeExact(list);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_prep_xfer_dlist(agent, const char* agent_name ("" = local), list, handle*, opt)}. */
+    public static int prepXferDlist(MemorySegment agent, MemorySegment agentName, MemorySegment list,
+            MemorySegment outHandle, MemorySegment optArgs) {
+        try {
+            return (int) PREP_XFER_DLIST.invokeExact(agent, agentName, list, outHandle, optArgs);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_release_xfer_dlist_handle(agent, handle)}. */
+    public static int releaseXferDlistHandle(MemorySegment agent, MemorySegment handle) {
+        try {
+            return (int) RELEASE_XFER_DLIST_HANDLE.invokeExact(agent, handle);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ================================================================ transfers (the hot path)
+
+    /**
+     * {@code nixl_capi_make_xfer_req(agent, op, local_handle, const int* local_idx, size_t n,
+     * remote_handle, const int* remote_idx, size_t n, nixl_capi_xfer_req_t* req, opt)}.
+     */
+    public static int makeXferReq(MemorySegment agent, int op, MemorySegment localHandle, MemorySegment localIndices,
+            long localCount, MemorySegment remoteHandle, MemorySegment remoteIndices, long remoteCount,
+            MemorySegment outRequest, MemorySegment optArgs) {
+        try {
+            return (int) MAKE_XFER_REQ.invokeExact(agent, op, localHandle, localIndices, localCount, remoteHandle,
+                    remoteIndices, remoteCount, outRequest, optArgs);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_post_xfer_req(agent, req, opt)}: SUCCESS (done inline), IN_PROG, or an error. May block while it copies. */
+    public static int postXferReq(MemorySegment agent, MemorySegment request, MemorySegment optArgs) {
+        try {
+            return (int) POST_XFER_REQ.invokeExact(agent, request, optArgs);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_get_xfer_status(agent, req)}: SUCCESS, IN_PROG, or an error; progresses the backend. */
+    public static int getXferStatus(MemorySegment agent, MemorySegment request) {
+        try {
+            return (int) GET_XFER_STATUS.invokeExact(agent, request);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_release_xfer_req(agent, req)}: frees NIXL's request; must precede {@link #destroyXferReq}. */
+    public static int releaseXferReq(MemorySegment agent, MemorySegment request) {
+        try {
+            return (int) RELEASE_XFER_REQ.invokeExact(agent, request);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_destroy_xfer_req(req)}: frees the wrapper; INVALID_STATE unless released first. */
+    public static int destroyXferReq(MemorySegment request) {
+        try {
+            return (int) DESTROY_XFER_REQ.invokeExact(request);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code nixl_capi_get_xfer_telemetry(agent, req, nixl_capi_xfer_telemetry_t*)}. */
+    public static int getXferTelemetry(MemorySegment agent, MemorySegment request, MemorySegment outTelemetry) {
+        try {
+            return (int) GET_XFER_TELEMETRY.invokeExact(agent, request, outTelemetry);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+}

@@ -1,0 +1,120 @@
+package io.blockxfer.nixl.internal;
+
+import io.blockxfer.nixl.NixlOptions;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The agent configuration read from a transport's {@link NixlOptions options}: the seed's agent
+ * config (backends, UCX thread count as the UCX parameter {@code num_threads}, progress thread,
+ * telemetry capture) plus the progress delay and the telemetry history.
+ *
+ * <p><b>Thread safety:</b> immutable.
+ *
+ * @param backends NIXL backends to create, in order
+ * @param backendParams per backend (upper case as given), its parameters
+ * @param progressThread whether NIXL's progress thread runs
+ * @param progressDelayMicros the progress thread's sleep between rounds
+ * @param telemetry whether NIXL captures per-transfer telemetry
+ * @param telemetryHistory how many transfers the telemetry ring keeps
+ */
+public record NixlSettings(List<String> backends, Map<String, Map<String, String>> backendParams,
+        boolean progressThread, long progressDelayMicros, boolean telemetry, int telemetryHistory) {
+
+    /**
+     * Reads the options.
+     *
+     * @throws IllegalArgumentException for an unknown {@code nixl.} key or a bad value
+     */
+    public static NixlSettings from(Map<String, String> options) {
+        List<String> backends = new ArrayList<>();
+        for (String b : options.getOrDefault(NixlOptions.BACKENDS, NixlOptions.DEFAULT_BACKENDS).split(",")) {
+            String name = b.trim();
+            if (name.isEmpty()) {
+                continue;
+            }
+            if (!name.chars().allMatch(c -> Character.isLetterOrDigit(c) || c == '_')) {
+                throw new IllegalArgumentException(NixlOptions.BACKENDS + ": bad backend name '" + name + "'");
+            }
+            if (backends.contains(name)) {
+                throw new IllegalArgumentException(NixlOptions.BACKENDS + " lists '" + name + "' twice");
+            }
+            backends.add(name);
+        }
+        if (backends.isEmpty()) {
+            throw new IllegalArgumentException(NixlOptions.BACKENDS + " names no backend");
+        }
+        boolean progress = bool(options, NixlOptions.PROGRESS_THREAD, true);
+        long delay = number(options, NixlOptions.PROGRESS_DELAY_MICROS, NixlOptions.DEFAULT_PROGRESS_DELAY_MICROS, 0,
+                1_000_000);
+        boolean telemetry = bool(options, NixlOptions.TELEMETRY, true);
+        int history = (int) number(options, NixlOptions.TELEMETRY_HISTORY, NixlOptions.DEFAULT_TELEMETRY_HISTORY, 1,
+                1 << 20);
+        Map<String, Map<String, String>> params = new LinkedHashMap<>();
+        for (String b : backends) {
+            params.put(b, new LinkedHashMap<>());
+        }
+        for (Map.Entry<String, String> e : options.entrySet()) {
+            String key = e.getKey();
+            if (!key.startsWith("nixl.") || key.equals(NixlOptions.BACKENDS) || key.equals(NixlOptions.PROGRESS_THREAD)
+                    || key.equals(NixlOptions.PROGRESS_DELAY_MICROS) || key.equals(NixlOptions.TELEMETRY)
+                    || key.equals(NixlOptions.TELEMETRY_HISTORY)) {
+                continue;
+            }
+            String rest = key.substring("nixl.".length());
+            int dot = rest.indexOf('.');
+            String backend = dot > 0 ? matchBackend(backends, rest.substring(0, dot)) : null;
+            if (backend == null || dot == rest.length() - 1) {
+                throw new IllegalArgumentException("unknown NIXL option '" + key + "': expected one of "
+                        + List.of(NixlOptions.BACKENDS, NixlOptions.PROGRESS_THREAD, NixlOptions.PROGRESS_DELAY_MICROS,
+                                NixlOptions.TELEMETRY, NixlOptions.TELEMETRY_HISTORY)
+                        + " or nixl.<backend>.<param> for a backend in " + backends);
+            }
+            params.get(backend).put(rest.substring(dot + 1), e.getValue());
+        }
+        Map<String, Map<String, String>> frozen = new LinkedHashMap<>();
+        params.forEach((k, v) -> frozen.put(k, Map.copyOf(v)));
+        return new NixlSettings(List.copyOf(backends), Map.copyOf(frozen), progress, delay, telemetry, history);
+    }
+
+    private static String matchBackend(List<String> backends, String lower) {
+        for (String b : backends) {
+            if (b.toLowerCase(Locale.ROOT).equals(lower)) {
+                return b;
+            }
+        }
+        return null;
+    }
+
+    private static boolean bool(Map<String, String> options, String key, boolean defaultValue) {
+        String v = options.get(key);
+        if (v == null) {
+            return defaultValue;
+        }
+        return switch (v.trim().toLowerCase(Locale.ROOT)) {
+            case "true", "yes", "1", "on" -> true;
+            case "false", "no", "0", "off" -> false;
+            default -> throw new IllegalArgumentException(key + " must be true or false: '" + v + "'");
+        };
+    }
+
+    private static long number(Map<String, String> options, String key, long defaultValue, long min, long max) {
+        String v = options.get(key);
+        if (v == null) {
+            return defaultValue;
+        }
+        long n;
+        try {
+            n = Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + " must be a number: '" + v + "'", e);
+        }
+        if (n < min || n > max) {
+            throw new IllegalArgumentException(key + " must be in [" + min + ", " + max + "]: " + n);
+        }
+        return n;
+    }
+}

@@ -1,0 +1,114 @@
+package io.blockxfer.nixl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blockxfer.transport.ProviderInfo;
+import io.blockxfer.transport.RegionSpec;
+import io.blockxfer.transport.TransportConfig;
+import io.blockxfer.transport.Transports;
+import io.blockxfer.transport.spi.Availability;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Availability is probed for real and states the exact cause: here (the project's natives), and in
+ * child JVMs pointed at a missing file, a file that is not a library, and a library that is not
+ * NIXL's.
+ */
+class NixlAvailabilityTest {
+
+    @Test
+    void availableFromTheProjectFolderWithItsVersion() {
+        NixlTests.assumeNixl();
+        NixlProvider p = NixlTests.PROVIDER;
+        assertEquals("nixl", p.name());
+        assertTrue(p.availability().isAvailable(), p.availability().cause());
+        assertEquals("nixl-cu12 1.5.1", p.nativeVersion());
+        assertTrue(p.capabilities().contains(io.blockxfer.transport.Capability.TELEMETRY));
+        ProviderInfo info = Transports.providers().stream().filter(i -> i.name().equals("nixl")).findFirst()
+                .orElseThrow();
+        assertTrue(info.isAvailable());
+    }
+
+    @Test
+    void unknownOptionsAndBadValuesAreRejected() {
+        NixlTests.assumeNixl();
+        TransportConfig typo = TransportConfig.builder(RegionSpec.allocate(4, 4096)).option("nixl.progresThread", "x")
+                .build();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NixlTests.open(typo));
+        assertTrue(e.getMessage().contains("nixl.progresThread"), e.getMessage());
+        TransportConfig bad = TransportConfig.builder(RegionSpec.allocate(4, 4096))
+                .option(NixlOptions.PROGRESS_DELAY_MICROS, "-1").build();
+        assertThrows(IllegalArgumentException.class, () -> NixlTests.open(bad));
+        TransportConfig noPlugin = TransportConfig.builder(RegionSpec.allocate(4, 4096))
+                .option(NixlOptions.BACKENDS, "NOPE").build();
+        var error = assertThrows(io.blockxfer.transport.TransportException.class, () -> NixlTests.open(noPlugin));
+        assertTrue(error.getMessage().contains("NOPE") && error.getMessage().contains("UCX"), error.getMessage());
+    }
+
+    @Test
+    void aMissingLibraryIsNamed(@TempDir Path tmp) throws Exception {
+        String out = probeIn(tmp.resolve("nowhere/libnixl_capi.so"));
+        assertTrue(out.startsWith("UNAVAILABLE"), out);
+        assertTrue(out.contains("does not exist") && out.contains("blockxfer.nixl.lib"), out);
+    }
+
+    @Test
+    void aFileThatIsNotALibraryGetsTheLoadersOwnError(@TempDir Path tmp) throws Exception {
+        Path junk = tmp.resolve("libnixl_capi.so");
+        Files.writeString(junk, "not an ELF file\n");
+        String out = probeIn(junk);
+        assertTrue(out.startsWith("UNAVAILABLE"), out);
+        assertTrue(out.contains("dlerror:") && (out.contains("invalid ELF header") || out.contains("file too short")),
+                out);
+    }
+
+    @Test
+    void aLibraryThatIsNotNixlsCAbiIsRefused() throws Exception {
+        Path libc = Path.of("/lib/x86_64-linux-gnu/libm.so.6");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(libc), "no " + libc);
+        String out = probeIn(libc);
+        assertTrue(out.startsWith("UNAVAILABLE"), out);
+        assertTrue(out.contains("is not NIXL's C library"), out);
+    }
+
+    /** Runs {@link ProbeMain} in a child JVM with {@code blockxfer.nixl.lib} set; returns its line. */
+    private static String probeIn(Path library) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.add("-Dblockxfer.nixl.lib=" + library);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(ProbeMain.class.getName());
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(false).start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), "probe JVM exit; stderr: " + new String(p.getErrorStream().readAllBytes(),
+                StandardCharsets.UTF_8));
+        assertFalse(out.isEmpty());
+        return out;
+    }
+
+    /** Prints the provider's availability in one line. */
+    public static final class ProbeMain {
+        private ProbeMain() {
+        }
+
+        public static void main(String[] args) {
+            Availability a = new NixlProvider().availability();
+            System.out.println(a.isAvailable() ? "AVAILABLE" : "UNAVAILABLE " + a.cause().replace('\n', ' '));
+        }
+    }
+}

@@ -1,0 +1,230 @@
+package io.blockxfer.nixl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.PeerDescriptor;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Interop with NIXL's own Python API from the same wheel: the peer is a {@code nixl_agent} in a
+ * {@code python3} process. Java adds it as a peer from its raw metadata, writes and reads blocks,
+ * and Python verifies the bytes; then Python adds Java's agent and writes and reads Java's blocks.
+ * Skipped with the cause when {@code python3} or the package is missing, unless
+ * {@code -Dblockxfer.tck.require=nixl} makes that a failure.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class NixlPythonInteropTest {
+
+    private static final int BLOCKS = 16;
+    private static final long BLOCK = 64 * 1024;
+    private static final long SEED_JAVA = 1;
+    private static final long SEED_PYTHON = 100;
+
+    private PythonPeer python;
+    private DataTransport jvm;
+
+    @BeforeEach
+    void start(@TempDir Path tmp) throws IOException {
+        NixlTests.assumeNixl();
+        Path natives = NixlTests.nativesDir();
+        String skip = null;
+        if (natives == null || !Files.isDirectory(natives.resolve("nixl/nixl_cu12"))) {
+            skip = "the nixl_cu12 Python package is not in " + natives + "/nixl (run scripts/install-natives nixl)";
+        }
+        Path script = tmp.resolve("nixl_python_peer.py");
+        try (InputStream in = NixlPythonInteropTest.class.getResourceAsStream("nixl_python_peer.py")) {
+            Files.copy(in, script);
+        }
+        if (skip == null) {
+            try {
+                python = new PythonPeer(script, natives, "py-peer", BLOCKS, BLOCK);
+            } catch (IOException | IllegalStateException e) {
+                skip = "the Python NIXL peer did not start: " + e.getMessage();
+            }
+        }
+        if (skip != null) {
+            if (NixlTests.required()) {
+                fail(skip + " (required by blockxfer.tck.require=nixl)");
+            }
+            Assumptions.abort(skip);
+        }
+        jvm = NixlTests.open(NixlTests.config("java-peer", BLOCKS, BLOCK).build());
+        for (int b = 0; b < BLOCKS; b++) {
+            NixlTests.fill(jvm.region().block(b), SEED_JAVA, b);
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        if (jvm != null) {
+            jvm.close();
+        }
+        if (python != null) {
+            python.close();
+        }
+    }
+
+    @Test
+    void javaWritesAndReadsPythonBlocksThenPythonWritesAndReadsJavaBlocks() {
+        // --- Java initiator -> Python target
+        PeerDescriptor py = NixlInterop.peerDescriptor(python.metadata, jvm.configFingerprint(), python.base,
+                python.blocks, python.blockLength);
+        assertEquals("py-peer", NixlInterop.agentName(py.metadata()));
+        jvm.addPeer("py", py);
+        int[] local = {0, 1, 2, 3, 9};
+        int[] remote = {7, 6, 5, 4, 15};
+        long write = jvm.writeBlocks("py", local, remote);
+        long read = jvm.readBlocks("py", new int[] {10, 11, 12}, new int[] {0, 3, 8});
+        Map<Long, Boolean> outcomes = NixlTests.await(jvm, "py", Set.of(write, read), Duration.ofSeconds(20));
+        assertEquals(Map.of(write, true, read, true), outcomes, "Java's WRITE and READ to the Python peer");
+        for (int i = 0; i < local.length; i++) {
+            assertEquals("AT -1", python.request("CHECK " + remote[i] + " " + SEED_JAVA + " " + local[i]),
+                    "Python block " + remote[i] + " after Java's WRITE of block " + local[i]);
+        }
+        assertEquals("AT -1", python.request("CHECK 8 " + SEED_PYTHON + " 8"), "an untouched Python block");
+        int[] readFrom = {0, 3, 8};
+        for (int i = 0; i < 3; i++) {
+            assertEquals(-1, NixlTests.mismatch(jvm.region().block(10 + i), SEED_PYTHON, readFrom[i]),
+                    "Java block " + (10 + i) + " after READ of Python block " + readFrom[i]);
+        }
+        assertTrue(jvm.feature(NixlTelemetry.class).orElseThrow().totals().transfers() >= 2, "telemetry recorded");
+
+        // --- Python initiator -> Java target
+        String md = Base64.getEncoder().encodeToString(NixlInterop.nixlMetadata(jvm.agentMetadata()));
+        assertEquals("OK java-peer", python.request("PEER " + md + " " + jvm.region().baseAddress() + " " + BLOCKS
+                + " " + BLOCK));
+        assertEquals("DONE", python.request("XFER WRITE 12,13,14 5,6,7"), "Python's WRITE to Java");
+        for (int i = 0; i < 3; i++) {
+            assertEquals(-1, NixlTests.mismatch(jvm.region().block(5 + i), SEED_PYTHON, 12 + i),
+                    "Java block " + (5 + i) + " after Python's WRITE");
+        }
+        assertEquals("DONE", python.request("XFER READ 1,2 0,15"), "Python's READ from Java");
+        assertEquals("AT -1", python.request("CHECK 1 " + SEED_JAVA + " 0"), "Python block 1 after its READ");
+        assertEquals("AT -1", python.request("CHECK 2 " + SEED_JAVA + " 15"), "Python block 2 after its READ");
+        assertEquals(-1, NixlTests.mismatch(jvm.region().block(4), SEED_JAVA, 4), "an untouched Java block");
+        assertTrue(jvm.removePeer("py"));
+    }
+
+    /** A {@code python3} process running {@code nixl_python_peer.py}, one request at a time. */
+    private static final class PythonPeer implements AutoCloseable {
+        private final Process process;
+        private final PrintStream commands;
+        private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
+        private final StringBuffer stderr = new StringBuffer();
+        final byte[] metadata;
+        final long base;
+        final int blocks;
+        final long blockLength;
+
+        PythonPeer(Path script, Path natives, String name, int blocks, long blockLength) throws IOException {
+            List<String> cmd = new ArrayList<>(List.of("python3", script.toString(), name, Integer.toString(blocks),
+                    Long.toString(blockLength)));
+            ProcessBuilder pb = new ProcessBuilder(cmd);
+            pb.environment().put("PYTHONPATH", natives.resolve("nixl") + File.pathSeparator
+                    + natives.resolve("python"));
+            pb.environment().putIfAbsent("UCX_NET_DEVICES", "lo");
+            this.process = pb.start();
+            this.commands = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
+            Thread.ofPlatform().daemon().name("python-peer-out").start(() -> pump(process.getInputStream(), true));
+            Thread.ofPlatform().daemon().name("python-peer-err").start(() -> pump(process.getErrorStream(), false));
+            String ready = reply(60);
+            if (!ready.startsWith("READY ")) {
+                process.destroyForcibly();
+                throw new IllegalStateException("python3 answered '" + ready + "'; stderr: " + tail());
+            }
+            String[] f = ready.split(" ");
+            this.metadata = Base64.getDecoder().decode(f[1]);
+            this.base = Long.parseLong(f[2]);
+            this.blocks = Integer.parseInt(f[3]);
+            this.blockLength = Long.parseLong(f[4]);
+        }
+
+        private void pump(InputStream in, boolean protocol) {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    if (protocol) {
+                        replies.add(line);
+                    } else {
+                        stderr.append(line).append('\n');
+                    }
+                }
+            } catch (IOException ignored) {
+                // the process ended
+            }
+            if (protocol) {
+                replies.add("EOF");
+            }
+        }
+
+        private String tail() {
+            String s = stderr.toString();
+            return s.length() > 4000 ? s.substring(s.length() - 4000) : s;
+        }
+
+        private String reply(long seconds) {
+            try {
+                String line = replies.poll(seconds, TimeUnit.SECONDS);
+                if (line == null || line.equals("EOF")) {
+                    throw new IllegalStateException("no reply from python3" + (process.isAlive() ? "" : " (exit "
+                            + process.exitValue() + ")") + "; stderr: " + tail());
+                }
+                return line;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+        }
+
+        String request(String command) {
+            commands.println(command);
+            String r = reply(30);
+            if (r.startsWith("ERR ")) {
+                fail("Python peer: " + r.substring(4) + "; stderr: " + tail());
+            }
+            return r;
+        }
+
+        @Override
+        public void close() {
+            if (process.isAlive()) {
+                commands.println("CLOSE");
+                commands.close();
+                try {
+                    if (!process.waitFor(15, TimeUnit.SECONDS)) {
+                        process.destroyForcibly();
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    process.destroyForcibly();
+                }
+            }
+        }
+    }
+}

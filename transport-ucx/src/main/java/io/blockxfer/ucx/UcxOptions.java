@@ -1,0 +1,67 @@
+package io.blockxfer.ucx;
+
+/**
+ * The settings of the UCX backend: the {@link io.blockxfer.transport.TransportConfig#options()
+ * option} keys it reads, their defaults, and the system properties and environment variables that
+ * locate the UCX libraries.
+ *
+ * <p>Each option is resolved per transport, first match wins:
+ * <ol>
+ *   <li>the transport's config option, e.g. {@code option("ucx.tls", "sm,self")};</li>
+ *   <li>the system property {@code blockxfer.} + key, e.g. {@code -Dblockxfer.ucx.net_devices=lo};</li>
+ *   <li>UCX's own environment variable, e.g. {@code UCX_NET_DEVICES} (then the backend passes
+ *       nothing and UCX reads it);</li>
+ *   <li>the backend's default, where it has one.</li>
+ * </ol>
+ * Any other UCX setting can be passed as {@code ucx.config.NAME=value} (UCX's variable name without
+ * {@code UCX_}, e.g. {@code ucx.config.PROTO_INFO=y}). Unknown {@code ucx.*} keys are rejected.
+ *
+ * <p>Where UCX comes from, first match wins: {@value #LIBDIR_PROPERTY}, {@value #LIBDIR_ENV}, then
+ * {@code <natives>/ucx/libucx/lib} where {@code <natives>} is {@value #NATIVES_DIR_PROPERTY},
+ * {@value #NATIVES_DIR_ENV} or a {@code natives/} folder found walking up from the working
+ * directory (what {@code scripts/install-natives} fills), then the system's {@code libucp.so.0}.
+ * UCX older than {@value #REQUIRED_VERSION} is refused.
+ *
+ * <p><b>Thread safety:</b> constants only.
+ */
+public final class UcxOptions {
+
+    /** UCX transports to use ({@code UCX_TLS}), e.g. {@code sm,self} or {@code rc,ud}; default: UCX's. */
+    public static final String TLS = "ucx.tls";
+    /** Network devices UCX may use ({@code UCX_NET_DEVICES}), e.g. {@code lo} or {@code mlx5_0:1}; default: all. */
+    public static final String NET_DEVICES = "ucx.net_devices";
+    /** Keepalive interval that detects dead peers ({@code UCX_KEEPALIVE_INTERVAL}); default {@value #DEFAULT_KEEPALIVE}. */
+    public static final String KEEPALIVE = "ucx.keepalive";
+    /**
+     * Whether shared-memory transports advertise peer-failure handling
+     * ({@code UCX_MM_ERROR_HANDLING}); default {@value #DEFAULT_MM_ERROR_HANDLING}. Without it, the
+     * peer error mode this backend needs excludes shared memory and puts between processes of one
+     * host fall back to tcp.
+     */
+    public static final String MM_ERROR_HANDLING = "ucx.mm_error_handling";
+    /** Prefix of pass-through UCX settings: {@code ucx.config.NAME=value} sets {@code UCX_NAME}. */
+    public static final String CONFIG_PREFIX = "ucx.config.";
+
+    /**
+     * Default of {@link #KEEPALIVE}. UCX's own 20 s would leave a dead peer undetected for that long;
+     * detection takes one to two intervals (measured 0.7-1.1 s at 500 ms, 1.1-2.3 s at 1 s on a
+     * loaded host), so 500 ms keeps it under 2 s.
+     */
+    public static final String DEFAULT_KEEPALIVE = "500ms";
+    /** Default of {@link #MM_ERROR_HANDLING}. */
+    public static final String DEFAULT_MM_ERROR_HANDLING = "y";
+
+    /** System property naming the directory that holds {@code libucp.so.0} and its siblings. */
+    public static final String LIBDIR_PROPERTY = "blockxfer.ucx.libdir";
+    /** Environment variable naming the directory that holds {@code libucp.so.0} and its siblings. */
+    public static final String LIBDIR_ENV = "BLOCKXFER_UCX_LIBDIR";
+    /** System property naming the project's natives folder ({@code scripts/install-natives}). */
+    public static final String NATIVES_DIR_PROPERTY = "blockxfer.natives.dir";
+    /** Environment variable naming the project's natives folder. */
+    public static final String NATIVES_DIR_ENV = "BLOCKXFER_NATIVES_DIR";
+    /** The oldest UCX release the backend accepts: the minor version jucx was built against. */
+    public static final String REQUIRED_VERSION = "1.18";
+
+    private UcxOptions() {
+    }
+}

@@ -1,0 +1,31 @@
+package io.blockxfer.ucx.internal;
+
+import io.blockxfer.transport.PeerRegistrationException;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Builds a peer's write endpoint and remote key on the loop thread. The registering thread waits
+ * on {@link #result}; when it gives up first, the loop tears down what it built.
+ *
+ * <p><b>Thread safety:</b> handed over through the loop's queue; {@link #result} is thread-safe.
+ */
+final class ConnectCommand implements LoopCommand {
+
+    final UcxPeer peer;
+    final CompletableFuture<UcxPeer> result = new CompletableFuture<>();
+
+    ConnectCommand(UcxPeer peer) {
+        this.peer = peer;
+    }
+
+    @Override
+    public void run(ProgressLoop loop) {
+        loop.connect(this);
+    }
+
+    @Override
+    public void reject(String why) {
+        result.completeExceptionally(new PeerRegistrationException("registering peer '" + peer.peerId
+                + "' failed: " + why));
+    }
+}

@@ -1,0 +1,39 @@
+package io.blockxfer.ucx.internal;
+
+import org.openucx.jucx.UcxCallback;
+import org.openucx.jucx.ucp.UcpRequest;
+
+/**
+ * The completion of one transfer's UCX requests: the flush after a WRITE's implicit puts, or the
+ * gets of a READ. Counts the requests it waits for (plus a guard held while they are being issued,
+ * because a request may complete inside the call that starts it). Pooled by the loop, and reused
+ * only when every request it was given has ended; detached from its transfer when the transfer ends
+ * another way first (endpoint failed or closed), so late callbacks find nothing to complete. JUCX
+ * may call {@link #onError} for a request that also threw: the loop counts that call and ignores
+ * the throw.
+ *
+ * <p><b>Thread safety:</b> called by JUCX on the loop thread, inside {@code progress()} or the call
+ * that started the request; loop thread only.
+ */
+final class OpCallback extends UcxCallback {
+
+    private final ProgressLoop loop;
+    UcxTransfer transfer;
+    int pending;
+    int error;
+    String errorMessage;
+
+    OpCallback(ProgressLoop loop) {
+        this.loop = loop;
+    }
+
+    @Override
+    public void onSuccess(UcpRequest request) {
+        loop.requestEnded(this, UcsStatus.OK, null);
+    }
+
+    @Override
+    public void onError(int status, String message) {
+        loop.requestEnded(this, status, message);
+    }
+}

@@ -1,0 +1,527 @@
+package io.blockxfer.ucx.internal;
+
+import io.blockxfer.transport.PeerRegistrationException;
+import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.spi.TransferEngine;
+import java.lang.System.Logger.Level;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.openucx.jucx.ucp.UcpEndpoint;
+import org.openucx.jucx.ucp.UcpRemoteKey;
+import org.openucx.jucx.ucp.UcpWorker;
+
+/**
+ * The one thread that owns a transport's UCP worker (workers are single-threaded): it takes commands
+ * from a queue, issues each transfer as one put or get per contiguous run of blocks plus one flush
+ * of the endpoint, progresses the worker, and publishes each transfer's outcome from its flush
+ * callback.
+ *
+ * <p>While transfers or endpoint closes are outstanding it keeps calling {@code progress()}, which
+ * is also where UCX's keepalive runs, spinning first and then parking briefly; with nothing
+ * outstanding it spins a moment longer (so back-to-back transfers pay no wakeup), then sleeps in
+ * {@code waitForEvents()}, and submitters wake it with {@code signal()}: an idle transport costs
+ * no CPU.
+ *
+ * <p>A peer whose endpoint fails (its error handler fires, or an operation reports the failure) is
+ * marked failed once: nothing more is issued on it, its endpoint is force-closed (UCX cannot abort
+ * an RMA put otherwise) and every transfer still in flight on it fails when the close completes.
+ * The same happens on {@link #abort}.
+ *
+ * <p><b>Thread safety:</b> {@link #execute} and {@link #stop} from any thread; everything else on
+ * the loop thread.
+ */
+final class ProgressLoop implements Runnable {
+
+    private static final System.Logger LOG = System.getLogger(ProgressLoop.class.getName());
+    private static final int SPINS = 20_000;
+    private static final long PARK_NANOS = 50_000;
+    /** How long the loop stays hot after its last work before it sleeps: back-to-back transfers
+     *  then never pay for a wakeup. */
+    private static final long IDLE_SPIN_NANOS = 200_000;
+    private static final int DRAIN_BATCH = 1024;
+    /** How long a force-close may take before the peer's transfers are failed without it. */
+    private static final long FORCE_CLOSE_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** How long a graceful close may take before it is left to the worker's destruction. */
+    private static final long FLUSH_CLOSE_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** How long shutdown waits for endpoints to close. */
+    private static final long SHUTDOWN_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private static final int RUNNING = 0;
+    private static final int PARKED = 1;
+    private static final int WAITING = 2;
+
+    private final String name;
+    private final UcpWorker worker;
+    private final long localBase;
+    private final long blockLength;
+    private final ArrayBlockingQueue<LoopCommand> commands = new ArrayBlockingQueue<>(1 << 16);
+    private final Thread thread;
+    private final Object signalLock = new Object();
+    private volatile int idleState = RUNNING;
+    private volatile boolean stopping;
+    private volatile boolean terminated;
+    private boolean workerClosed; // guarded by signalLock
+
+    // ---- loop thread only
+    private final ArrayList<UcxPeer> peers = new ArrayList<>();
+    private final ArrayDeque<UcxPeer> toForceClose = new ArrayDeque<>();
+    private final ArrayList<UcxPeer> closing = new ArrayList<>();
+    private final ArrayDeque<OpCallback> callbacks = new ArrayDeque<>();
+    private int inFlight;
+
+    ProgressLoop(String name, UcpWorker worker, long localBase, long blockLength) {
+        this.name = name;
+        this.worker = worker;
+        this.localBase = localBase;
+        this.blockLength = blockLength;
+        this.thread = Thread.ofPlatform().name(name).daemon().unstarted(this);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    // ------------------------------------------------------------------ any thread
+
+    /**
+     * Queues a command and wakes the loop.
+     *
+     * @throws IllegalStateException if the loop stopped or its queue is full
+     */
+    void execute(LoopCommand command) {
+        if (stopping) {
+            throw new IllegalStateException(name + " is stopped");
+        }
+        if (!commands.offer(command)) {
+            throw new IllegalStateException(name + ": command queue full (" + commands.size() + " queued)");
+        }
+        wake();
+        if (terminated && commands.remove(command)) {
+            command.reject(name + " is stopped");
+            throw new IllegalStateException(name + " is stopped");
+        }
+    }
+
+    private void wake() {
+        int s = idleState;
+        if (s == PARKED) {
+            LockSupport.unpark(thread);
+        } else if (s == WAITING) {
+            synchronized (signalLock) {
+                if (!workerClosed) {
+                    worker.signal();
+                }
+            }
+        }
+    }
+
+    /**
+     * Stops the loop: rejects queued commands, closes every endpoint (bounded), destroys the worker.
+     *
+     * @return whether the thread ended within {@code timeoutMillis}
+     */
+    boolean stop(long timeoutMillis) {
+        stopping = true;
+        LockSupport.unpark(thread);
+        synchronized (signalLock) {
+            if (!workerClosed) {
+                worker.signal();
+            }
+        }
+        if (Thread.currentThread() == thread) {
+            return false;
+        }
+        try {
+            thread.join(timeoutMillis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return !thread.isAlive();
+    }
+
+    // ------------------------------------------------------------------ the loop
+
+    @Override
+    public void run() {
+        try {
+            loop();
+        } catch (Throwable t) {
+            LOG.log(Level.ERROR, name + ": the UCX progress thread failed; every transfer of this transport fails", t);
+        } finally {
+            stopping = true;
+            try {
+                shutdown();
+            } finally {
+                // after this, execute() rejects what it queued itself; what got in before is
+                // rejected here
+                terminated = true;
+                rejectQueued();
+            }
+        }
+    }
+
+    private void rejectQueued() {
+        LoopCommand c;
+        while ((c = commands.poll()) != null) {
+            try {
+                c.reject(name + " is closed");
+            } catch (RuntimeException e) {
+                LOG.log(Level.DEBUG, () -> name + ": rejecting a command failed: " + e);
+            }
+        }
+    }
+
+    private void loop() throws Exception {
+        int idle = 0;
+        long lastWork = System.nanoTime();
+        while (!stopping) {
+            int work = drain();
+            work += worker.progress();
+            work += afterProgress();
+            if (work > 0) {
+                idle = 0;
+                lastWork = System.nanoTime();
+            } else if (System.nanoTime() - lastWork < IDLE_SPIN_NANOS) {
+                Thread.onSpinWait();
+            } else if (inFlight > 0 || !closing.isEmpty()) {
+                if (++idle < SPINS) {
+                    Thread.onSpinWait();
+                } else {
+                    idleState = PARKED;
+                    if (commands.isEmpty() && !stopping) {
+                        LockSupport.parkNanos(PARK_NANOS);
+                    }
+                    idleState = RUNNING;
+                }
+            } else {
+                idle = 0;
+                idleState = WAITING;
+                if (commands.isEmpty() && !stopping) {
+                    worker.waitForEvents();
+                }
+                idleState = RUNNING;
+            }
+        }
+    }
+
+    private int drain() {
+        int n = 0;
+        LoopCommand c;
+        while (n < DRAIN_BATCH && (c = commands.poll()) != null) {
+            n++;
+            c.run(this);
+        }
+        return n;
+    }
+
+    /** Force-closes peers that failed inside {@code progress()}, and finishes endpoint closes. */
+    private int afterProgress() {
+        int work = 0;
+        UcxPeer p;
+        while ((p = toForceClose.poll()) != null) {
+            forceClose(p);
+            work++;
+        }
+        if (!closing.isEmpty()) {
+            long now = System.nanoTime();
+            for (int i = closing.size() - 1; i >= 0; i--) {
+                UcxPeer c = closing.get(i);
+                boolean done = c.endpointsClosed();
+                long grace = c.state == UcxPeer.CLOSED ? FLUSH_CLOSE_GRACE_NANOS : FORCE_CLOSE_GRACE_NANOS;
+                if (done || now - c.closeStartedNanos > grace) {
+                    closing.remove(i);
+                    closed(c, done);
+                    work++;
+                }
+            }
+        }
+        return work;
+    }
+
+    // ------------------------------------------------------------------ transfers
+
+    /**
+     * Issues a transfer: a WRITE as one implicit put per contiguous run of blocks and one flush of
+     * the write endpoint; a READ as one get request per run on the read endpoint. Reads get their
+     * own endpoint because UCX 1.18 crashes (in {@code ucp_ep_flush_progress}) when an endpoint is
+     * force-closed while a flush waits behind software-emulated gets.
+     */
+    void issue(UcxTransfer t) {
+        UcxPeer p = t.peer;
+        boolean write = t.op == TransferOp.WRITE;
+        PeerEndpoint pe = p.usable() && !p.closing ? (write ? p.writes : readEndpoint(p)) : null;
+        if (pe == null) {
+            t.status = TransferEngine.FAILED;
+            return;
+        }
+        OpCallback cb = callbacks.pollFirst();
+        if (cb == null) {
+            cb = new OpCallback(this);
+        }
+        cb.transfer = t;
+        cb.pending = 1; // the issuing guard
+        t.callback = cb;
+        p.link(t);
+        inFlight++;
+        UcpEndpoint ep = pe.endpoint;
+        UcpRemoteKey rkey = pe.rkey();
+        int[] l = t.localBlocks;
+        int[] r = t.remoteBlocks;
+        int n = t.count;
+        try {
+            int i = 0;
+            while (i < n) {
+                int run = 1;
+                while (i + run < n && l[i + run] == l[i] + run && r[i + run] == r[i] + run) {
+                    run++;
+                }
+                long local = localBase + l[i] * blockLength;
+                long remote = p.remoteBase + r[i] * blockLength;
+                long bytes = run * blockLength;
+                if (write) {
+                    ep.putNonBlockingImplicit(local, bytes, remote, rkey);
+                } else {
+                    cb.pending++;
+                    ep.getNonBlocking(remote, rkey, local, bytes, cb);
+                }
+                i += run;
+            }
+            if (write) {
+                cb.pending++;
+                ep.flushNonBlocking(cb);
+            }
+        } catch (RuntimeException e) {
+            // JUCX has already called onError for a request that threw; complete() is idempotent
+            complete(t, TransferEngine.FAILED);
+            peerFailed(p, UcsStatus.statusOf(e, UcsStatus.CONNECTION_RESET), (write ? "put: " : "get: ")
+                    + UcsStatus.describe(e));
+        }
+        requestEnded(cb, UcsStatus.OK, null); // releases the issuing guard
+    }
+
+    /** One request of a transfer ended: the last one completes the transfer, unless it ended already. */
+    void requestEnded(OpCallback cb, int status, String message) {
+        try {
+            if (status != UcsStatus.OK && cb.error == UcsStatus.OK) {
+                cb.error = status;
+                cb.errorMessage = message;
+            }
+            if (--cb.pending > 0) {
+                return;
+            }
+            UcxTransfer t = cb.transfer;
+            int error = cb.error;
+            String errorMessage = cb.errorMessage;
+            cb.transfer = null;
+            cb.error = UcsStatus.OK;
+            cb.errorMessage = null;
+            callbacks.addFirst(cb);
+            if (t == null || t.callback != cb) {
+                return;
+            }
+            UcxPeer p = t.peer;
+            complete(t, error == UcsStatus.OK ? TransferEngine.DONE : TransferEngine.FAILED);
+            if (error != UcsStatus.OK && error != UcsStatus.CANCELED) {
+                peerFailed(p, error, (t.op == TransferOp.WRITE ? "flush: " : "get: ") + errorMessage);
+            }
+        } catch (RuntimeException | Error e) {
+            // never let an exception unwind into UCX's progress
+            LOG.log(Level.ERROR, name + ": request completion failed", e);
+        }
+    }
+
+    /** Ends a transfer once; a callback still registered with UCX is detached, not reused. */
+    private void complete(UcxTransfer t, int status) {
+        if (t.status != TransferEngine.PENDING) {
+            return;
+        }
+        OpCallback cb = t.callback;
+        if (cb != null) {
+            t.callback = null;
+            if (cb.transfer == t) {
+                cb.transfer = null;
+            }
+        }
+        if (t.linked) {
+            t.peer.unlink(t);
+            inFlight--;
+        }
+        t.status = status;
+    }
+
+    private void failInFlight(UcxPeer p) {
+        while (p.first != null) {
+            complete(p.first, TransferEngine.FAILED);
+        }
+    }
+
+    // ------------------------------------------------------------------ peers
+
+    /** Builds the write endpoint and remote key of a peer. */
+    void connect(ConnectCommand c) {
+        UcxPeer p = c.peer;
+        try {
+            p.writes = PeerEndpoint.open(worker, "blockxfer:" + p.peerId, p.metadata,
+                    (ep, status, message) -> endpointError(p, status, message));
+        } catch (RuntimeException | LinkageError e) {
+            p.state = UcxPeer.FAILED;
+            p.failure = "registration failed";
+            c.result.completeExceptionally(new PeerRegistrationException("UCX could not reach peer '" + p.peerId
+                    + "' from its metadata (" + p.metadata + "): " + UcsStatus.describe(e), e));
+            return;
+        }
+        peers.add(p);
+        if (!c.result.complete(p)) {
+            // the registering thread gave up waiting: nothing will use or disconnect this peer
+            disconnect(p);
+        }
+    }
+
+    /** The peer's read endpoint, built on first use; null (and the peer failed) if that fails. */
+    private PeerEndpoint readEndpoint(UcxPeer p) {
+        if (p.reads == null) {
+            try {
+                p.reads = PeerEndpoint.open(worker, "blockxfer-read:" + p.peerId, p.metadata,
+                        (ep, status, message) -> endpointError(p, status, message));
+            } catch (RuntimeException | LinkageError e) {
+                peerFailed(p, UcsStatus.statusOf(e, UcsStatus.CONNECTION_RESET), "opening the read endpoint: "
+                        + UcsStatus.describe(e));
+                return null;
+            }
+        }
+        return p.reads;
+    }
+
+    private void endpointError(UcxPeer p, int status, String message) {
+        try {
+            peerFailed(p, status, "endpoint error: " + message);
+        } catch (RuntimeException | Error e) {
+            LOG.log(Level.ERROR, name + ": endpoint error handling failed", e);
+        }
+    }
+
+    /** Marks a peer failed, once: nothing more is issued on it and its endpoints are force-closed. */
+    private void peerFailed(UcxPeer p, int status, String what) {
+        if (p.state != UcxPeer.ALIVE) {
+            return;
+        }
+        p.failure = what + " (" + UcsStatus.describe(status) + ")";
+        p.state = UcxPeer.FAILED;
+        if (!p.aborted) {
+            // a peer that closed or died while idle is news, not trouble; failing transfers are
+            LOG.log(p.inFlight > 0 ? Level.WARNING : Level.INFO, "{0}: UCX connection to peer ''{1}'' failed: {2};"
+                    + " it takes no more transfers, its {3} transfers in flight fail and its endpoints are"
+                    + " force-closed", name, p.peerId, p.failure, p.inFlight);
+        }
+        toForceClose.add(p);
+    }
+
+    /** Aborts a peer: force-closes its endpoints, failing its transfers in flight. */
+    void abort(UcxPeer p) {
+        if (p.state == UcxPeer.ALIVE) {
+            p.failure = "connection aborted (peer removed, replaced or past its deadline)";
+            p.state = UcxPeer.ABORTED;
+        }
+        startClose(p, true);
+    }
+
+    /** Releases a peer whose transfers were all released: a graceful close when it is healthy. */
+    void disconnect(UcxPeer p) {
+        p.disconnectRequested = true;
+        if (p.closing) {
+            if (!closing.contains(p)) {
+                peers.remove(p);
+            }
+            return;
+        }
+        boolean healthy = p.state == UcxPeer.ALIVE && p.inFlight == 0;
+        if (p.state == UcxPeer.ALIVE) {
+            p.state = UcxPeer.CLOSED;
+        }
+        startClose(p, !healthy);
+    }
+
+    private void forceClose(UcxPeer p) {
+        startClose(p, true);
+    }
+
+    private void startClose(UcxPeer p, boolean force) {
+        if (p.closing) {
+            return;
+        }
+        p.closing = true;
+        p.closeStartedNanos = System.nanoTime();
+        if (p.writes != null) {
+            p.writes.startClose(force);
+        }
+        if (p.reads != null) {
+            p.reads.startClose(force);
+        }
+        closing.add(p);
+    }
+
+    /** A peer's endpoints closed (or the grace ran out): fail what is left, free the remote keys. */
+    private void closed(UcxPeer p, boolean completed) {
+        if (!completed) {
+            LOG.log(Level.DEBUG, () -> name + ": the endpoint close of " + p + " did not complete in time");
+        }
+        failInFlight(p);
+        // after a force-close the remote keys go last: operations using them had to end first
+        if (p.writes != null) {
+            p.writes.destroyRkey();
+        }
+        if (p.reads != null) {
+            p.reads.destroyRkey();
+        }
+        if (p.state == UcxPeer.ALIVE) {
+            p.state = UcxPeer.CLOSED;
+        }
+        if (p.disconnectRequested) {
+            peers.remove(p);
+        }
+    }
+
+    // ------------------------------------------------------------------ shutdown
+
+    private void shutdown() {
+        rejectQueued();
+        try {
+            for (UcxPeer p : new ArrayList<>(peers)) {
+                disconnect(p);
+            }
+            long deadline = System.nanoTime() + SHUTDOWN_NANOS;
+            while (!closing.isEmpty() && System.nanoTime() - deadline < 0) {
+                worker.progress();
+                afterProgress();
+            }
+        } catch (Throwable t) {
+            LOG.log(Level.WARNING, name + ": closing endpoints at shutdown failed", t);
+        }
+        for (UcxPeer p : peers) {
+            failInFlight(p);
+        }
+        for (UcxPeer p : closing) {
+            failInFlight(p);
+        }
+        synchronized (signalLock) {
+            workerClosed = true;
+        }
+        try {
+            worker.close();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, name + ": destroying the UCP worker failed: " + e);
+        }
+    }
+
+    boolean isTerminated() {
+        return terminated;
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}

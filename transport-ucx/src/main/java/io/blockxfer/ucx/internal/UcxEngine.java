@@ -1,0 +1,252 @@
+package io.blockxfer.ucx.internal;
+
+import io.blockxfer.transport.BlockRegion;
+import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.PeerRegistrationException;
+import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.TransportConfig;
+import io.blockxfer.transport.TransportException;
+import io.blockxfer.transport.spi.TransferEngine;
+import io.blockxfer.ucx.UcxProvider;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.openucx.jucx.ucp.UcpContext;
+import org.openucx.jucx.ucp.UcpParams;
+import org.openucx.jucx.ucp.UcpWorker;
+import org.openucx.jucx.ucp.UcpWorkerParams;
+
+/**
+ * The UCX {@link TransferEngine}: one UCP context with RMA and wakeup, one registered region, and
+ * one {@link ProgressLoop} that owns the worker. Publishes {@link UcxMetadata}; a peer is one
+ * endpoint in peer error mode plus one unpacked remote key, built once on the loop thread (and a
+ * second pair for READs, built on the first one). A transfer is queued to the loop and issued there
+ * as one implicit put per contiguous run plus one flush (a READ: one get per run); {@link #status}
+ * is a volatile read.
+ *
+ * <p>UCX cannot abort an RMA operation in flight: {@link #abort} force-closes the peer's endpoint,
+ * which ends its operations, and a transfer stays owned by the engine until that happens.
+ *
+ * <p><b>Thread safety:</b> thread-safe, as {@link TransferEngine} requires.
+ */
+public final class UcxEngine implements TransferEngine {
+
+    private static final System.Logger LOG = System.getLogger(UcxEngine.class.getName());
+    private static final long CONNECT_TIMEOUT_MILLIS = 15_000;
+    private static final long STOP_TIMEOUT_MILLIS = 10_000;
+    private static final int POOL_LIMIT = 4096;
+
+    private final String agentName;
+    private final UcpContext context;
+    private final LocalRegion region;
+    private final ProgressLoop loop;
+    private final byte[] metadata;
+    private final ArrayDeque<UcxTransfer> pool = new ArrayDeque<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /**
+     * Opens an engine over the config's region.
+     *
+     * @throws io.blockxfer.transport.TransportUnavailableException if UCX cannot be loaded here
+     * @throws IllegalArgumentException if the options are unknown or UCX rejects them
+     */
+    public UcxEngine(TransportConfig config) {
+        UcxLibrary.ensureLoaded();
+        this.agentName = config.agentName();
+        UcxSettings settings = UcxSettings.resolve(config.options());
+        UcpParams params = new UcpParams().requestRmaFeature().requestWakeupFeature();
+        settings.ucxConfig().forEach(params::setConfig);
+        try {
+            this.context = new UcpContext(params);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("UCX refused to create a context with settings " + settings + ": "
+                    + UcsStatus.describe(e), e);
+        }
+        UcpWorker worker = null;
+        LocalRegion mapped = null;
+        try {
+            worker = context.newWorker(new UcpWorkerParams());
+            mapped = LocalRegion.map(context, config.region());
+            BlockRegion r = mapped.region();
+            ByteBuffer address = worker.getAddress();
+            byte[] workerAddress = new byte[address.remaining()];
+            address.duplicate().get(workerAddress);
+            this.metadata = new UcxMetadata(r.baseAddress(), r.byteSize(), workerAddress, mapped.packedRkey()).encode();
+            this.region = mapped;
+            this.loop = new ProgressLoop("blockxfer-ucx-" + agentName, worker, r.baseAddress(), r.blockLength());
+        } catch (RuntimeException | Error e) {
+            closeQuietly(mapped, worker, e);
+            throw new TransportException("opening a UCX transport for " + config.region() + " failed: "
+                    + UcsStatus.describe(e), e);
+        }
+        loop.start();
+    }
+
+    private void closeQuietly(LocalRegion mapped, UcpWorker worker, Throwable failure) {
+        try {
+            if (worker != null) {
+                worker.close();
+            }
+            if (mapped != null) {
+                mapped.close();
+            }
+            context.close();
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    @Override
+    public String backendName() {
+        return UcxProvider.NAME;
+    }
+
+    @Override
+    public BlockRegion region() {
+        return region.region();
+    }
+
+    @Override
+    public byte[] agentMetadata() {
+        return metadata.clone();
+    }
+
+    @Override
+    public Object connect(String peerId, PeerDescriptor peer) {
+        UcxMetadata remote = UcxMetadata.decode(peerId, peer.metadata());
+        remote.checkCovers(peerId, peer);
+        ConnectCommand command = new ConnectCommand(new UcxPeer(peerId, peer.baseAddress(), peer.numBlocks(), remote));
+        try {
+            loop.execute(command);
+        } catch (IllegalStateException e) {
+            throw new PeerRegistrationException("registering peer '" + peerId + "' failed: " + e.getMessage(), e);
+        }
+        try {
+            return command.result.get(CONNECT_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof TransportException te) {
+                throw te;
+            }
+            throw new PeerRegistrationException("registering peer '" + peerId + "' failed: " + e.getCause(),
+                    e.getCause());
+        } catch (TimeoutException e) {
+            command.result.cancel(false);
+            throw new PeerRegistrationException("registering peer '" + peerId + "' timed out after "
+                    + CONNECT_TIMEOUT_MILLIS + " ms (the UCX progress thread is stuck)", e);
+        } catch (InterruptedException e) {
+            command.result.cancel(false);
+            Thread.currentThread().interrupt();
+            throw new PeerRegistrationException("registering peer '" + peerId + "' was interrupted", e);
+        }
+    }
+
+    @Override
+    public Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks) {
+        UcxPeer p = (UcxPeer) peer;
+        if (!p.usable()) {
+            throw new IllegalStateException("UCX connection to peer '" + p.peerId + "' is down: " + p.failure);
+        }
+        int localCount = region.region().numBlocks();
+        for (int i = 0; i < localBlocks.length; i++) {
+            if (localBlocks[i] < 0 || localBlocks[i] >= localCount || remoteBlocks[i] < 0
+                    || remoteBlocks[i] >= p.numBlocks) {
+                throw new IllegalArgumentException("block pair " + localBlocks[i] + " -> " + remoteBlocks[i]
+                        + " is outside the regions");
+            }
+        }
+        UcxTransfer t = take();
+        t.fill(p, op, localBlocks, remoteBlocks);
+        try {
+            loop.execute(t);
+        } catch (RuntimeException e) {
+            if (t.status == PENDING) {
+                recycle(t);
+            }
+            throw e;
+        }
+        return t;
+    }
+
+    @Override
+    public int status(Object transfer) {
+        return ((UcxTransfer) transfer).status;
+    }
+
+    @Override
+    public void release(Object transfer) {
+        recycle((UcxTransfer) transfer);
+    }
+
+    @Override
+    public void abort(Object peer) {
+        UcxPeer p = (UcxPeer) peer;
+        p.aborted = true;
+        try {
+            loop.execute(new PeerCommand(p, false));
+        } catch (IllegalStateException e) {
+            LOG.log(Level.DEBUG, () -> this + ": abort of " + p + " not queued: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public void disconnect(Object peer) {
+        UcxPeer p = (UcxPeer) peer;
+        try {
+            loop.execute(new PeerCommand(p, true));
+        } catch (IllegalStateException e) {
+            LOG.log(Level.DEBUG, () -> this + ": disconnect of " + p + " not queued: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public void close(boolean leaked) {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        boolean stopped = loop.stop(STOP_TIMEOUT_MILLIS);
+        if (!stopped) {
+            LOG.log(Level.WARNING, "{0}: the UCX progress thread did not stop within {1} ms", this,
+                    STOP_TIMEOUT_MILLIS);
+        }
+        if (leaked || !stopped) {
+            LOG.log(Level.WARNING, "{0}: transfers may still be in flight; the UCX context and its memory are"
+                    + " left mapped", this);
+            return;
+        }
+        try {
+            region.close();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "{0}: unmapping the region failed: {1}", this, UcsStatus.describe(e));
+        }
+        try {
+            context.close();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "{0}: closing the UCP context failed: {1}", this, UcsStatus.describe(e));
+        }
+    }
+
+    private UcxTransfer take() {
+        synchronized (pool) {
+            UcxTransfer t = pool.pollFirst();
+            return t != null ? t : new UcxTransfer();
+        }
+    }
+
+    private void recycle(UcxTransfer t) {
+        t.clear();
+        synchronized (pool) {
+            if (pool.size() < POOL_LIMIT) {
+                pool.addFirst(t);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ucx engine '" + agentName + "'";
+    }
+}

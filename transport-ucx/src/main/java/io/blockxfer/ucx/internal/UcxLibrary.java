@@ -1,0 +1,241 @@
+package io.blockxfer.ucx.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import io.blockxfer.transport.TransportUnavailableException;
+import io.blockxfer.transport.spi.Availability;
+import io.blockxfer.ucx.UcxOptions;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.Properties;
+import org.openucx.jucx.ucp.UcpContext;
+import org.openucx.jucx.ucp.UcpParams;
+
+/**
+ * Owns the UCX native libraries of this process: finds them ({@link UcxLocator}), empties
+ * {@code UCX_ERROR_SIGNALS} through libc {@code setenv} before {@code libucs} loads (UCX's handlers
+ * for SIGSEGV and friends would take the JVM's own signals and abort it), loads
+ * {@code libucm, libucs, libuct, libucp} by absolute path so that libjucx's dependencies resolve by
+ * soname without {@code LD_LIBRARY_PATH}, checks the version with {@code ucp_get_version}, and only
+ * then touches a JUCX class (whose static initialiser fails for good when {@code libucp.so.0} is
+ * missing). The outcome is probed once per process and cached; a load error is kept as the
+ * availability's error, never swallowed.
+ *
+ * <p>Every foreign function handle of the backend lives here.
+ *
+ * <p><b>Thread safety:</b> thread-safe; the probe runs once, under the class lock.
+ */
+@SuppressWarnings("restricted") // loading native code is this class's job
+public final class UcxLibrary {
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final int REQUIRED_MAJOR = 1;
+    private static final int REQUIRED_MINOR = 18;
+
+    private static volatile Probe probe;
+
+    /** The outcome of the one probe of this process. */
+    private record Probe(Availability availability, String version, String where) {
+    }
+
+    private UcxLibrary() {
+    }
+
+    /** Whether UCX is usable in this process, and if not, why; probes on first call. */
+    public static Availability availability() {
+        return probe().availability;
+    }
+
+    /** The loaded UCX release, e.g. {@code 1.18.1}, or {@code ""} when none loaded. */
+    public static String version() {
+        return probe().version;
+    }
+
+    /** Where UCX was loaded from, for messages; {@code ""} when none loaded. */
+    public static String where() {
+        return probe().where;
+    }
+
+    /**
+     * Makes sure UCX is loaded and JUCX usable.
+     *
+     * @throws TransportUnavailableException naming the cause when it is not
+     */
+    public static void ensureLoaded() {
+        Availability a = availability();
+        if (!a.isAvailable()) {
+            throw new TransportUnavailableException("ucx is unavailable: " + a.cause(), a.error().orElse(null));
+        }
+    }
+
+    private static Probe probe() {
+        Probe p = probe;
+        if (p == null) {
+            synchronized (UcxLibrary.class) {
+                p = probe;
+                if (p == null) {
+                    p = load();
+                    probe = p;
+                }
+            }
+        }
+        return p;
+    }
+
+    private static Probe load() {
+        UcxLocator.Location location;
+        try {
+            location = UcxLocator.locate();
+        } catch (UcxLocator.LocationException e) {
+            return unavailable(e.getMessage(), e, "", "");
+        }
+        try {
+            setenv("UCX_ERROR_SIGNALS", "");
+        } catch (RuntimeException | LinkageError e) {
+            return unavailable("could not empty UCX_ERROR_SIGNALS before loading UCX: " + e, e, "", "");
+        }
+        SymbolLookup lookup;
+        if (location.isSystem()) {
+            try {
+                lookup = SymbolLookup.libraryLookup("libucp.so.0", Arena.global());
+            } catch (IllegalArgumentException | IllegalCallerException e) {
+                return unavailable("UCX not found: " + String.join("; ", location.misses())
+                        + "; and no libucp.so.0 on the system's library path (" + e.getMessage() + "). Run"
+                        + " scripts/install-natives ucx, or point " + UcxOptions.LIBDIR_PROPERTY + " or "
+                        + UcxOptions.LIBDIR_ENV + " at a directory holding UCX " + UcxOptions.REQUIRED_VERSION
+                        + " libraries", e, "", "");
+            }
+        } else {
+            for (String lib : UcxLocator.LIBRARIES) {
+                Path file = location.dir().resolve(lib);
+                try {
+                    System.load(file.toString());
+                } catch (UnsatisfiedLinkError | SecurityException e) {
+                    return unavailable("loading " + file + " (from " + location.origin() + ") failed: " + e.getMessage(),
+                            e, "", location.toString());
+                }
+            }
+            lookup = SymbolLookup.loaderLookup();
+        }
+        int[] v;
+        String file;
+        try {
+            MemorySegment getVersion = lookup.find("ucp_get_version").orElseThrow(
+                    () -> new UnsatisfiedLinkError("ucp_get_version not found in the loaded libucp"));
+            v = ucpVersion(getVersion);
+            file = location.isSystem() ? libraryFile(getVersion).orElse("libucp.so.0") : location.toString();
+        } catch (RuntimeException | LinkageError e) {
+            return unavailable("UCX from " + location + " has no usable ucp_get_version: " + e, e, "", location.toString());
+        }
+        String version = v[0] + "." + v[1] + "." + v[2];
+        String tooOld = versionProblem(v, file);
+        if (tooOld != null) {
+            return unavailable(tooOld, null, version, file);
+        }
+        try {
+            // the first JUCX class touched: its static initialiser loads libjucx, whose NEEDED
+            // libucp.so.0 now resolves to the library loaded above
+            new UcpContext(new UcpParams().requestRmaFeature()).close();
+        } catch (RuntimeException | LinkageError e) {
+            return unavailable("UCX " + version + " loaded from " + file + ", but jucx " + jucxVersion()
+                    + " could not create a UCP context: " + e, e, version, file);
+        }
+        return new Probe(Availability.available(), version, file);
+    }
+
+    /**
+     * Why UCX {@code version} (major, minor, release) loaded from {@code file} cannot serve jucx, or
+     * null when it can.
+     */
+    static String versionProblem(int[] version, String file) {
+        if (version[0] > REQUIRED_MAJOR || (version[0] == REQUIRED_MAJOR && version[1] >= REQUIRED_MINOR)) {
+            return null;
+        }
+        return "UCX " + version[0] + "." + version[1] + "." + version[2] + " at " + file + " is too old: jucx "
+                + jucxVersion() + " needs UCX >= " + UcxOptions.REQUIRED_VERSION + " (older UCX lacks functions"
+                + " jucx calls and kills the JVM on first use; Debian 12's libucx0 is 1.13.1). Run"
+                + " scripts/install-natives ucx, or point " + UcxOptions.LIBDIR_PROPERTY + " at UCX "
+                + UcxOptions.REQUIRED_VERSION + " libraries";
+    }
+
+    private static Probe unavailable(String cause, Throwable error, String version, String where) {
+        return new Probe(error == null ? Availability.unavailable(cause) : Availability.unavailable(cause, error),
+                version, where);
+    }
+
+    /** The version of the jucx jar on the class path, from its Maven metadata. */
+    static String jucxVersion() {
+        try (InputStream in = UcxLibrary.class.getClassLoader()
+                .getResourceAsStream("META-INF/maven/org.openucx/jucx/pom.properties")) {
+            if (in == null) {
+                return "(unknown version)";
+            }
+            Properties p = new Properties();
+            p.load(in);
+            return p.getProperty("version", "(unknown version)");
+        } catch (IOException | RuntimeException e) {
+            return "(unknown version)";
+        }
+    }
+
+    // ------------------------------------------------------------------ foreign functions
+
+    /** libc {@code setenv(name, value, 1)}. */
+    static void setenv(String name, String value) {
+        MethodHandle h = LINKER.downcallHandle(libc("setenv"), FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+        try (Arena arena = Arena.ofConfined()) {
+            int rc = (int) h.invokeExact(arena.allocateFrom(name), arena.allocateFrom(value), 1);
+            if (rc != 0) {
+                throw new IllegalStateException("setenv(" + name + ") returned " + rc);
+            }
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("setenv(" + name + ") failed", t);
+        }
+    }
+
+    /** {@code ucp_get_version(&major, &minor, &release)}. */
+    private static int[] ucpVersion(MemorySegment function) {
+        MethodHandle h = LINKER.downcallHandle(function, FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, ADDRESS));
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_INT, 3);
+            h.invokeExact(out, out.asSlice(4), out.asSlice(8));
+            return new int[] {out.getAtIndex(JAVA_INT, 0), out.getAtIndex(JAVA_INT, 1), out.getAtIndex(JAVA_INT, 2)};
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("ucp_get_version failed", t);
+        }
+    }
+
+    /** The file of the shared object that holds {@code symbol}, through {@code dladdr}. */
+    private static Optional<String> libraryFile(MemorySegment symbol) {
+        Optional<MemorySegment> dladdr = LINKER.defaultLookup().find("dladdr");
+        if (dladdr.isEmpty()) {
+            return Optional.empty();
+        }
+        MethodHandle h = LINKER.downcallHandle(dladdr.get(), FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment info = arena.allocate(4 * ADDRESS.byteSize(), ADDRESS.byteAlignment());
+            int ok = (int) h.invokeExact(symbol, info);
+            MemorySegment name = info.get(ADDRESS, 0);
+            return ok == 0 || name.address() == 0 ? Optional.empty() : Optional.of(name.reinterpret(4096).getString(0));
+        } catch (Throwable t) {
+            return Optional.empty();
+        }
+    }
+
+    private static MemorySegment libc(String name) {
+        return LINKER.defaultLookup().find(name).orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
+    }
+}

@@ -1,0 +1,96 @@
+package io.blockxfer.ucx.internal;
+
+/**
+ * One registered peer: the region its descriptor advertised, its metadata, its endpoints (one for
+ * writes, built at registration; one for reads, built on the first READ, so that a write's flush
+ * never waits on reads), its transfers in flight, and whether it can still take transfers.
+ *
+ * <p><b>Thread safety:</b> the identity fields are final; {@link #state}, {@link #aborted} and
+ * {@link #failure} are volatile, read by submitters and written by the loop (the abort flag by
+ * whoever aborts); everything else belongs to the loop thread.
+ */
+final class UcxPeer {
+
+    /** Takes transfers. */
+    static final int ALIVE = 0;
+    /** Its endpoint failed (peer died, or the connection broke). */
+    static final int FAILED = 1;
+    /** Its endpoints were force-closed on request. */
+    static final int ABORTED = 2;
+    /** Disconnected. */
+    static final int CLOSED = 3;
+
+    final String peerId;
+    final long remoteBase;
+    final int numBlocks;
+    final UcxMetadata metadata;
+
+    volatile int state = ALIVE;
+    volatile boolean aborted;
+    volatile String failure = "";
+
+    // ---- loop thread only
+    PeerEndpoint writes;
+    PeerEndpoint reads;
+    boolean closing;
+    long closeStartedNanos;
+    boolean disconnectRequested;
+    UcxTransfer first;
+    UcxTransfer last;
+    int inFlight;
+
+    UcxPeer(String peerId, long remoteBase, int numBlocks, UcxMetadata metadata) {
+        this.peerId = peerId;
+        this.remoteBase = remoteBase;
+        this.numBlocks = numBlocks;
+        this.metadata = metadata;
+    }
+
+    /** Whether transfers may be issued: alive and not aborted. */
+    boolean usable() {
+        return state == ALIVE && !aborted;
+    }
+
+    /** Whether every endpoint that was opened has finished closing. */
+    boolean endpointsClosed() {
+        return (writes == null || writes.isClosed()) && (reads == null || reads.isClosed());
+    }
+
+    void link(UcxTransfer t) {
+        t.linked = true;
+        t.prev = last;
+        t.next = null;
+        if (last == null) {
+            first = t;
+        } else {
+            last.next = t;
+        }
+        last = t;
+        inFlight++;
+    }
+
+    void unlink(UcxTransfer t) {
+        if (!t.linked) {
+            return;
+        }
+        if (t.prev == null) {
+            first = t.next;
+        } else {
+            t.prev.next = t.next;
+        }
+        if (t.next == null) {
+            last = t.prev;
+        } else {
+            t.next.prev = t.prev;
+        }
+        t.prev = null;
+        t.next = null;
+        t.linked = false;
+        inFlight--;
+    }
+
+    @Override
+    public String toString() {
+        return "peer '" + peerId + "'";
+    }
+}

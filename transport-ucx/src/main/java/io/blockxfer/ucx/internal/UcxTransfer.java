@@ -1,0 +1,60 @@
+package io.blockxfer.ucx.internal;
+
+import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.spi.TransferEngine;
+import java.util.Arrays;
+
+/**
+ * One transfer: its peer, direction, block index pairs, and state. Pooled by the engine, so its
+ * index arrays are reused and a steady stream of transfers allocates nothing per block.
+ *
+ * <p><b>Thread safety:</b> filled by the submitting thread before it is queued; afterwards only the
+ * loop thread writes it, and {@link #status} (volatile, written last) hands the outcome to pollers.
+ * The engine recycles it only after {@link #status} is terminal, when the loop no longer holds it.
+ */
+final class UcxTransfer implements LoopCommand {
+
+    UcxPeer peer;
+    TransferOp op;
+    int[] localBlocks = new int[8];
+    int[] remoteBlocks = new int[8];
+    int count;
+    volatile int status = TransferEngine.PENDING;
+
+    // ---- loop thread only
+    boolean linked;
+    UcxTransfer prev;
+    UcxTransfer next;
+    OpCallback callback;
+
+    void fill(UcxPeer peer, TransferOp op, int[] local, int[] remote) {
+        if (localBlocks.length < local.length) {
+            int n = Math.max(local.length, localBlocks.length * 2);
+            localBlocks = Arrays.copyOf(local, n);
+            remoteBlocks = Arrays.copyOf(remote, n);
+        } else {
+            System.arraycopy(local, 0, localBlocks, 0, local.length);
+            System.arraycopy(remote, 0, remoteBlocks, 0, remote.length);
+        }
+        this.peer = peer;
+        this.op = op;
+        this.count = local.length;
+        this.status = TransferEngine.PENDING;
+    }
+
+    void clear() {
+        peer = null;
+        op = null;
+        callback = null;
+    }
+
+    @Override
+    public void run(ProgressLoop loop) {
+        loop.issue(this);
+    }
+
+    @Override
+    public void reject(String why) {
+        status = TransferEngine.FAILED;
+    }
+}

@@ -1,0 +1,83 @@
+package io.blockxfer.ucx;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code kill -9} of a target process while WRITEs stream to it and to a healthy second target
+ * ({@link PeerDeathScenario}, in a child JVM whose exit status and stderr are judged): the dead
+ * peer is detected within 2 s, every transfer that was in flight at the kill is reported within
+ * 2 s, later ones fail, the healthy peer's transfers all complete and land byte for byte, the JVM
+ * does not crash, and the log does not flood.
+ */
+class UcxPeerDeathTest {
+
+    private static final long BOUND_MILLIS = 2_000;
+    /**
+     * The backend logs a peer's failure once; UCX itself logs one line per request that fails before
+     * the force-close cancels it, at most the transfers in flight (16 here). Without stopping at the
+     * first failure it would be one line per put, tens of thousands a second.
+     */
+    private static final int MAX_LOG_LINES = 40;
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void killedTargetFailsFastWithoutHurtingTheOtherPeer() throws Exception {
+        UcxTestSupport.requireUcx();
+        Path stderr = Files.createTempFile(ChildTemp.directory(), "peer-death", ".err");
+        Process child = new ProcessBuilder(UcxTestSupport.javaCommand(PeerDeathScenario.class.getName(), List.of(),
+                List.of("1000", "2500")))
+                .redirectError(stderr.toFile())
+                .start();
+        String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(child.waitFor(60, TimeUnit.SECONDS), "scenario did not end");
+        List<String> log = Files.readAllLines(stderr, StandardCharsets.UTF_8);
+        String logText = String.join("\n", log);
+        assertEquals(0, child.exitValue(), "scenario JVM exited with " + child.exitValue() + "\nstdout:\n" + out
+                + "\nstderr:\n" + logText);
+        Map<String, Long> r = parse(out);
+        assertNotNull(r.get("detectMs"), "no RESULT line in: " + out + "\nstderr:\n" + logText);
+        String all = r + "\nstderr:\n" + logText;
+        System.out.println("peer death: " + r + ", " + log.size() + " log lines");
+        assertTrue(r.get("detectMs") >= 0 && r.get("detectMs") <= BOUND_MILLIS,
+                "the dead peer's transfers began failing " + r.get("detectMs") + " ms after the kill: " + all);
+        assertTrue(r.get("lastInFlightEndMs") <= BOUND_MILLIS,
+                "a transfer in flight at the kill was reported " + r.get("lastInFlightEndMs") + " ms after it: " + all);
+        assertEquals(0L, r.get("aPending"), "transfers to the dead peer never reported: " + all);
+        assertTrue(r.get("aFailed") > 0, "nothing failed after the kill: " + all);
+        assertEquals(0L, r.get("bFailed"), "the healthy peer had failures: " + all);
+        assertEquals(0L, r.get("bPending"), "the healthy peer's transfers never reported: " + all);
+        assertTrue(r.get("bDone") > 0, "the healthy peer completed nothing: " + all);
+        assertEquals(0L, r.get("bMismatchedBlocks"), "the healthy peer's blocks differ: " + all);
+        assertTrue(log.size() <= MAX_LOG_LINES, "the log flooded: " + log.size() + " lines:\n" + logText);
+        try (var files = Files.list(Path.of("."))) {
+            assertTrue(files.noneMatch(f -> f.getFileName().toString().startsWith("hs_err_pid" + child.pid())),
+                    "the JVM left a crash report");
+        }
+    }
+
+    private static Map<String, Long> parse(String out) throws IOException {
+        Map<String, Long> values = new HashMap<>();
+        for (String line : out.split("\n")) {
+            if (line.startsWith("RESULT ")) {
+                for (String kv : line.substring(7).trim().split(" ")) {
+                    int eq = kv.indexOf('=');
+                    values.put(kv.substring(0, eq), Long.parseLong(kv.substring(eq + 1)));
+                }
+            }
+        }
+        return values;
+    }
+}
