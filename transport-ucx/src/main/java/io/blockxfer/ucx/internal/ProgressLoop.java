@@ -2,11 +2,11 @@ package io.blockxfer.ucx.internal;
 
 import io.blockxfer.transport.PeerRegistrationException;
 import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.spi.MpscRing;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.openucx.jucx.ucp.UcpEndpoint;
@@ -57,7 +57,8 @@ final class ProgressLoop implements Runnable {
     private final UcpWorker worker;
     private final long localBase;
     private final long blockLength;
-    private final ArrayBlockingQueue<LoopCommand> commands = new ArrayBlockingQueue<>(1 << 16);
+    private final MpscRing<LoopCommand> commands = new MpscRing<>(1 << 16);
+    private final Object rejectLock = new Object();
     private final Thread thread;
     private final Object signalLock = new Object();
     private volatile int idleState = RUNNING;
@@ -96,12 +97,12 @@ final class ProgressLoop implements Runnable {
             throw new IllegalStateException(name + " is stopped");
         }
         if (!commands.offer(command)) {
-            throw new IllegalStateException(name + ": command queue full (" + commands.size() + " queued)");
+            throw new IllegalStateException(name + ": command queue full");
         }
         wake();
-        if (terminated && commands.remove(command)) {
-            command.reject(name + " is stopped");
-            throw new IllegalStateException(name + " is stopped");
+        if (terminated) {
+            // the loop thread no longer consumes: reject what it left, this command included
+            rejectQueued();
         }
     }
 
@@ -163,13 +164,16 @@ final class ProgressLoop implements Runnable {
         }
     }
 
+    /** After the loop ended: rejects what is queued; the lock makes callers one consumer at a time. */
     private void rejectQueued() {
-        LoopCommand c;
-        while ((c = commands.poll()) != null) {
-            try {
-                c.reject(name + " is closed");
-            } catch (RuntimeException e) {
-                LOG.log(Level.DEBUG, () -> name + ": rejecting a command failed: " + e);
+        synchronized (rejectLock) {
+            LoopCommand c;
+            while ((c = commands.poll()) != null) {
+                try {
+                    c.reject(name + " is closed");
+                } catch (RuntimeException e) {
+                    LOG.log(Level.DEBUG, () -> name + ": rejecting a command failed: " + e);
+                }
             }
         }
     }

@@ -1,17 +1,22 @@
-package io.blockxfer.loopback.internal;
+package io.blockxfer.transport.spi;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * A bounded, lock-free queue of many producers and one consumer over an array of slots, each with
- * a sequence number (Vyukov's design): offering and polling allocate nothing and never park, so a
- * submitter never collides with the worker on a lock.
+ * a sequence number (Vyukov's design), for backends that hand submits to an engine thread of their
+ * own: offering and polling allocate nothing and never park, so a submitting thread never meets
+ * the engine thread on a lock (a lock-based queue costs a futex wake-up and an allocation whenever
+ * the two collide).
  *
  * <p><b>Thread safety:</b> {@link #offer} from any thread; {@link #poll} and {@link #isEmpty} from
- * the one consumer thread only.
+ * one consumer at a time (the engine thread; after it stops, callers that serialise among
+ * themselves).
+ *
+ * @param <E> the element type
  */
-final class MpscRing<E> {
+public final class MpscRing<E> {
 
     private final Object[] buffer;
     private final AtomicLongArray sequence;
@@ -20,7 +25,7 @@ final class MpscRing<E> {
     private long head;
 
     /** A ring of {@code capacity} slots, a power of two. */
-    MpscRing(int capacity) {
+    public MpscRing(int capacity) {
         if (Integer.bitCount(capacity) != 1) {
             throw new IllegalArgumentException("capacity must be a power of two: " + capacity);
         }
@@ -33,7 +38,7 @@ final class MpscRing<E> {
     }
 
     /** Adds {@code e}; false when the ring is full. */
-    boolean offer(E e) {
+    public boolean offer(E e) {
         long t;
         while (true) {
             t = tail.get();
@@ -56,7 +61,7 @@ final class MpscRing<E> {
 
     /** The oldest element, or null when the ring is empty. */
     @SuppressWarnings("unchecked")
-    E poll() {
+    public E poll() {
         long h = head;
         int i = (int) (h & mask);
         if (sequence.getAcquire(i) != h + 1) {
@@ -70,7 +75,7 @@ final class MpscRing<E> {
     }
 
     /** Whether nothing is waiting to be polled. */
-    boolean isEmpty() {
+    public boolean isEmpty() {
         long h = head;
         return sequence.getAcquire((int) (h & mask)) != h + 1;
     }
