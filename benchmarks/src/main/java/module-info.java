@@ -6,6 +6,7 @@
  */
 module io.blockxfer.benchmarks {
     requires io.blockxfer.transport;
+    requires io.blockxfer.transport.nixl;
     requires jmh.core;
 
     // nothing exported: JMH (an automatic module) runs the benchmarks from a shaded jar on the class path

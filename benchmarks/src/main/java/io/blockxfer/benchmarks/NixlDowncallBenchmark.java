@@ -1,5 +1,6 @@
 package io.blockxfer.benchmarks;
 
+import io.blockxfer.nixl.internal.NixlDowncallProbe;
 import io.blockxfer.transport.ProviderInfo;
 import io.blockxfer.transport.Transports;
 import java.lang.foreign.FunctionDescriptor;
@@ -17,6 +18,7 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -24,15 +26,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * under every call the NIXL binding makes.
  *
  * <p>{@link #ffmDowncallFloor} calls libc's {@code abs} (no system call) through a downcall
- * handle: what any FFM call costs on this JVM. The NIXL-specific benchmarks belong next to it, guarded by
- * {@link NixlGuard} (which fails the benchmark with NIXL's unavailability cause, and
- * {@link BenchmarksMain} leaves out every benchmark whose name contains {@code nixl} when NIXL is
- * unavailable). TODO(transport-nixl): add, against the binding's method handles,
- * <pre>{@code
- * @Benchmark public int nixlCheckXferState(NixlGuard nixl) { ... one nixl_capi_get_xfer_status ... }
- * @Benchmark public int nixlPostXfer(NixlGuard nixl)       { ... one nixl_capi_post_xfer_req ...   }
- * }</pre>
- * and compare each with the floor: the difference is NIXL's own work plus argument marshalling.
+ * handle: what any FFM call costs on this JVM. The NIXL benchmarks call the binding's own method
+ * handles on a real agent ({@code NixlDowncallProbe}): {@link #nixlIsStub} (the cheapest NIXL
+ * function), {@link #nixlCheckXferState} (one {@code nixl_capi_get_xfer_status} of a finished
+ * request: what every poll pays per transfer) and {@link #nixlPostXfer} (one post of a 4 KiB
+ * local transfer, to completion). Compared with the floor, the difference is NIXL's own work plus
+ * argument marshalling. {@link BenchmarksMain} leaves them out when NIXL is unavailable, and
+ * {@link NixlProbe} fails them with the cause.
  *
  * <p><b>Thread safety:</b> JMH state, one per benchmark thread.
  */
@@ -66,26 +66,53 @@ public class NixlDowncallBenchmark {
         return (int) abs.invokeExact(argument);
     }
 
+    /** {@code nixl_capi_is_stub}: the cheapest call into NIXL. */
+    @Benchmark
+    public boolean nixlIsStub(NixlProbe nixl) {
+        return nixl.probe.isStub();
+    }
+
+    /** {@code nixl_capi_get_xfer_status} of a finished request, as each poll does per transfer. */
+    @Benchmark
+    public int nixlCheckXferState(NixlProbe nixl) {
+        return nixl.probe.statusOfFinishedRequest();
+    }
+
+    /** {@code nixl_capi_post_xfer_req} of a 4 KiB local transfer, polled to completion. */
+    @Benchmark
+    public int nixlPostXfer(NixlProbe nixl) {
+        return nixl.probe.repost();
+    }
+
     /**
-     * Fails a NIXL benchmark's trial, with the cause, when the {@code nixl} backend is unavailable.
+     * A NIXL agent with a finished request to call the binding on; fails the trial with the cause
+     * when the {@code nixl} backend is unavailable.
      *
      * <p><b>Thread safety:</b> JMH state, one per benchmark thread.
      */
     @State(Scope.Thread)
-    public static class NixlGuard {
+    public static class NixlProbe {
+        NixlDowncallProbe probe;
 
         /** For JMH. */
-        public NixlGuard() {
+        public NixlProbe() {
         }
 
-        /** Checks that NIXL is available here. */
+        /** Checks that NIXL is available here and opens the probe. */
         @Setup(Level.Trial)
-        public void check() {
+        public void open() {
             ProviderInfo nixl = Transports.providers().stream().filter(p -> p.name().equals("nixl")).findFirst()
                     .orElseThrow(() -> new IllegalStateException("no nixl backend on the class path"));
             if (!nixl.isAvailable()) {
                 throw new IllegalStateException("nixl is unavailable: " + nixl.availability().cause());
             }
+            probe = NixlDowncallProbe.open();
+        }
+
+        /** Frees the agent. */
+        @TearDown(Level.Trial)
+        public void close() {
+            probe.close();
         }
     }
 }

@@ -9,6 +9,7 @@ import io.blockxfer.transport.internal.jfr.PeerRemovedEvent;
 import io.blockxfer.transport.internal.jfr.TransferCancelledEvent;
 import io.blockxfer.transport.internal.jfr.TransferCompletedEvent;
 import io.blockxfer.transport.internal.jfr.TransferFailedEvent;
+import io.blockxfer.transport.internal.jfr.TransferEvent;
 import io.blockxfer.transport.internal.jfr.TransferSubmittedEvent;
 import java.lang.System.Logger.Level;
 
@@ -52,13 +53,7 @@ public final class Telemetry {
         if (JFR) {
             TransferSubmittedEvent e = new TransferSubmittedEvent();
             if (e.shouldCommit()) {
-                e.backend = backend;
-                e.agent = agent;
-                e.peer = peer;
-                e.transferId = id;
-                e.op = op.name();
-                e.blocks = blocks;
-                e.bytes = bytes;
+                fill(e, peer, id, op, blocks, bytes);
                 e.commit();
             }
         }
@@ -76,26 +71,14 @@ public final class Telemetry {
             if (success) {
                 TransferCompletedEvent e = new TransferCompletedEvent();
                 if (e.shouldCommit()) {
-                    e.backend = backend;
-                    e.agent = agent;
-                    e.peer = peer;
-                    e.transferId = id;
-                    e.op = op.name();
-                    e.blocks = blocks;
-                    e.bytes = bytes;
+                    fill(e, peer, id, op, blocks, bytes);
                     e.latency = latencyNanos;
                     e.commit();
                 }
             } else {
                 TransferFailedEvent e = new TransferFailedEvent();
                 if (e.shouldCommit()) {
-                    e.backend = backend;
-                    e.agent = agent;
-                    e.peer = peer;
-                    e.transferId = id;
-                    e.op = op.name();
-                    e.blocks = blocks;
-                    e.bytes = bytes;
+                    fill(e, peer, id, op, blocks, bytes);
                     e.latency = latencyNanos;
                     e.commit();
                 }
@@ -192,6 +175,16 @@ public final class Telemetry {
                 e.commit();
             }
         }
+    }
+
+    private void fill(TransferEvent e, String peer, long id, TransferOp op, int blocks, long bytes) {
+        e.backend = backend;
+        e.agent = agent;
+        e.peer = peer;
+        e.transferId = id;
+        e.op = op.name();
+        e.blocks = blocks;
+        e.bytes = bytes;
     }
 
     /** Calls the observer off the hot path; a throw is logged once and otherwise ignored. */

@@ -1,7 +1,6 @@
 package io.blockxfer.transport.internal.jfr;
 
 import jdk.jfr.Category;
-import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
@@ -20,13 +19,6 @@ import jdk.jfr.Timespan;
 @Category({"blockxfer", "Transfers"})
 @Description("A transfer was reported done, with its latency from submit to the poll that found it")
 @StackTrace(false)
-public final class TransferCompletedEvent extends jdk.jfr.Event {
-    @Label("Backend") public String backend;
-    @Label("Agent") public String agent;
-    @Label("Peer") public String peer;
-    @Label("Transfer Id") public long transferId;
-    @Label("Operation") public String op;
-    @Label("Blocks") public int blocks;
-    @Label("Bytes") @DataAmount public long bytes;
+public final class TransferCompletedEvent extends TransferEvent {
     @Label("Latency") @Timespan(Timespan.NANOSECONDS) public long latency;
 }

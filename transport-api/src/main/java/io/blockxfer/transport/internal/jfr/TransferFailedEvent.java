@@ -1,7 +1,6 @@
 package io.blockxfer.transport.internal.jfr;
 
 import jdk.jfr.Category;
-import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
@@ -14,13 +13,6 @@ import jdk.jfr.Timespan;
 @Category({"blockxfer", "Transfers"})
 @Description("A transfer was reported failed: a native error, a dead peer, a missed deadline or a removal")
 @StackTrace(false)
-public final class TransferFailedEvent extends jdk.jfr.Event {
-    @Label("Backend") public String backend;
-    @Label("Agent") public String agent;
-    @Label("Peer") public String peer;
-    @Label("Transfer Id") public long transferId;
-    @Label("Operation") public String op;
-    @Label("Blocks") public int blocks;
-    @Label("Bytes") @DataAmount public long bytes;
+public final class TransferFailedEvent extends TransferEvent {
     @Label("Latency") @Timespan(Timespan.NANOSECONDS) public long latency;
 }

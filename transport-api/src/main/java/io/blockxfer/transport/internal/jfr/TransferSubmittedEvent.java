@@ -1,7 +1,6 @@
 package io.blockxfer.transport.internal.jfr;
 
 import jdk.jfr.Category;
-import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
 import jdk.jfr.Enabled;
 import jdk.jfr.Label;
@@ -19,12 +18,5 @@ import jdk.jfr.StackTrace;
 @Description("A WRITE or READ of blocks was submitted to a peer")
 @StackTrace(false)
 @Enabled(false)
-public final class TransferSubmittedEvent extends jdk.jfr.Event {
-    @Label("Backend") public String backend;
-    @Label("Agent") public String agent;
-    @Label("Peer") public String peer;
-    @Label("Transfer Id") public long transferId;
-    @Label("Operation") public String op;
-    @Label("Blocks") public int blocks;
-    @Label("Bytes") @DataAmount public long bytes;
+public final class TransferSubmittedEvent extends TransferEvent {
 }
