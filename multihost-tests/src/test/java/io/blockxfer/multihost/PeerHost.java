@@ -115,10 +115,35 @@ class PeerHost implements AutoCloseable {
                 .exec();
     }
 
-    /** {@code docker pause}: every process of the peer is frozen (cgroup freezer); its kernel still ACKs. */
+    /**
+     * {@code docker pause}: every process of the peer is frozen (cgroup freezer); its kernel still
+     * ACKs. The cgroup v1 freezer gives up ("unable to freeze") when a busy process does not reach a
+     * freezable point within runc's retries, which happens on a loaded host; the pause is then
+     * retried after thawing whatever was half frozen.
+     */
     void pause() {
-        docker().pauseContainerCmd(container.getContainerId()).exec();
-        paused = true;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                docker().pauseContainerCmd(container.getContainerId()).exec();
+                paused = true;
+                return;
+            } catch (com.github.dockerjava.api.exception.InternalServerErrorException e) {
+                if (attempt == 5 || !String.valueOf(e.getMessage()).contains("unable to freeze")) {
+                    throw e;
+                }
+                try {
+                    docker().unpauseContainerCmd(container.getContainerId()).exec();
+                } catch (RuntimeException ignored) {
+                    // not paused: nothing to thaw
+                }
+                try {
+                    Thread.sleep(200L * attempt);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     /** {@code docker unpause}. */
