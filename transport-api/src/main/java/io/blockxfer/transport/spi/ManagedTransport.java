@@ -447,6 +447,7 @@ public final class ManagedTransport implements DataTransport {
     public PollResult poll(String peerId) {
         Objects.requireNonNull(peerId, "peerId");
         ensureOpen();
+        driveProgress();
         PeerSlot slot = peers.get(peerId);
         if (slot == null && orphanCount == 0) {
             return PollResult.EMPTY;
@@ -464,6 +465,7 @@ public final class ManagedTransport implements DataTransport {
         Objects.requireNonNull(peerId, "peerId");
         Objects.requireNonNull(handler, "handler");
         ensureOpen();
+        driveProgress();
         PeerSlot slot = peers.get(peerId);
         if (slot == null && orphanCount == 0) {
             return 0;
@@ -479,6 +481,7 @@ public final class ManagedTransport implements DataTransport {
     @Override
     public PollResult pollAll() {
         ensureOpen();
+        driveProgress();
         CompletionScratch scratch = CompletionScratch.acquire();
         for (PeerSlot slot : peers.values()) {
             pollSlot(slot, scratch);
@@ -491,6 +494,7 @@ public final class ManagedTransport implements DataTransport {
     public int pollAll(CompletionHandler handler) {
         Objects.requireNonNull(handler, "handler");
         ensureOpen();
+        driveProgress();
         CompletionScratch scratch = CompletionScratch.acquire();
         for (PeerSlot slot : peers.values()) {
             pollSlot(slot, scratch);
@@ -694,6 +698,15 @@ public final class ManagedTransport implements DataTransport {
         }
         if (toDisconnect != null) {
             toDisconnect.forEach(this::disconnectQuietly);
+        }
+    }
+
+    /** Lets the polling thread advance the engine (see {@link TransferEngine#progress}). */
+    private void driveProgress() {
+        try {
+            engine.progress();
+        } catch (RuntimeException | LinkageError e) {
+            LOG.log(Level.DEBUG, () -> this + ": driving progress on the polling thread failed: " + e);
         }
     }
 

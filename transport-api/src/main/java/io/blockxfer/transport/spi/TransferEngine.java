@@ -99,6 +99,23 @@ public interface TransferEngine {
         return false;
     }
 
+    /**
+     * Advances transfers on the calling thread, if the engine can do so without waiting: the
+     * polling thread then drives the backend (a UCX worker's progress, a loopback copy) instead of
+     * waiting for the backend's own thread, which on a busy host competes with it for a core. The
+     * backend's own thread stays the fallback for callers that poll rarely.
+     *
+     * <p>Called by every poll before transfer states are read, outside every lock of the managed
+     * transport, from any thread and possibly from several at once. Must never block or wait for
+     * the network (try a lock; give up if another thread holds it). A throw is logged and ignored.
+     *
+     * @return how many events (completions, commands, copies) this call processed; 0 if it did
+     *     nothing or the engine has no such mode
+     */
+    default int progress() {
+        return 0;
+    }
+
     /** An optional feature of the backend (fault injection, telemetry). */
     default <T> Optional<T> feature(Class<T> type) {
         return Optional.empty();
