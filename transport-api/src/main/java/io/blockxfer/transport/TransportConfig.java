@@ -32,6 +32,7 @@ public final class TransportConfig {
     private final Duration closeTimeout;
     private final Map<String, String> options;
     private final TransportObserver observer;
+    private final ProgressMode progressMode;
 
     private TransportConfig(Builder b) {
         this.region = b.region;
@@ -43,6 +44,7 @@ public final class TransportConfig {
         this.closeTimeout = b.closeTimeout;
         this.options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
         this.observer = b.observer;
+        this.progressMode = b.progressMode;
     }
 
     /** A builder for a transport over {@code region}. */
@@ -95,6 +97,11 @@ public final class TransportConfig {
         return observer;
     }
 
+    /** Which thread advances transfers; {@link ProgressMode#AUTO} unless set. */
+    public ProgressMode progressMode() {
+        return progressMode;
+    }
+
     /** The option {@code key}, or {@code defaultValue}. */
     public String option(String key, String defaultValue) {
         return options.getOrDefault(key, defaultValue);
@@ -103,7 +110,8 @@ public final class TransportConfig {
     /** A builder starting from this config. */
     public Builder toBuilder() {
         Builder b = new Builder(region).agentName(agentName).configFields(configFields)
-                .transferTimeout(transferTimeout).closeTimeout(closeTimeout).options(options).observer(observer);
+                .transferTimeout(transferTimeout).closeTimeout(closeTimeout).options(options).observer(observer)
+                .progressMode(progressMode);
         b.transport = transport;
         return b;
     }
@@ -111,7 +119,8 @@ public final class TransportConfig {
     @Override
     public String toString() {
         return "TransportConfig[" + region + ", agent '" + agentName + "', fingerprint '" + fingerprint + "'"
-                + (transport != null ? ", transport " + transport : "") + ", options " + options + "]";
+                + (transport != null ? ", transport " + transport : "") + ", options " + options
+                + (progressMode != ProgressMode.AUTO ? ", progress " + progressMode : "") + "]";
     }
 
     /**
@@ -128,6 +137,7 @@ public final class TransportConfig {
         private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
         private final Map<String, String> options = new LinkedHashMap<>();
         private TransportObserver observer = TransportObserver.NONE;
+        private ProgressMode progressMode = ProgressMode.AUTO;
 
         private Builder(RegionSpec region) {
             this.region = Objects.requireNonNull(region, "region");
@@ -190,6 +200,12 @@ public final class TransportConfig {
         /** Sets what observes the transport (metrics); see {@link TransportObserver}. */
         public Builder observer(TransportObserver observer) {
             this.observer = Objects.requireNonNull(observer, "observer");
+            return this;
+        }
+
+        /** Sets which thread advances transfers (see {@link ProgressMode}). */
+        public Builder progressMode(ProgressMode mode) {
+            this.progressMode = Objects.requireNonNull(mode, "progressMode");
             return this;
         }
 
