@@ -45,6 +45,10 @@ import java.util.concurrent.CompletableFuture;
  *       once per change of a peer's state, never once per transfer.</li>
  * </ul>
  *
+ * <p>With a {@link TransportConfig#keyRing() key ring} the transport hands out its
+ * {@link #localDescriptor()} signed, and registers only peers whose descriptor the ring
+ * authenticates, checked before the engine is called.
+ *
  * <p>This class is the entry point; the jobs live in parts of their own (registration,
  * submission, completion tracking with deadlines, cancellation, orphans, teardown) in a package
  * that is not exported.
@@ -83,7 +87,8 @@ public final class ManagedTransport implements DataTransport {
         this.region = engine.region();
         this.fingerprint = config.fingerprint();
         this.capabilities = capabilities.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(capabilities));
-        this.localDescriptor = PeerDescriptor.of(backend, fingerprint, region, engine.agentMetadata());
+        PeerDescriptor local = PeerDescriptor.of(backend, fingerprint, region, engine.agentMetadata());
+        this.localDescriptor = config.keyRing().map(local::signedWith).orElse(local);
         String label = backend + " transport '" + agentName + "'";
         Telemetry telemetry = new Telemetry(backend, agentName, config.observer());
         GuardedEngine guarded = new GuardedEngine(engine, label);
@@ -97,7 +102,9 @@ public final class ManagedTransport implements DataTransport {
                 region.blockLength());
         this.canceller = new Canceller(peers, state, guarded, orphans, telemetry);
         this.registrar = new PeerRegistrar(peers, state, guarded, completions, orphans, health, telemetry,
-                new PeerAdmission(backend, region.blockLength(), fingerprint), backend, agentName, label);
+                new PeerAdmission(backend, region.blockLength(), fingerprint, config.keyRing().orElse(null),
+                        config.acceptUnsignedPeers()),
+                backend, agentName, label);
         this.teardown = new Teardown(peers, state, registrar, guarded, orphans, config.closeTimeout().toNanos(), label);
     }
 
