@@ -18,6 +18,7 @@ import java.util.Set;
  *
  * <p><b>Thread safety:</b> thread-safe and stateless.
  */
+@SuppressWarnings("exports") // @AutoService is a compile-time-only annotation; users never need its module
 @AutoService(TransportProvider.class)
 public final class LoopbackProvider implements TransportProvider {
 

@@ -1,7 +1,7 @@
 package io.blockxfer.loopback.internal;
 
 import io.blockxfer.transport.TransferOp;
-import io.blockxfer.transport.spi.MpscRing;
+import io.blockxfer.transport.internal.queue.MpscRing;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
