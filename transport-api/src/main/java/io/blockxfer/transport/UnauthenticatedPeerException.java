@@ -15,7 +15,7 @@ import java.util.Objects;
 public class UnauthenticatedPeerException extends TransportException {
     private static final long serialVersionUID = 1L;
 
-    /** Why a descriptor was not authenticated. */
+    /** Why a descriptor was not authenticated. <b>Thread safety:</b> an enum; immutable. */
     public enum Reason {
         /** The descriptor carries no signature (and unsigned peers were not accepted). */
         UNSIGNED,

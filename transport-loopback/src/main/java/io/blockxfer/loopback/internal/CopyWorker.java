@@ -114,7 +114,9 @@ final class CopyWorker implements Runnable {
         int work;
         try {
             work = drain(CALLER_BATCH);
-            takenByCallers += lastTaken;
+            if (lastTaken > 0) {
+                takenByCallers += lastTaken;
+            }
         } finally {
             consumerRole.set(false);
         }
@@ -244,7 +246,9 @@ final class CopyWorker implements Runnable {
                 work++;
             }
         }
-        waitingCount = waiting.size();
+        if (waitingCount != waiting.size()) {
+            waitingCount = waiting.size();
+        }
         return work;
     }
 

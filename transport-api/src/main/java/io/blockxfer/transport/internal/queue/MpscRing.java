@@ -13,7 +13,9 @@ import java.util.concurrent.locks.LockSupport;
  * a sequence number (Vyukov's design), for backends that hand submits to an engine thread of their
  * own: offering and polling allocate nothing and never park, so a submitting thread never meets
  * the engine thread on a lock (a lock-based queue costs a futex wake-up and an allocation whenever
- * the two collide). Not API: exported only to the backends that use it.
+ * the two collide). Not API: exported only to the backends that use it. (JCTools' Unsafe-free
+ * {@code MpscAtomicArrayQueue} would serve as well; this one stays so that the backends take no
+ * further dependency, with {@code MpscRingTest} as its own stress test.)
  *
  * <p>Ordering: each producer's elements come out in the order it offered them, none lost, none
  * twice. An element is visible to {@link #poll()} once its {@link #offer} returned; an offer still
