@@ -21,9 +21,9 @@ import java.util.Set;
  * starts its targets ({@link PeerMain} processes on this host, or transports in this JVM for
  * loopback), streams verified writes and reads to each with a {@link PeerSession}, and for the
  * given time removes and re-adds a peer every 100 ms and kills (SIGKILL) and restarts a target
- * every 15 s ({@link SoakConductor}), sampling its own file descriptors, threads and RSS. Then it
- * stops everything, checks the targets' memory, ends every child by its pid, removes the UCX
- * POSIX segments its killed children left, and reports ({@link SoakReport}).
+ * other than the last every 15 s ({@link SoakConductor}), sampling its own file descriptors,
+ * threads and RSS. Then it stops everything, checks the targets' memory, ends every child by its
+ * pid, removes the UCX POSIX segments its killed children left, and reports ({@link SoakReport}).
  *
  * <p>Exit status: {@value #PASSED} passed, {@value #FAILED} failed, {@value #SETUP_ERROR} bad
  * arguments or a target that could not start, {@value #UNAVAILABLE} the backend is not available

@@ -21,7 +21,8 @@ import java.util.concurrent.TimeoutException;
  *       session is stopped, which waits for every id of the phase, then {@code addPeer} with the
  *       same descriptor and a new phase); at every n-th re-add the target checks its memory
  *       against the session's model;</li>
- *   <li><b>kills</b>: every {@code killInterval}, the next registered target is killed (SIGKILL)
+ *   <li><b>kills</b>: every {@code killInterval}, the next registered target but the last (which
+ *       lives for the whole run) is killed (SIGKILL)
  *       and restarted on a thread of its own. The session is left alone until it has seen the
  *       death (it is down: every transfer of the phase reported) or the transfer deadline plus a
  *       second has passed, when the control plane removes the peer as a service would; then the
@@ -42,6 +43,7 @@ final class SoakConductor implements AutoCloseable {
     }
 
     private static final int MAX_RESTART_ATTEMPTS = 3;
+    private static final int MAX_THREAD_DUMPS = 3;
 
     private final SoakSettings settings;
     private final DataTransport transport;
@@ -57,6 +59,7 @@ final class SoakConductor implements AutoCloseable {
     private final ExecutorService restarter = Executors.newSingleThreadExecutor(
             r -> Thread.ofPlatform().daemon().name("soak-restarter").unstarted(r));
     private int churnCursor;
+    private long startMillis;
     private int killCursor;
 
     long removes;
@@ -74,6 +77,12 @@ final class SoakConductor implements AutoCloseable {
     long targetMismatches;
     long tickLateMaxMillis;
     long restartFailures;
+    long stalls;
+    long windows;
+    long windowDoneMin = Long.MAX_VALUE;
+    long windowDoneMax;
+    private long windowStartDone;
+    private long windowStartMillis;
 
     SoakConductor(SoakSettings settings, DataTransport transport, TargetFactory factory, SoakLog log) {
         this.settings = settings;
@@ -141,12 +150,16 @@ final class SoakConductor implements AutoCloseable {
     /** Churns and kills until {@code duration} has passed. */
     void run(Duration duration, Runnable everyHalfMinute) throws InterruptedException {
         long t0 = System.nanoTime();
+        startMillis = System.currentTimeMillis();
         long end = t0 + duration.toNanos();
         long churn = settings.churnInterval().toNanos();
         long killEvery = settings.killInterval().toNanos();
         long nextTick = t0 + churn;
         long nextKill = t0 + (killEvery > 0 ? killEvery : duration.toNanos() + 1);
         long nextReport = t0 + TimeUnit.SECONDS.toNanos(30);
+        long window = settings.livenessWindow().toNanos();
+        long nextWindow = t0 + window;
+        openWindow();
         while (true) {
             long now = System.nanoTime();
             if (now - end >= 0) {
@@ -165,6 +178,10 @@ final class SoakConductor implements AutoCloseable {
                 killNext();
             }
             churnOnce();
+            if (now - nextWindow >= 0) {
+                nextWindow += window;
+                closeWindow();
+            }
             if (now - nextReport >= 0) {
                 nextReport += TimeUnit.SECONDS.toNanos(30);
                 everyHalfMinute.run();
@@ -187,9 +204,15 @@ final class SoakConductor implements AutoCloseable {
         }
     }
 
+    /**
+     * The next registered peer in the churn's or the kills' round. Kills spare the last peer (when
+     * there are two or more): it lives for the whole run, so whatever a backend frees only when a
+     * peer's process dies still piles up, as it would for a peer that never dies.
+     */
     private SoakPeer nextUp(boolean churn) {
-        for (int i = 0; i < peers.size(); i++) {
-            int at = (churn ? churnCursor++ : killCursor++) % peers.size();
+        int round = churn || peers.size() < 2 ? peers.size() : peers.size() - 1;
+        for (int i = 0; i < round; i++) {
+            int at = (churn ? churnCursor++ : killCursor++) % round;
             SoakPeer p = peers.get(at);
             if (p.state == SoakPeer.State.UP) {
                 return p;
@@ -259,6 +282,7 @@ final class SoakConductor implements AutoCloseable {
         kills.add(k);
         p.kill = k;
         p.state = SoakPeer.State.DEAD;
+        p.windowDisturbed = true;
         p.restartAttempts = 0;
         dead.kill();
         log.line("killed " + dead + "; restarting it");
@@ -293,7 +317,8 @@ final class SoakConductor implements AutoCloseable {
             } catch (ExecutionException e) {
                 restartFailures++;
                 k.restartError = oneLine(e.getCause());
-                anomaly("restart of " + p.name + " failed (attempt " + (p.restartAttempts + 1) + "): " + k.restartError);
+                anomaly("restart of " + p.name + " failed (attempt " + (p.restartAttempts + 1) + "): "
+                        + k.restartError);
                 if (++p.restartAttempts < MAX_RESTART_ATTEMPTS) { // after the last, the peer stays dead
                     String next = p.name + "#" + (p.incarnation + 1);
                     p.restart = CompletableFuture.supplyAsync(() -> startQuietly(next, k), restarter);
@@ -340,6 +365,58 @@ final class SoakConductor implements AutoCloseable {
     private void account(SoakPeer p, SessionStats s) {
         tally.add(s);
         p.incarnationDone += s.done;
+        p.windowVerified += s.verifiedReads + s.verifiedWrites;
+    }
+
+    private void openWindow() {
+        windowStartMillis = System.currentTimeMillis();
+        windowStartDone = tally.done;
+        for (SoakPeer p : peers) {
+            p.windowVerified = 0;
+            p.windowDisturbed = p.state == SoakPeer.State.DEAD;
+        }
+    }
+
+    /**
+     * Ends a liveness window: a peer that was registered or churned throughout it (neither killed
+     * nor restarting) and verified no transfer in it is stalled, which no count of ids or bytes
+     * would show, since the transfers of a stalled transport just fail when their peer is removed.
+     */
+    private void closeWindow() {
+        long done = tally.done - windowStartDone;
+        windows++;
+        windowDoneMin = Math.min(windowDoneMin, done);
+        windowDoneMax = Math.max(windowDoneMax, done);
+        long from = (windowStartMillis - startMillis) / 1000;
+        long to = (System.currentTimeMillis() - startMillis) / 1000;
+        for (SoakPeer p : peers) {
+            if (!p.windowDisturbed && p.state != SoakPeer.State.DEAD && p.windowVerified == 0) {
+                stalls++;
+                anomaly(p.name + " (" + p.target.name() + ") verified no transfer between " + from + " s and " + to
+                        + " s although it was neither killed nor restarting: " + tally.summary()
+                        + (stalls <= MAX_THREAD_DUMPS ? "; threads: " + dumpThreads("stall-" + stalls) : ""));
+            }
+        }
+        openWindow();
+    }
+
+    /** Writes every thread's stack to {@code <report>/<name>-threads.txt}, for whoever looks into a stall. */
+    private String dumpThreads(String name) {
+        StringBuilder b = new StringBuilder();
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            b.append('"').append(t.getName()).append("\" ").append(t.getState()).append('\n');
+            for (StackTraceElement e : stack) {
+                b.append("    at ").append(e).append('\n');
+            }
+            b.append('\n');
+        });
+        java.nio.file.Path file = settings.reportDir().resolve(name + "-threads.txt");
+        try {
+            java.nio.file.Files.writeString(file, b);
+            return file.toString();
+        } catch (IOException e) {
+            return "not written: " + e;
+        }
     }
 
     private void endIncarnation(SoakPeer p) {

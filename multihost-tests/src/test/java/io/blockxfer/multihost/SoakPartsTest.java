@@ -77,8 +77,8 @@ class SoakPartsTest {
 
     @Test
     void aTrendWithTooFewSamplesDoesNotPass() {
-        Trend one = Trend.of("threads", "threads", List.of(new ResourceSampler.Sample(0, 1, 1, 1, 1, 0, 0)), s -> s.threads(),
-                0, Trend.Rule.SLOPE, 2);
+        Trend one = Trend.of("threads", "threads", List.of(new ResourceSampler.Sample(0, 1, 1, 1, 1, 0, 0)),
+                s -> s.threads(), 0, Trend.Rule.SLOPE, 2);
         assertFalse(one.flat(), "a single sample cannot show a trend");
     }
 

@@ -39,6 +39,10 @@ final class SoakPeer {
     /** The kill this incarnation replaced, or null for the first one. */
     KillRecord bornOf;
     long incarnationDone;
+    /** Verified transfers in the current liveness window. */
+    long windowVerified;
+    /** Whether the peer was killed or restarting during the current liveness window. */
+    boolean windowDisturbed;
     long registeredAtMillis;
 
     SoakPeer(String name, int index, SoakTarget target) {

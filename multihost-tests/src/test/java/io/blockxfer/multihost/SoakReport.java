@@ -76,7 +76,8 @@ final class SoakReport {
         check(conductor.addFailures == 0, conductor.addFailures + " re-adds of a live peer failed");
         check(t.done > 0 && t.verifiedBlocks > 0, "no transfer completed and was verified");
         check(conductor.removes > 0 && conductor.adds > 0, "no peer was removed and re-added");
-        boolean killsDue = !settings.killInterval().isZero() && settings.killInterval().compareTo(settings.duration()) < 0;
+        boolean killsDue = !settings.killInterval().isZero()
+                && settings.killInterval().compareTo(settings.duration()) < 0;
         check(!killsDue || !conductor.kills().isEmpty(), "no target was killed");
         for (KillRecord k : conductor.kills()) {
             boolean endedDuringRestart = k.restartError.equals("the run ended during the restart");
@@ -86,6 +87,8 @@ final class SoakReport {
                     "the incarnation that replaced " + k.incarnation + " completed no transfer in "
                             + k.livedMillis + " ms");
         }
+        check(conductor.stalls == 0, conductor.stalls + " times a registered peer verified no transfer in "
+                + settings.livenessWindow().toSeconds() + " s");
         check(conductor.restartFailures == 0, conductor.restartFailures + " restarts failed");
         check(childrenAlive.isEmpty(), "child processes still alive: " + childrenAlive);
         check(shmLeft.isEmpty(), "UCX POSIX segments left: " + shmLeft);
@@ -125,9 +128,9 @@ final class SoakReport {
             failures.forEach(f -> b.append("- ").append(f).append('\n'));
         }
         b.append("\n## Ids and bytes\n\n");
-        b.append(String.format(Locale.ROOT, "- %d transfers submitted in %d session phases: %d done, %d failed, %d lost;"
-                + " %d reported twice, %d to the wrong peer; ledger: %d distinct ids%n", t.submitted, t.phases, t.done,
-                t.failed, t.lost, t.dup, t.foreign, conductor.ledger().count()));
+        b.append(String.format(Locale.ROOT, "- %d transfers submitted in %d session phases: %d done, %d failed,"
+                + " %d lost; %d reported twice, %d to the wrong peer; ledger: %d distinct ids%n", t.submitted, t.phases,
+                t.done, t.failed, t.lost, t.dup, t.foreign, conductor.ledger().count()));
         b.append(String.format(Locale.ROOT, "- %.2f GiB moved (%.0f transfers/s); %d blocks verified byte for byte,"
                 + " %d wrong; %d writes read back (%d completed writes not read back because the peer went away)%n",
                 t.bytes / (double) (1L << 30), t.done / seconds, t.verifiedBlocks, t.mismatches, t.verifiedWrites,
@@ -137,6 +140,10 @@ final class SoakReport {
                 conductor.targetMismatches));
         b.append(String.format(Locale.ROOT, "- %d submits refused (peer not registered at that moment)%n",
                 t.notSubmitted));
+        b.append(String.format(Locale.ROOT, "- transfers done per %d-s window: min %d, max %d over %d windows; windows"
+                + " in which a registered peer verified nothing (stalls): %d%n", settings.livenessWindow().toSeconds(),
+                conductor.windows == 0 ? 0 : conductor.windowDoneMin, conductor.windowDoneMax, conductor.windows,
+                conductor.stalls));
         b.append("\n## Churn\n\n");
         b.append(String.format(Locale.ROOT, "- %d removals, %d re-adds (%d failed); addPeer mean %d us, max %d us;"
                 + " removePeer max %d us; the schedule ran late by up to %d ms%n", conductor.removes, conductor.adds,
@@ -204,8 +211,10 @@ final class SoakReport {
         r.put("adds", Long.toString(conductor.adds));
         r.put("addFailures", Long.toString(conductor.addFailures));
         r.put("kills", Long.toString(conductor.kills().size()));
+        r.put("killed", conductor.kills().stream().map(k -> k.incarnation).collect(Collectors.joining(",")));
         r.put("readded", Long.toString(conductor.kills().stream().filter(k -> k.readdedAtMillis >= 0).count()));
         r.put("workedAfterRestart", Long.toString(conductor.kills().stream().filter(k -> k.doneAfter > 0).count()));
+        r.put("stalls", Long.toString(conductor.stalls));
         r.put("unexplainedFailures", Long.toString(conductor.unexplainedFailures));
         for (Trend tr : trends) {
             r.put(tr.what() + "SlopePerMinute", String.format(Locale.ROOT, "%.3f", tr.slopePerMinute()));

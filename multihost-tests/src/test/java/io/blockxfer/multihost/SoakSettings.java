@@ -25,6 +25,8 @@ import java.util.Map;
  * @param settle how long blocks a failed transfer touched stay out of use
  * @param sampleInterval how often the initiator's file descriptors, threads and RSS are sampled
  * @param verifyEvery a removed peer's memory is checked against the model at every n-th re-add
+ * @param livenessWindow every registered peer that is neither killed nor restarting must complete a
+ *     verified transfer in each window of this length
  * @param workload the stream each peer session drives
  * @param seed the seed of the sessions' random choices
  * @param bounds how much the initiator's resources may grow
@@ -32,7 +34,7 @@ import java.util.Map;
  */
 record SoakSettings(String backend, String ucxTls, Duration duration, Path reportDir, int targets, int targetBlocks,
         long blockLength, Duration churnInterval, Duration killInterval, Duration transferTimeout, Duration settle,
-        Duration sampleInterval, int verifyEvery, Workload workload, long seed, Bounds bounds,
+        Duration sampleInterval, int verifyEvery, Duration livenessWindow, Workload workload, long seed, Bounds bounds,
         Map<String, String> options) {
 
     /**
@@ -124,10 +126,11 @@ record SoakSettings(String backend, String ucxTls, Duration duration, Path repor
                 millis(take(named, "settle-ms", "2000")),
                 millis(take(named, "sample-ms", "2000")),
                 Integer.parseInt(take(named, "verify-every", "10")),
+                millis(take(named, "window-ms", "20000")),
                 workload,
                 Long.parseLong(take(named, "seed", "1")),
-                new Bounds(SlopeBound.parse(take(named, "fd-bound", "0.25+2")),
-                        SlopeBound.parse(take(named, "thread-bound", "0.25+2")),
+                new Bounds(SlopeBound.parse(take(named, "fd-bound", "0.25+8")),
+                        SlopeBound.parse(take(named, "thread-bound", "0.25+4")),
                         SlopeBound.parse(take(named, "rss-bound-mib", "1+16")),
                         Double.parseDouble(take(named, "segment-rise", "3"))),
                 Map.copyOf(options));
@@ -135,7 +138,7 @@ record SoakSettings(String backend, String ucxTls, Duration duration, Path repor
             throw new IllegalArgumentException("unknown options " + named.keySet());
         }
         if (s.targets < 1 || s.targetBlocks < workload.maxBlocksPerTransfer() || s.churnInterval.isZero()
-                || s.sampleInterval.isZero() || s.verifyEvery < 1) {
+                || s.sampleInterval.isZero() || s.verifyEvery < 1 || s.livenessWindow.isZero()) {
             throw new IllegalArgumentException("bad geometry or intervals: " + s);
         }
         return s;

@@ -103,7 +103,8 @@ final class TargetChild implements SoakTarget {
             String ready = control.await(0, l -> l.startsWith("E READY") || l.startsWith("E ERR"), START_TIMEOUT,
                     "READY");
             if (ready.startsWith("E ERR")) {
-                throw new IOException(name + " could not open a " + spec.backend() + " transport: " + ready.substring(6));
+                throw new IOException(name + " could not open a " + spec.backend() + " transport: "
+                        + ready.substring(6));
             }
             PeerDescriptor descriptor = PeerDescriptor.decode(Base64.getDecoder().decode(
                     EventFields.parse(ready).get("desc")));
@@ -115,7 +116,8 @@ final class TargetChild implements SoakTarget {
             waitQuietly(process);
             control.close();
             deleteTree(dir);
-            throw e instanceof IOException io ? io : new IOException(name + " did not start (see " + log + "): " + e, e);
+            throw e instanceof IOException io ? io
+                    : new IOException(name + " did not start (see " + log + "): " + e, e);
         }
     }
 

@@ -74,6 +74,12 @@ final class TargetInJvm implements SoakTarget {
         }
     }
 
+    /** The fault injection of this target's transport. */
+    LoopbackFaults faults() {
+        return transport.feature(LoopbackFaults.class)
+                .orElseThrow(() -> new IllegalStateException(name + ": backend has no LoopbackFaults"));
+    }
+
     @Override
     public void kill() {
         transport.feature(LoopbackFaults.class)
