@@ -30,11 +30,15 @@ final class ResourceSampler implements AutoCloseable {
      *     such as the peers' regions a backend maps
      * @param segments shared-memory segments mapped (SysV, or files in {@code /dev/shm}), each
      *     counted once however many mappings it has
+     * @param shmMappedKiB the size of every mapping of such segments, in KiB: a segment attached
+     *     twice counts twice, so a leaked attachment shows even when no segment is new
      */
-    record Sample(double minutes, long fds, long threads, long rssKiB, long anonKiB, long shmemKiB, long segments) {
+    record Sample(double minutes, long fds, long threads, long rssKiB, long anonKiB, long shmemKiB, long segments,
+            long shmMappedKiB) {
 
         /** A CSV header matching {@link #csv()}. */
-        static final String CSV_HEADER = "minutes,fds,threads,rss_kib,rss_anon_kib,rss_shmem_kib,shm_segments";
+        static final String CSV_HEADER =
+                "minutes,fds,threads,rss_kib,rss_anon_kib,rss_shmem_kib,shm_segments,shm_mapped_kib";
 
         /** The resident memory that is the process's own: {@code VmRSS} without the shared segments' pages, in KiB. */
         long privateKiB() {
@@ -43,8 +47,8 @@ final class ResourceSampler implements AutoCloseable {
 
         /** This sample as a CSV line. */
         String csv() {
-            return String.format(java.util.Locale.ROOT, "%.4f,%d,%d,%d,%d,%d,%d", minutes, fds, threads, rssKiB,
-                    anonKiB, shmemKiB, segments);
+            return String.format(java.util.Locale.ROOT, "%.4f,%d,%d,%d,%d,%d,%d,%d", minutes, fds, threads, rssKiB,
+                    anonKiB, shmemKiB, segments, shmMappedKiB);
         }
     }
 
@@ -132,25 +136,34 @@ final class ResourceSampler implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read /proc/self/status", e);
         }
-        return new Sample((System.nanoTime() - startNanos) / 60e9, fds, threads, rss, anon, shmem, segments());
+        long[] shm = sharedMappings();
+        return new Sample((System.nanoTime() - startNanos) / 60e9, fds, threads, rss, anon, shmem, shm[0], shm[1]);
     }
 
-    /** Distinct shared-memory segments in {@code /proc/self/maps}: SysV ones by id, the others by device and inode. */
-    private static long segments() {
+    /**
+     * The shared-memory segments in {@code /proc/self/maps} (SysV ones, files in {@code /dev/shm}):
+     * how many distinct ones (by device and inode, a SysV segment's inode being its id), and the
+     * size of all their mappings in KiB.
+     */
+    private static long[] sharedMappings() {
         java.util.Set<String> seen = new java.util.HashSet<>();
+        long bytes = 0;
         try (Stream<String> lines = Files.lines(Path.of("/proc/self/maps"))) {
-            lines.forEach(line -> {
+            for (String line : (Iterable<String>) lines::iterator) {
                 if (line.contains("/SYSV") || line.contains("/dev/shm/")) {
                     String[] f = line.trim().split("\\s+");
                     if (f.length >= 5) {
                         seen.add(f[3] + ":" + f[4]);
+                        int dash = f[0].indexOf('-');
+                        bytes += Long.parseUnsignedLong(f[0].substring(dash + 1), 16)
+                                - Long.parseUnsignedLong(f[0].substring(0, dash), 16);
                     }
                 }
-            });
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read /proc/self/maps", e);
         }
-        return seen.size();
+        return new long[] {seen.size(), bytes / 1024};
     }
 
     private static long kib(String statusLine) {

@@ -173,8 +173,10 @@ public final class ServiceSoak {
                         bounds.threads().at(half)),
                 Trend.of("rss", "MiB", samples, x -> x.privateKiB() / 1024.0, half, Trend.Rule.SLOPE,
                         bounds.rssMiB().at(half)),
-                Trend.of("segments", "segments", samples, ResourceSampler.Sample::segments, half, Trend.Rule.PEAK,
-                        bounds.segmentRise()),
+                Trend.of("shmMapped", "MiB", samples, x -> x.shmMappedKiB() / 1024.0, half, Trend.Rule.PEAK,
+                        bounds.shmRiseMiB()),
+                Trend.of("segments", "segments", samples, ResourceSampler.Sample::segments, half, Trend.Rule.SHOWN,
+                        0),
                 Trend.of("VmRSS", "MiB", samples, x -> x.rssKiB() / 1024.0, half, Trend.Rule.SHOWN, 0),
                 Trend.of("RssShmem", "MiB", samples, x -> x.shmemKiB() / 1024.0, half, Trend.Rule.SHOWN, 0));
         SoakReport report = new SoakReport(settings, conductor, seconds, trends, finalSweep, left, pids, alive, forced,

@@ -30,7 +30,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * their UCX POSIX segments is left.
  *
  * <p>A native backend unavailable here is skipped with the cause, or fails when
- * {@code blockxfer.tck.require} names it. The report of each run is in
+ * {@code blockxfer.tck.require} names it. {@code blockxfer.soak.backends} (default
+ * {@code loopback,ucx,nixl}) chooses the backends; the others are skipped with that reason. The report of each run is in
  * {@code target/soak/<backend>/report.md}.
  */
 @Timeout(value = 15, unit = TimeUnit.MINUTES)
@@ -39,6 +40,9 @@ class ServiceSoakTest {
     @ParameterizedTest(name = "service soak of {0}: ids exactly once, bytes verified, peers back, resources flat")
     @ValueSource(strings = {"loopback", "ucx", "nixl"})
     void soakPasses(String backend) throws Exception {
+        String chosen = System.getProperty("blockxfer.soak.backends", "loopback,ucx,nixl");
+        Assumptions.assumeTrue(Arrays.asList(chosen.replace(" ", "").split(",")).contains(backend),
+                backend + " is not in blockxfer.soak.backends=" + chosen);
         long seconds = Long.parseLong(System.getProperty("blockxfer.soak.seconds", "60").trim());
         Path dir = Path.of("target", "soak", backend).toAbsolutePath();
         Files.createDirectories(dir);
@@ -78,8 +82,10 @@ class ServiceSoakTest {
         for (String killed : list(result.get("killed"))) {
             assertFalse(killed.startsWith("t3#"), backend + ": the long-lived target t3 was killed: " + killed);
         }
-        assertTrue(Long.parseLong(result.get("workedAfterRestart")) >= 1,
-                backend + ": no restarted peer completed a transfer");
+        if (seconds >= 30) { // a kill every 15 s: one restarted peer at least had time to work
+            assertTrue(Long.parseLong(result.get("workedAfterRestart")) >= 1,
+                    backend + ": no restarted peer completed a transfer");
+        }
         assertTrue(Long.parseLong(result.get("adds")) >= seconds, backend + ": only " + result.get("adds")
                 + " re-adds in " + seconds + " s");
     }

@@ -59,7 +59,6 @@ final class SoakConductor implements AutoCloseable {
     private final ExecutorService restarter = Executors.newSingleThreadExecutor(
             r -> Thread.ofPlatform().daemon().name("soak-restarter").unstarted(r));
     private int churnCursor;
-    private long startMillis;
     private int killCursor;
 
     long removes;
@@ -150,7 +149,6 @@ final class SoakConductor implements AutoCloseable {
     /** Churns and kills until {@code duration} has passed. */
     void run(Duration duration, Runnable everyHalfMinute) throws InterruptedException {
         long t0 = System.nanoTime();
-        startMillis = System.currentTimeMillis();
         long end = t0 + duration.toNanos();
         long churn = settings.churnInterval().toNanos();
         long killEvery = settings.killInterval().toNanos();
@@ -387,8 +385,8 @@ final class SoakConductor implements AutoCloseable {
         windows++;
         windowDoneMin = Math.min(windowDoneMin, done);
         windowDoneMax = Math.max(windowDoneMax, done);
-        long from = (windowStartMillis - startMillis) / 1000;
-        long to = (System.currentTimeMillis() - startMillis) / 1000;
+        long to = log.seconds();
+        long from = to - (System.currentTimeMillis() - windowStartMillis + 500) / 1000;
         for (SoakPeer p : peers) {
             if (!p.windowDisturbed && p.state != SoakPeer.State.DEAD && p.windowVerified == 0) {
                 stalls++;

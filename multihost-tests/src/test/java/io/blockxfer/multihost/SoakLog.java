@@ -23,6 +23,11 @@ final class SoakLog implements AutoCloseable {
                 StandardOpenOption.TRUNCATE_EXISTING), true, StandardCharsets.UTF_8);
     }
 
+    /** Seconds since the soak began, as the lines show them. */
+    long seconds() {
+        return (System.nanoTime() - startNanos) / 1_000_000_000L;
+    }
+
     /** Writes one line, prefixed with the seconds since the soak began. */
     synchronized void line(String text) {
         String l = String.format(java.util.Locale.ROOT, "[%7.1f s] %s", (System.nanoTime() - startNanos) / 1e9, text);

@@ -23,7 +23,7 @@ class SoakPartsTest {
             double m = i / 10.0;
             double warmUp = m < 3 ? 500 * m : 1500; // climbs during the first half, then flat plus the trend
             long v = Math.round(warmUp + perMinute * m + (rng.nextDouble() - 0.5) * noise);
-            out.add(new ResourceSampler.Sample(m, v, v, v * 1024, v * 1024, 0, 3));
+            out.add(new ResourceSampler.Sample(m, v, v, v * 1024, v * 1024, 0, 3, 0));
         }
         return out;
     }
@@ -65,8 +65,8 @@ class SoakPartsTest {
         List<ResourceSampler.Sample> leaking = new ArrayList<>();
         for (int i = 0; i < 60; i++) {
             long v = 9 + (i * 7919L) % 9; // 9..17, no trend
-            swinging.add(new ResourceSampler.Sample(i / 10.0, 0, 0, 0, 0, 0, v));
-            leaking.add(new ResourceSampler.Sample(i / 10.0, 0, 0, 0, 0, 0, v + i / 20));
+            swinging.add(new ResourceSampler.Sample(i / 10.0, 0, 0, 0, 0, 0, v, 0));
+            leaking.add(new ResourceSampler.Sample(i / 10.0, 0, 0, 0, 0, 0, v + i / 20, 0));
         }
         Trend ok = Trend.of("segments", "segments", swinging, s -> s.segments(), 3.0, Trend.Rule.PEAK, 0);
         assertTrue(ok.flat(), ok.describe());
@@ -77,7 +77,7 @@ class SoakPartsTest {
 
     @Test
     void aTrendWithTooFewSamplesDoesNotPass() {
-        Trend one = Trend.of("threads", "threads", List.of(new ResourceSampler.Sample(0, 1, 1, 1, 1, 0, 0)),
+        Trend one = Trend.of("threads", "threads", List.of(new ResourceSampler.Sample(0, 1, 1, 1, 1, 0, 0, 0)),
                 s -> s.threads(), 0, Trend.Rule.SLOPE, 2);
         assertFalse(one.flat(), "a single sample cannot show a trend");
     }

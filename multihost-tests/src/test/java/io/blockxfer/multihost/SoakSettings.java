@@ -43,10 +43,10 @@ record SoakSettings(String backend, String ucxTls, Duration duration, Path repor
      * @param fds open file descriptors
      * @param threads live threads
      * @param rssMiB resident set size without the shared segments' pages, in MiB
-     * @param segmentRise how many more shared-memory segments may be mapped at the peak of the
+     * @param shmRiseMiB how many MiB more of shared-memory segments may be mapped at the peak of the
      *     second half than at the peak of the first
      */
-    record Bounds(SlopeBound fds, SlopeBound threads, SlopeBound rssMiB, double segmentRise) {
+    record Bounds(SlopeBound fds, SlopeBound threads, SlopeBound rssMiB, double shmRiseMiB) {
     }
 
     /**
@@ -132,7 +132,7 @@ record SoakSettings(String backend, String ucxTls, Duration duration, Path repor
                 new Bounds(SlopeBound.parse(take(named, "fd-bound", "0.25+8")),
                         SlopeBound.parse(take(named, "thread-bound", "0.25+4")),
                         SlopeBound.parse(take(named, "rss-bound-mib", "1+16")),
-                        Double.parseDouble(take(named, "segment-rise", "3"))),
+                        Double.parseDouble(take(named, "shm-rise-mib", "48"))),
                 Map.copyOf(options));
         if (!named.isEmpty()) {
             throw new IllegalArgumentException("unknown options " + named.keySet());
