@@ -18,9 +18,10 @@ import java.util.stream.Collectors;
  * reported to another peer's poll, the ledger agrees with the sums), no byte was wrong (in any
  * completed READ, in any read-back of a completed WRITE, and in the targets' memory against the
  * model), no session crashed, every re-add of a live peer succeeded, every killed peer came back
- * with its new descriptor and worked, every child process has ended, no UCX POSIX segment of ours
- * is left, and the initiator's descriptors, threads and RSS stayed within their bounds over the
- * second half.
+ * with its new descriptor and worked, no registered peer went a liveness window without a verified
+ * transfer, every child process has ended, no UCX POSIX segment of ours is left, and the
+ * initiator's descriptors, threads, RSS and shared-memory mappings stayed within their bounds over
+ * the second half.
  *
  * <p><b>Thread safety:</b> not thread-safe; built once at the end of a run.
  */
