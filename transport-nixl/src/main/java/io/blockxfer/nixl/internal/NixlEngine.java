@@ -90,6 +90,7 @@ public final class NixlEngine implements TransferEngine {
         this.settings = NixlSettings.from(config.options());
         this.closeTimeoutNanos = config.closeTimeout().toNanos();
         this.telemetry = new TelemetryRing(settings.telemetry(), settings.telemetryHistory());
+        NativeResources.preload();
         RegionSpec spec = config.region();
         Arena memory = null;
         NixlAgent created = null;
@@ -265,8 +266,16 @@ public final class NixlEngine implements TransferEngine {
             try {
                 loaded = agent.loadRemote(md.nixlBlob());
             } catch (NixlException e) {
-                throw new MalformedPeerDescriptorException("NIXL refused the metadata of peer '" + peerId + "' (agent '"
-                        + md.agentName() + "'): " + e.getMessage(), e);
+                // The blob passed every structural check, so a refusal is NIXL or UCX failing to connect:
+                // name a native resource cause when there is one; never call exhaustion "malformed".
+                java.util.Optional<String> exhausted = NativeResources.exhaustion();
+                if (exhausted.isPresent()) {
+                    throw new PeerRegistrationException("NIXL could not load the metadata of peer '" + peerId
+                            + "' (agent '" + md.agentName() + "'): " + exhausted.get() + "; " + e.getMessage(), e);
+                }
+                throw new PeerRegistrationException("NIXL could not connect to peer '" + peerId + "' (agent '"
+                        + md.agentName() + "') from metadata that is well-formed: " + e.getMessage()
+                        + " (its transports may be unreachable from here, or a native resource ran out)", e);
             }
             RemoteAgent remote = new RemoteAgent(loaded, md.nixlBlob(), targetFence);
             if (!loaded.equals(md.agentName())) {
