@@ -104,6 +104,15 @@ class BadInputTest {
     }
 
     @Test
+    void aServerWithNothingToServeIsOneLineAndExitsOne() {
+        Cli.Result r = Cli.run("bench", "--serve", "--listen", "127.0.0.1:0", "--backend", "loopback");
+        assertEquals(1, r.exitCode(), r::toString);
+        assertEquals(1, r.errLines().size(), r::toString);
+        assertTrue(r.err().contains("nothing to serve: no backend here can reach another process among [loopback]"),
+                r::toString);
+    }
+
+    @Test
     void anUnreachableServerIsOneLineAndExitsOne() {
         Cli.Result r = Cli.run("bench", "--connect", "127.0.0.1:1", "--backend", "all");
         assertEquals(1, r.exitCode(), r::toString);
