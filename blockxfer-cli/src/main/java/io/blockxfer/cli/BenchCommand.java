@@ -222,12 +222,18 @@ public final class BenchCommand implements Callable<Integer> {
     private List<BenchRow> measure(BenchSettings settings, TargetSite site) {
         PrintWriter err = spec.commandLine().getErr();
         ProgressBar bar = format.json || format.csv ? ProgressBar.off() : ProgressBar.onTerminal(err);
-        try (CpuHog cpuHog = settings.hog() ? CpuHog.start() : null;
-                JfrRecording recording = jfr == null ? null : JfrRecording.start(jfr)) {
+        try (CpuHog cpuHog = settings.hog() ? CpuHog.start() : null) {
             if (cpuHog != null && !format.json && !format.csv) {
                 err.println("bench: a CPU hog runs " + cpuHog.threads() + " busy threads (pid " + cpuHog.pid() + ")");
             }
-            return new BenchRunner(source, settings, site, bar, err).run();
+            BenchRunner runner = new BenchRunner(source, settings, site, bar, err);
+            if (jfr == null) {
+                return runner.run();
+            }
+            JfrRecording recording = JfrRecording.start(jfr);
+            try (recording) {
+                return runner.run();
+            }
         }
     }
 
