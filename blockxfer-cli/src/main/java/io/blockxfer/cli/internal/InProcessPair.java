@@ -24,13 +24,15 @@ final class InProcessPair implements PeerPair {
     }
 
     /** Opens two transports of {@code numBlocks} blocks of {@code blockBytes} and registers the target. */
-    static InProcessPair open(TransportProvider provider, int numBlocks, long blockBytes) {
+    static InProcessPair open(TransportProvider provider, int numBlocks, long blockBytes, Tuning tuning) {
         Arena arena = Arena.ofShared();
         DataTransport initiator = null;
         DataTransport target = null;
         try {
-            initiator = provider.open(BenchConfigs.config(provider, arena, numBlocks, blockBytes, "bench-initiator"));
-            target = provider.open(BenchConfigs.config(provider, arena, numBlocks, blockBytes, "bench-target"));
+            initiator = provider.open(BenchConfigs.config(provider, arena, numBlocks, blockBytes, "bench-initiator",
+                    tuning));
+            target = provider.open(BenchConfigs.config(provider, arena, numBlocks, blockBytes, "bench-target",
+                    tuning));
             initiator.addPeer(PEER, target.localDescriptor());
             return new InProcessPair(arena, initiator, target);
         } catch (RuntimeException | Error e) {
