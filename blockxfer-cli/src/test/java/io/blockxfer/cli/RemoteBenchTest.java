@@ -89,6 +89,7 @@ class RemoteBenchTest {
                 DataInputStream in = new DataInputStream(s.getInputStream());
                 ControlProtocol.writePreamble(out, ControlProtocol.KIND_CONTROL);
                 assertEquals(ControlProtocol.VERSION, ControlProtocol.readServerPreamble(in));
+                assertEquals("challenge", ControlProtocol.readFrame(in).type());
                 ControlProtocol.writeFrame(out, Message.of("hello").node());
                 assertEquals("welcome", ControlProtocol.readFrame(in).type());
                 Message open = Message.of("open");

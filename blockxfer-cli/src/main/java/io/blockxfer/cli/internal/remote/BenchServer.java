@@ -8,6 +8,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Queue;
@@ -159,7 +160,7 @@ public final class BenchServer implements AutoCloseable {
             return null;
         }
         try {
-            c.readPreamble(PREAMBLE_MILLIS);
+            c.readPreamble(PREAMBLE_MILLIS, config.streamProofBytes());
             return c;
         } catch (IOException e) {
             say("dropped a connection from " + c.peer() + ": " + e.getMessage());
@@ -169,10 +170,11 @@ public final class BenchServer implements AutoCloseable {
     }
 
     /**
-     * Waits (bounded by {@code timeout}) for the stream connection that carries {@code token};
-     * control connections that arrive meanwhile wait their turn, anything else is dropped.
+     * Waits (bounded by {@code timeout}) for the stream connection that carries {@code token} and
+     * {@code proof} (empty without a key); control connections that arrive meanwhile wait their
+     * turn, anything else is dropped.
      */
-    Connection acceptStream(long token, Duration timeout) throws IOException {
+    Connection acceptStream(long token, byte[] proof, Duration timeout) throws IOException {
         long end = System.nanoTime() + timeout.toNanos();
         while (!stopping) {
             long left = end - System.nanoTime();
@@ -185,10 +187,11 @@ public final class BenchServer implements AutoCloseable {
             }
             if (c.preamble().kind() == ControlProtocol.KIND_CONTROL) {
                 pending.add(c);
-            } else if (c.token() == token) {
+            } else if (c.token() == token && MessageDigest.isEqual(c.proof(), proof)) {
                 return c;
             } else {
-                say("dropped a stream connection from " + c.peer() + " with a wrong token");
+                say("dropped a stream connection from " + c.peer() + " with a wrong token"
+                        + (proof.length > 0 ? " or proof of the key" : ""));
                 c.close();
             }
         }
