@@ -20,7 +20,10 @@ import java.util.concurrent.TimeUnit;
  * and serves initiators one after another, each in a {@link ServerSession} that opens the targets
  * it asks for and closes them when it ends. An initiator that connects while another is being
  * served waits until that session ends. A stream connection (the TCP ceiling) arrives on the same
- * port during a session and is handed to it. {@link #stop()} (from a shutdown hook on Ctrl-C or
+ * port during a session and is handed to it. With a deployment key ({@link ServerConfig#keys()}),
+ * a session goes on only when the initiator's first frame proves the key, every later frame is
+ * checked ({@link SessionAuth}), a stream connection must prove the key too, and the targets'
+ * transports sign their descriptors. {@link #stop()} (from a shutdown hook on Ctrl-C or
  * SIGTERM) closes the listening socket and the current connection; the serving thread then closes
  * the session's transports and frees their memory before {@link #serve()} returns.
  *

@@ -117,7 +117,8 @@ final class ServerSession implements AutoCloseable {
         try {
             hello = connection.receive();
         } catch (EOFException e) {
-            server.say(name + ": the client went away before its hello");
+            server.say(name + ": the client went away before its hello" + (connection.auth().keyed()
+                    ? " (a client without this server's key, or under another key id, gives up there)" : ""));
             return null;
         } catch (SocketTimeoutException e) {
             server.say(name + ": no hello within " + HELLO_MILLIS / 1000 + " s; ending it");
