@@ -206,11 +206,6 @@ final class SessionAuth {
         return tag(sessionKey, STREAM, token, new byte[0]);
     }
 
-    /** The length of a stream connection's proof: {@link #TAG_BYTES} when keyed, else 0. */
-    int streamProofBytes() {
-        return keyed ? TAG_BYTES : 0;
-    }
-
     private static byte[] tag(byte[] key, byte direction, long sequence, byte[] payload) {
         byte[] header = ByteBuffer.allocate(1 + Long.BYTES).put(direction).putLong(sequence).array();
         return HmacSha256.of(key, header, payload);
@@ -232,10 +227,5 @@ final class SessionAuth {
     public String toString() {
         return keyed ? "frames authenticated (" + SCHEME + ", key " + (keyId == null ? "not agreed yet" : "'" + keyId
                 + "'") + ")" : "plain frames";
-    }
-
-    /** For messages that name the scheme. */
-    static String schemeName(boolean keyed) {
-        return keyed ? SCHEME : NO_SCHEME;
     }
 }
