@@ -10,6 +10,7 @@ import io.blockxfer.cli.internal.CpuHog;
 import io.blockxfer.cli.internal.DurationConverter;
 import io.blockxfer.cli.internal.HostPort;
 import io.blockxfer.cli.internal.JfrRecording;
+import io.blockxfer.cli.internal.KeyFile;
 import io.blockxfer.cli.internal.LocalSite;
 import io.blockxfer.cli.internal.MemoryBudget;
 import io.blockxfer.cli.internal.Placement;
@@ -24,7 +25,6 @@ import io.blockxfer.cli.internal.Tuning;
 import io.blockxfer.cli.internal.remote.BenchClient;
 import io.blockxfer.cli.internal.remote.BenchServer;
 import io.blockxfer.cli.internal.remote.ControlProtocol;
-import io.blockxfer.cli.internal.remote.DescriptorCodec;
 import io.blockxfer.cli.internal.remote.RemoteSite;
 import io.blockxfer.cli.internal.remote.ServerConfig;
 import io.blockxfer.transport.ProgressMode;
@@ -40,6 +40,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -147,6 +148,12 @@ public final class BenchCommand implements Callable<Integer> {
                     + " Default: ${DEFAULT-VALUE}.")
     private String progress;
 
+    @Option(names = "--key-file", paramLabel = "FILE",
+            description = "The deployment key file (lines KEY_ID=BASE64, the signing key first; private to its owner)."
+                    + " With --serve and --connect both sides must hold it: control frames and descriptors are then"
+                    + " authenticated. Default: the file named by $" + KeyFile.ENVIRONMENT + ", else none.")
+    private Path keyFile;
+
     @Option(names = "--hog", description = "Run a CPU hog on every core of this host during the run.")
     private boolean hog;
 
@@ -173,6 +180,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--verbose", description = "On failure, also print the long form: every backend's cause,"
             + " library paths, the server's own words.")
     private boolean verbose;
+
+    /** The key file, once read: null before, empty when there is none. */
+    private Optional<KeyFile> keys;
 
     /** For picocli. */
     public BenchCommand() {
@@ -214,7 +224,7 @@ public final class BenchCommand implements Callable<Integer> {
                     });
                 }
             }
-            return new RemoteSite(BenchClient.connect(address(connect, "--connect"), DescriptorCodec.PLAIN));
+            return new RemoteSite(BenchClient.connect(address(connect, "--connect"), keys()));
         }
         return processes == 2 ? LocalSite.childProcess() : LocalSite.inProcess();
     }
@@ -280,23 +290,30 @@ public final class BenchCommand implements Callable<Integer> {
         List<String> names = parsed.hasMatchedOption("--backend") ? backends.stream()
                 .filter(b -> !b.equals("all")).toList() : List.of();
         ServerConfig config = new ServerConfig(source.providers(), names, options(),
-                MemoryBudget.of(maxMemory == null ? 0 : maxMemory).limitBytes(), DescriptorCodec.PLAIN);
+                MemoryBudget.of(maxMemory == null ? 0 : maxMemory).limitBytes(), keys());
         if (config.servedNames().isEmpty()) {
             throw new CliException("nothing to serve: no backend here can reach another process"
                     + (names.isEmpty() ? "" : " among " + names) + " (see 'blockxfer backends')");
         }
         PrintWriter out = spec.commandLine().getOut();
         BenchServer server = BenchServer.bind(at.resolve(), config, out);
+        String bound = HostPort.parse(server.address().getHostString() + ":" + server.address().getPort(), 0)
+                .toString();
+        if (config.keys().isEmpty()) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("blockxfer bench: warning: no deployment key (--key-file or " + KeyFile.ENVIRONMENT + "):"
+                    + " anyone who can reach " + bound + " can drive this server");
+            err.flush();
+        }
         Thread stopper = new Thread(() -> {
             server.stop();
             server.awaitStopped(Duration.ofSeconds(30));
         }, "bench-server-stop");
         Runtime.getRuntime().addShutdownHook(stopper);
         try (CpuHog cpuHog = hog ? CpuHog.start() : null) {
-            out.println("blockxfer bench: serving " + String.join(", ", config.servedNames()) + " on "
-                    + HostPort.parse(server.address().getHostString() + ":" + server.address().getPort(), 0)
-                    + " (" + config.codec() + (cpuHog != null ? "; CPU hog on " + cpuHog.threads() + " cores" : "")
-                    + "); Ctrl-C stops");
+            out.println("blockxfer bench: serving " + String.join(", ", config.servedNames()) + " on " + bound
+                    + " (" + config.keys().map(k -> "authenticated with " + k).orElse("unauthenticated")
+                    + (cpuHog != null ? "; CPU hog on " + cpuHog.threads() + " cores" : "") + "); Ctrl-C stops");
             out.flush();
             server.serve();
         } finally {
@@ -320,6 +337,11 @@ public final class BenchCommand implements Callable<Integer> {
         if (listen != null) {
             throw CliException.usage("--listen is for --serve");
         }
+        if (processes == 2 && KeyFile.locate(keyFile, System.getenv()).isPresent()) {
+            throw CliException.usage("--processes 2 cannot use a deployment key"
+                    + (keyFile == null ? " (" + KeyFile.ENVIRONMENT + " is set)" : "") + ": the target process cannot"
+                    + " hold one; use --processes 1, or --serve and --connect");
+        }
         if (window < 0 || window > 4096) {
             throw CliException.usage("--window must be between 0 (auto) and 4096, not " + window);
         }
@@ -339,7 +361,15 @@ public final class BenchCommand implements Callable<Integer> {
         long limit = maxMemory == null ? 0 : maxMemory;
         return new BenchSettings(names, ops.stream().distinct().toList(), blockSizes.stream().distinct().toList(),
                 batches.stream().distinct().toList(), window, duration, layout, polls.stream().distinct().toList(),
-                pollInterval, new Tuning(progressMode(), options()), hog, limit);
+                pollInterval, new Tuning(progressMode(), options(), keys().map(KeyFile::ring)), hog, limit);
+    }
+
+    /** The key file of {@code --key-file} or {@value KeyFile#ENVIRONMENT}, read and checked once. */
+    private Optional<KeyFile> keys() {
+        if (keys == null) {
+            keys = KeyFile.locate(keyFile, System.getenv()).map(path -> KeyFile.load(path, keyFile == null));
+        }
+        return keys;
     }
 
     private ProgressMode progressMode() {
@@ -376,7 +406,8 @@ public final class BenchCommand implements Callable<Integer> {
             case IN_PROCESS -> "both peers in this process";
             case CHILD_PROCESS -> "target in a child process";
             case REMOTE -> "target on " + ((RemoteSite) site).serverName() + " (" + connect + ")";
-        };
+        } + keys().map(k -> ", descriptors" + (site.placement() == Placement.REMOTE ? " and control frames" : "")
+                + " authenticated with key '" + k.signingKeyId() + "'").orElse("");
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "blockxfer bench: %s, %s blocks, %s per point; GB/s = 10^9 bytes/s;"
                 + " memcpy = MemorySegment.copy of the same blocks here;%n", placement,

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blockxfer.cli.internal.KeyFiles;
 import io.blockxfer.cli.internal.remote.ControlProtocol;
 import io.blockxfer.cli.internal.remote.Message;
 import java.io.DataInputStream;
@@ -19,13 +20,14 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 /**
  * The two-host bench between two processes on loopback: {@code bench --serve} in a child JVM,
  * {@code bench --connect} in this one, every available cross-process backend measured, with the
- * TCP ceiling and memcpy on both sides; the server serves initiators one after another and leaves
- * nothing behind when it is stopped with SIGTERM or SIGINT.
+ * TCP ceiling and memcpy on both sides, without a deployment key and with one; the server serves
+ * initiators one after another and leaves nothing behind when it is stopped with SIGTERM or SIGINT.
  */
 class RemoteBenchTest {
 
@@ -38,6 +40,9 @@ class RemoteBenchTest {
         try (CliProcess server = CliProcess.start(List.of(), Map.of(), "bench", "--serve", "--listen",
                 "127.0.0.1:0")) {
             String address = server.await(SERVING, START).group(2);
+            assertTrue(server.output().contains("blockxfer bench: warning: no deployment key (--key-file or"
+                    + " BLOCKXFER_KEY_FILE): anyone who can reach " + address + " can drive this server"),
+                    server::output);
             for (int initiator = 1; initiator <= 2; initiator++) {
                 Cli.Result r = Cli.run("bench", "--connect", address, "--json", "--ops", "write,read", "--block-sizes",
                         "64K", "--batches", "4", "--window", "2", "--duration", "100ms");
@@ -76,6 +81,56 @@ class RemoteBenchTest {
         }
     }
 
+    /**
+     * With a deployment key on both sides (the server's from {@code BLOCKXFER_KEY_FILE}, the
+     * initiator's from {@code --key-file}) every cross-process backend is measured with signed
+     * descriptors over authenticated frames; an initiator with another key is turned away with one
+     * line, and the server serves on.
+     */
+    @Test
+    void aKeyedServerAndInitiatorMeasureEveryCrossProcessBackend(@TempDir Path dir) throws Exception {
+        List<String> backends = NativeBackends.crossProcess();
+        byte[] key = KeyFiles.random(32);
+        Path serverKey = KeyFiles.write(dir, "server.key", "rw-------", KeyFiles.line("k1", key));
+        Path initiatorKey = KeyFiles.write(dir, "initiator.key", "r--------", "# a copy of the server's",
+                KeyFiles.line("k1", key));
+        try (CliProcess server = CliProcess.start(List.of(), Map.of("BLOCKXFER_KEY_FILE", serverKey.toString()),
+                "bench", "--serve", "--listen", "127.0.0.1:0")) {
+            Matcher serving = server.await(SERVING, START);
+            String address = serving.group(2);
+            assertTrue(server.output().contains("authenticated with key file "
+                    + serverKey + " (from BLOCKXFER_KEY_FILE): signing key 'k1'"), server::output);
+            assertFalse(server.output().contains("warning"), server::output);
+
+            Cli.Result wrong = Cli.run("bench", "--connect", address, "--key-file",
+                    KeyFiles.fresh(dir, "wrong.key", "k1").toString());
+            assertEquals(1, wrong.exitCode(), wrong::toString);
+            assertEquals(List.of("blockxfer bench: the bench server at " + address + " rejected this side's key 'k1':"
+                    + " it holds a different key under that id; use the same key file on both hosts"),
+                    wrong.errLines());
+
+            Cli.Result r = Cli.run("bench", "--connect", address, "--key-file", initiatorKey.toString(), "--json",
+                    "--ops", "write", "--block-sizes", "64K", "--batches", "4", "--window", "2", "--duration", "100ms");
+            assertEquals(0, r.exitCode(), r::toString);
+            List<JsonNode> rows = JsonTree.objects(r.out());
+            assertEquals(Set.copyOf(backends), Set.copyOf(rows.stream().map(n -> n.get("backend").stringValue())
+                    .toList()), r::toString);
+            for (JsonNode row : rows) {
+                assertTrue(row.get("gbPerSec").asDouble() > 0 && row.get("wireGbPerSec").asDouble() > 0,
+                        row::toString);
+            }
+            server.await(Pattern.compile("session 2 .*authenticated with key 'k1'"), START);
+            server.await(Pattern.compile("session 2 .*ended by the client"), START);
+            assertTrue(server.output().contains("session 1 (") && server.output().contains("refused: the client's"
+                    + " first frame is not authenticated"), server::output);
+
+            List<String> mapped = server.sharedMemoryMapped();
+            server.signal("TERM");
+            assertEquals(143, server.awaitExit(Duration.ofSeconds(30)), server::output);
+            assertNothingLeft(mapped, server.pid());
+        }
+    }
+
     /** Ctrl-C while an initiator holds a target: the server closes it and frees its memory before it exits. */
     @Test
     void ctrlCClosesTheTargetsOfTheCurrentSession() throws Exception {
@@ -89,6 +144,7 @@ class RemoteBenchTest {
                 DataInputStream in = new DataInputStream(s.getInputStream());
                 ControlProtocol.writePreamble(out, ControlProtocol.KIND_CONTROL);
                 assertEquals(ControlProtocol.VERSION, ControlProtocol.readServerPreamble(in));
+                assertEquals("challenge", ControlProtocol.readFrame(in).type(), "a server without a key");
                 ControlProtocol.writeFrame(out, Message.of("hello").node());
                 assertEquals("welcome", ControlProtocol.readFrame(in).type());
                 Message open = Message.of("open");

@@ -10,7 +10,7 @@ import java.time.Duration;
 /**
  * The transport configs a benchmark opens: a region the backend allocates when it can (it may
  * have a faster kind of memory), otherwise page-aligned memory from the caller's arena; the
- * progress mode and backend options of the run.
+ * progress mode, backend options and key ring of the run.
  *
  * <p><b>Thread safety:</b> stateless.
  */
@@ -29,9 +29,11 @@ public final class BenchConfigs {
                 ? RegionSpec.allocate(numBlocks, blockBytes)
                 : RegionSpec.wrap(arena.allocate(numBlocks * blockBytes, 4096), blockBytes);
         try {
-            return TransportConfig.builder(region).agentName(agent + "-" + ProcessHandle.current().pid())
-                    .transferTimeout(TRANSFER_TIMEOUT).closeTimeout(Duration.ofSeconds(10))
-                    .progressMode(tuning.progress()).options(tuning.options()).build();
+            TransportConfig.Builder b = TransportConfig.builder(region).agentName(agent + "-"
+                    + ProcessHandle.current().pid()).transferTimeout(TRANSFER_TIMEOUT).closeTimeout(Duration.ofSeconds(10))
+                    .progressMode(tuning.progress()).options(tuning.options());
+            tuning.keyRing().ifPresent(b::keyRing);
+            return b.build();
         } catch (IllegalArgumentException e) {
             throw CliException.usage("bad transport setting: " + e.getMessage());
         }

@@ -2,6 +2,7 @@ package io.blockxfer.cli.internal;
 
 import io.blockxfer.tck.BlockPattern;
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.spi.TransportProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -33,7 +34,10 @@ final class InProcessPair implements PeerPair {
                     tuning));
             target = provider.open(BenchConfigs.config(provider, arena, numBlocks, blockBytes, "bench-target",
                     tuning));
-            initiator.addPeer(PEER, target.localDescriptor());
+            PeerDescriptor theirs = target.localDescriptor();
+            // with a key, the descriptor takes the path it takes between hosts: bytes, then authenticated
+            initiator.addPeer(PEER, tuning.keyRing().map(ring -> PeerDescriptor.decode(theirs.encode(), ring))
+                    .orElse(theirs));
             return new InProcessPair(arena, initiator, target);
         } catch (RuntimeException | Error e) {
             closeAll(initiator, target, arena);

@@ -2,11 +2,13 @@ package io.blockxfer.cli.internal.remote;
 
 import io.blockxfer.cli.internal.CliException;
 import io.blockxfer.cli.internal.HostPort;
+import io.blockxfer.cli.internal.KeyFile;
 import io.blockxfer.cli.internal.SlotPlan;
 import io.blockxfer.cli.internal.WireProbe;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.ProgressMode;
 import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.UnauthenticatedPeerException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -15,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -30,7 +33,7 @@ import tools.jackson.databind.JsonNode;
  */
 public final class BenchClient implements AutoCloseable {
 
-    private static final int CONNECT_MILLIS = 10_000;
+    private static final int CONNECT_MILLIS = ClientHandshake.CONNECT_MILLIS;
     private static final int REPLY_MILLIS = (int) TimeUnit.MINUTES.toMillis(11);
     private static final long PING_SECONDS = 20;
 
@@ -79,53 +82,22 @@ public final class BenchClient implements AutoCloseable {
     }
 
     /**
-     * Connects to a bench server and opens a session.
+     * Connects to a bench server and opens a session, authenticated with {@code keys} when present
+     * (see {@link SessionAuth}); its descriptors are then checked against their key ring before
+     * they are parsed.
      *
-     * @throws CliException when it cannot be reached or is not a bench server of this version
+     * @throws CliException when it cannot be reached, is not a bench server of this version, or
+     *     one side holds a key the other does not
      */
-    public static BenchClient connect(HostPort address, DescriptorCodec codec) {
-        if (address.resolve().isUnresolved()) {
-            throw new CliException("cannot resolve the host of " + address);
-        }
-        Connection c = null;
+    public static BenchClient connect(HostPort address, Optional<KeyFile> keys) {
+        ClientHandshake.Session session = ClientHandshake.open(address, keys);
         try {
-            SocketChannel ch = SocketChannel.open();
-            try {
-                ch.socket().connect(address.resolve(), CONNECT_MILLIS);
-                c = new Connection(ch);
-            } catch (IOException | RuntimeException e) {
-                ch.close();
-                throw e;
-            }
-            c.readTimeout(CONNECT_MILLIS);
-            ControlProtocol.writePreamble(c.out(), ControlProtocol.KIND_CONTROL);
-            int version = ControlProtocol.readServerPreamble(c.in());
-            Message hello = Message.of("hello");
-            hello.node().put("client", clientName());
-            hello.node().put("version", ControlProtocol.VERSION);
-            if (version == ControlProtocol.VERSION) {
-                ControlProtocol.writeFrame(c.out(), hello.node());
-            }
-            c.readTimeout(REPLY_MILLIS);
-            Message reply = ControlProtocol.readFrame(c.in());
-            if (reply.type().equals("error")) {
-                throw new CliException("the bench server at " + address + " refused the session: "
-                        + reply.optionalText("message", "no reason given"));
-            }
-            if (!reply.type().equals("welcome")) {
-                throw new ProtocolException("expected 'welcome', got '" + reply.type() + "'");
-            }
-            return new BenchClient(address, c, welcome(reply), codec);
+            session.connection().readTimeout(REPLY_MILLIS);
+            return new BenchClient(address, session.connection(), welcome(session.welcome()),
+                    DescriptorCodec.of(keys.map(KeyFile::ring)));
         } catch (IOException e) {
-            if (c != null) {
-                c.close();
-            }
+            session.connection().close();
             throw new CliException("could not open a bench session with " + address + ": " + describe(e));
-        } catch (RuntimeException e) {
-            if (c != null) {
-                c.close();
-            }
-            throw e;
         }
     }
 
@@ -143,10 +115,6 @@ public final class BenchClient implements AutoCloseable {
                     b.path("cause").isString() ? b.get("cause").stringValue() : null));
         }
         return new Welcome(m.optionalText("server", "?"), m.integer("cpus", 0, 1 << 20), List.copyOf(backends));
-    }
-
-    private static String clientName() {
-        return "pid " + ProcessHandle.current().pid();
     }
 
     /** The server's address as given. */
@@ -173,6 +141,10 @@ public final class BenchClient implements AutoCloseable {
             return new Opened(id, d);
         } catch (ProtocolException e) {
             throw broken(e);
+        } catch (UnauthenticatedPeerException e) {
+            throw new CliException("the bench server at " + address + " sent a descriptor that this side's key ring"
+                    + " does not vouch for (" + e.reason().name().toLowerCase(Locale.ROOT).replace('_', ' ') + ")")
+                    .withDetail(e.getMessage());
         } catch (RuntimeException e) {
             throw new CliException("the server at " + address + " sent an unusable descriptor: " + e.getMessage());
         }
@@ -245,6 +217,7 @@ public final class BenchClient implements AutoCloseable {
             start = System.nanoTime();
             ControlProtocol.writePreamble(c.out(), ControlProtocol.KIND_STREAM);
             c.out().writeLong(token);
+            c.out().write(connection.auth().streamProof(token));
             c.out().flush();
             bytes = op == TransferOp.WRITE ? WireStream.send(ch, slots, nanos) : WireStream.receive(ch, slots, nanos);
             elapsed = System.nanoTime() - start;
@@ -292,7 +265,7 @@ public final class BenchClient implements AutoCloseable {
             throw new CliException("the bench session with " + address + " is closed");
         }
         try {
-            ControlProtocol.writeFrame(connection.out(), m.node());
+            connection.send(m);
         } catch (IOException e) {
             throw new CliException("lost the bench server at " + address + ": " + describe(e));
         }
@@ -302,7 +275,10 @@ public final class BenchClient implements AutoCloseable {
     private synchronized Message await(String expected) {
         Message reply;
         try {
-            reply = ControlProtocol.readFrame(connection.in());
+            reply = connection.receive();
+        } catch (UnauthenticatedFrameException e) {
+            throw new CliException("an answer of the bench server at " + address + " is not authenticated with this"
+                    + " side's key: " + e.getMessage());
         } catch (IOException e) {
             throw new CliException("lost the bench server at " + address + ": " + describe(e));
         }
@@ -323,8 +299,7 @@ public final class BenchClient implements AutoCloseable {
     }
 
     private static String describe(IOException e) {
-        String m = e.getMessage();
-        return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
+        return ClientHandshake.describe(e);
     }
 
     /** Ends the session (the server closes its targets); idempotent. */
@@ -336,9 +311,9 @@ public final class BenchClient implements AutoCloseable {
         pinger.shutdownNow();
         try {
             try {
-                ControlProtocol.writeFrame(connection.out(), Message.of("bye").node());
+                connection.send(Message.of("bye"));
                 connection.readTimeout(5_000);
-                ControlProtocol.readFrame(connection.in());
+                connection.receive();
             } catch (IOException ignored) {
                 // the server ends the session when the connection closes anyway
             }

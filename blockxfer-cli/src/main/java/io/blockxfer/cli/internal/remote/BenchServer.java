@@ -8,6 +8,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Queue;
@@ -19,7 +20,10 @@ import java.util.concurrent.TimeUnit;
  * and serves initiators one after another, each in a {@link ServerSession} that opens the targets
  * it asks for and closes them when it ends. An initiator that connects while another is being
  * served waits until that session ends. A stream connection (the TCP ceiling) arrives on the same
- * port during a session and is handed to it. {@link #stop()} (from a shutdown hook on Ctrl-C or
+ * port during a session and is handed to it. With a deployment key ({@link ServerConfig#keys()}),
+ * a session goes on only when the initiator's first frame proves the key, every later frame is
+ * checked ({@link SessionAuth}), a stream connection must prove the key too, and the targets'
+ * transports sign their descriptors. {@link #stop()} (from a shutdown hook on Ctrl-C or
  * SIGTERM) closes the listening socket and the current connection; the serving thread then closes
  * the session's transports and frees their memory before {@link #serve()} returns.
  *
@@ -159,7 +163,7 @@ public final class BenchServer implements AutoCloseable {
             return null;
         }
         try {
-            c.readPreamble(PREAMBLE_MILLIS);
+            c.readPreamble(PREAMBLE_MILLIS, config.streamProofBytes());
             return c;
         } catch (IOException e) {
             say("dropped a connection from " + c.peer() + ": " + e.getMessage());
@@ -169,10 +173,11 @@ public final class BenchServer implements AutoCloseable {
     }
 
     /**
-     * Waits (bounded by {@code timeout}) for the stream connection that carries {@code token};
-     * control connections that arrive meanwhile wait their turn, anything else is dropped.
+     * Waits (bounded by {@code timeout}) for the stream connection that carries {@code token} and
+     * {@code proof} (empty without a key); control connections that arrive meanwhile wait their
+     * turn, anything else is dropped.
      */
-    Connection acceptStream(long token, Duration timeout) throws IOException {
+    Connection acceptStream(long token, byte[] proof, Duration timeout) throws IOException {
         long end = System.nanoTime() + timeout.toNanos();
         while (!stopping) {
             long left = end - System.nanoTime();
@@ -185,10 +190,11 @@ public final class BenchServer implements AutoCloseable {
             }
             if (c.preamble().kind() == ControlProtocol.KIND_CONTROL) {
                 pending.add(c);
-            } else if (c.token() == token) {
+            } else if (c.token() == token && MessageDigest.isEqual(c.proof(), proof)) {
                 return c;
             } else {
-                say("dropped a stream connection from " + c.peer() + " with a wrong token");
+                say("dropped a stream connection from " + c.peer() + " with a wrong token"
+                        + (proof.length > 0 ? " or proof of the key" : ""));
                 c.close();
             }
         }

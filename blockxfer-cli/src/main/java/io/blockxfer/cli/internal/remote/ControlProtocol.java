@@ -17,18 +17,27 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <p>Every connection starts with a preamble: the 7 ASCII bytes {@code BXBENCH}, one byte of
  * protocol version and one byte of kind, {@link #KIND_CONTROL} or {@link #KIND_STREAM}. A stream
- * connection then sends the 8-byte token its session was given and carries raw block bytes (the
- * TCP ceiling). A control connection is answered with the server's own 8-byte preamble (magic and
- * version) and then carries frames both ways: a 4-byte big-endian length (1 to
- * {@value #MAX_FRAME_BYTES}) and that many bytes of one UTF-8 JSON object with a string field
- * {@code type}. The preamble and the {@code error} frame keep this form in every version, so a
- * server can always tell a client of another version why it refuses it.
+ * connection then sends the 8-byte token its session was given (and, with a deployment key, the
+ * 32-byte proof of {@link SessionAuth}) and carries raw block bytes (the TCP ceiling). A control
+ * connection is answered with the server's own 8-byte preamble (magic and version) and then
+ * carries frames both ways: a 4-byte big-endian length (1 to {@value #MAX_FRAME_BYTES}) and that
+ * many bytes of body. The preamble and the plain {@code error} frame keep this form in every
+ * version, so a server can always tell a client of another version why it refuses it.
+ *
+ * <p>The server's first frame is always plain: {@code challenge {nonce, auth, keyIds}}, its nonce
+ * for this connection (base64 of 32 bytes), {@code auth} {@code "hmac-sha256"} when it holds a
+ * deployment key and {@code "none"} when not, and the ids of the keys it accepts (ids are not
+ * secret). From then on, with a key, every body is authenticated as {@link SessionAuth} describes
+ * and its tag checked before anything is parsed; without one, a body is the JSON itself. A frame's
+ * JSON is one UTF-8 object with a string field {@code type}.
  *
  * <p>Requests and their answers (every request may also be answered with
  * {@code {"type":"error","message":...,"detail":...}}):
  * <ul>
- *   <li>{@code hello {client}} &rarr; {@code welcome {server, cpus, maxMemoryBytes, backends:
- *       [{name, available, crossProcess, cause}]}}; the first frame of a session;</li>
+ *   <li>{@code hello {client, version}} &rarr; {@code welcome {server, cpus, maxMemoryBytes,
+ *       descriptors, backends: [{name, served, cause}]}}; the client's first frame. A client that
+ *       will not go on (a server without a key when it has one) may send a plain {@code error}
+ *       instead;</li>
  *   <li>{@code open {backend, numBlocks, blockBytes, progress}} &rarr; {@code opened {target,
  *       descriptor}}: a target transport, its descriptor in base64 (see {@link DescriptorCodec});</li>
  *   <li>{@code fill {target, block, seed}} &rarr; {@code ok}; {@code check {target, block, seed}}
@@ -47,7 +56,7 @@ import tools.jackson.databind.node.ObjectNode;
 public final class ControlProtocol {
 
     /** The protocol version this build speaks. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     /** Preamble kind of a control connection. */
     public static final int KIND_CONTROL = 1;
     /** Preamble kind of a stream connection (the TCP ceiling). */
@@ -110,29 +119,56 @@ public final class ControlProtocol {
         return b[MAGIC.length] & 0xff;
     }
 
-    /** Writes one frame. */
+    /** Writes one plain frame. */
     public static void writeFrame(DataOutputStream out, ObjectNode message) throws IOException {
-        byte[] json = JsonOutput.mapper().writeValueAsBytes(message);
-        if (json.length > MAX_FRAME_BYTES) {
-            throw new ProtocolException("frame of " + json.length + " bytes is over the limit of " + MAX_FRAME_BYTES);
+        writeFrame(out, message, SessionAuth.none());
+    }
+
+    /** Writes one frame, sealed by {@code auth}. */
+    static void writeFrame(DataOutputStream out, ObjectNode message, SessionAuth auth) throws IOException {
+        byte[] body = auth.seal(JsonOutput.mapper().writeValueAsBytes(message));
+        if (body.length > MAX_FRAME_BYTES) {
+            throw new ProtocolException("frame of " + body.length + " bytes is over the limit of " + MAX_FRAME_BYTES);
         }
-        out.writeInt(json.length);
-        out.write(json);
+        out.writeInt(body.length);
+        out.write(body);
         out.flush();
     }
 
     /**
-     * Reads one frame.
+     * Reads one plain frame.
      *
      * @throws EOFException when the connection closed before a frame began
      * @throws ProtocolException when the frame is too long, not JSON, or has no string {@code type}
      */
     public static Message readFrame(DataInputStream in) throws IOException {
+        return parse(readBody(in));
+    }
+
+    /**
+     * Reads one frame and opens it with {@code auth}: its tag is checked before its JSON is parsed.
+     *
+     * @throws UnauthenticatedFrameException when its tag does not verify
+     */
+    static Message readFrame(DataInputStream in, SessionAuth auth) throws IOException {
+        return parse(auth.open(readBody(in)));
+    }
+
+    /** Reads the body of one frame, unparsed. */
+    static byte[] readBody(DataInputStream in) throws IOException {
         int length = in.readInt();
         if (length <= 0 || length > MAX_FRAME_BYTES) {
             throw new ProtocolException("frame length " + length + " is outside 1.." + MAX_FRAME_BYTES);
         }
-        byte[] json = readExactly(in, length, "frame");
+        return readExactly(in, length, "frame");
+    }
+
+    /**
+     * Parses a frame's JSON.
+     *
+     * @throws ProtocolException when it is not JSON or has no string {@code type}
+     */
+    static Message parse(byte[] json) throws ProtocolException {
         JsonNode node;
         try {
             node = JsonOutput.mapper().readTree(json);

@@ -1,14 +1,17 @@
 package io.blockxfer.cli.internal.remote;
 
+import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
- * How a target's {@link PeerDescriptor} travels over the bench control channel. This is where
- * descriptor authentication plugs in: a deployment key (a key ring, for rotation), loaded from a
- * {@code --key-file} on both hosts, will give a codec that appends a MAC over every byte on
- * {@link #encode} and checks it in constant time on {@link #decode} before anything is parsed, as
- * DESIGN.md's trust model asks. Until the API offers that, the bench sends descriptors as they
- * are ({@link #PLAIN}), so run it on networks you trust.
+ * How a target's {@link PeerDescriptor} travels over the bench control channel: as
+ * {@link PeerDescriptor#encode()} makes it, and read back either as it is ({@link #PLAIN}, without
+ * a deployment key) or authenticated first ({@link #signed}): the MAC over the raw bytes is
+ * checked against the key ring, in constant time, before any other field is parsed, as DESIGN.md's
+ * trust model asks. With a key, a server's targets sign their descriptors themselves (their
+ * transports hold the key ring); the codec never signs on their behalf.
  *
  * <p><b>Thread safety:</b> implementations must be thread-safe.
  */
@@ -32,6 +35,32 @@ public interface DescriptorCodec {
         }
     };
 
+    /** Descriptors that must be signed with a key of {@code ring}. */
+    static DescriptorCodec signed(DeploymentKeyRing ring) {
+        Objects.requireNonNull(ring, "ring");
+        return new DescriptorCodec() {
+            @Override
+            public byte[] encode(PeerDescriptor descriptor) {
+                return descriptor.encode();
+            }
+
+            @Override
+            public PeerDescriptor decode(byte[] blob) {
+                return PeerDescriptor.decode(blob, ring);
+            }
+
+            @Override
+            public String toString() {
+                return "descriptors signed with key '" + ring.signingKeyId() + "'";
+            }
+        };
+    }
+
+    /** {@link #signed} with {@code ring} when present, else {@link #PLAIN}. */
+    static DescriptorCodec of(Optional<DeploymentKeyRing> ring) {
+        return ring.map(DescriptorCodec::signed).orElse(PLAIN);
+    }
+
     /** The bytes to send for {@code descriptor}. */
     byte[] encode(PeerDescriptor descriptor);
 
@@ -39,7 +68,9 @@ public interface DescriptorCodec {
      * The descriptor in {@code blob}.
      *
      * @throws io.blockxfer.transport.MalformedPeerDescriptorException if the blob is not a valid
-     *     descriptor (or, with a key, not authentic)
+     *     descriptor
+     * @throws io.blockxfer.transport.UnauthenticatedPeerException with a key, if the blob is
+     *     unsigned, signed with a key not in the ring, or changed after signing
      */
     PeerDescriptor decode(byte[] blob);
 }

@@ -9,7 +9,7 @@ import java.io.IOException;
  *
  * <p><b>Thread safety:</b> immutable.
  */
-public final class ProtocolException extends IOException {
+public class ProtocolException extends IOException {
 
     private static final long serialVersionUID = 1L;
 

@@ -28,8 +28,9 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * One initiator's session with a {@link BenchServer}: answers its requests (see
- * {@link ControlProtocol}) one at a time, and on its end (a {@code bye}, the connection closing, a
+ * One initiator's session with a {@link BenchServer}: sends its challenge, accepts a hello only
+ * when it is authenticated with the server's deployment key (when it has one, see
+ * {@link SessionAuth}), answers its requests (see {@link ControlProtocol}) one at a time, and on its end (a {@code bye}, the connection closing, a
  * protocol violation, an idle minute or {@link #abort()}) closes every target it opened. A request
  * that cannot be done (an unknown backend, a region over the memory limit, a block out of range) is
  * answered with an {@code error} and changes nothing; the session goes on.
@@ -41,6 +42,8 @@ final class ServerSession implements AutoCloseable {
 
     /** The longest a client may stay silent; clients send a ping every 20 s while they measure. */
     static final int IDLE_MILLIS = 120_000;
+    /** The longest the server waits for a client's hello, so a stranger cannot hold the server for long. */
+    static final int HELLO_MILLIS = 10_000;
     private static final long MAX_NANOS = TimeUnit.MINUTES.toNanos(10);
     private static final Duration STREAM_ARRIVAL = Duration.ofSeconds(15);
     private static final SecureRandom TOKENS = new SecureRandom();
@@ -69,15 +72,21 @@ final class ServerSession implements AutoCloseable {
                 server.say(name + ": refused protocol version " + connection.preamble().version());
                 return;
             }
-            connection.readTimeout(IDLE_MILLIS);
-            Message hello = ControlProtocol.readFrame(connection.in());
-            if (!hello.type().equals("hello")) {
-                throw new ProtocolException("the first frame must be 'hello', not '" + hello.type() + "'");
+            SessionAuth auth = server.config().newSessionAuth();
+            send(Challenge.of(auth).toMessage());
+            connection.authenticate(auth);
+            connection.readTimeout(HELLO_MILLIS);
+            Message hello = hello();
+            if (hello == null) {
+                return;
             }
-            server.say(name + ": connected (" + hello.optionalText("client", "unnamed client") + ")");
+            connection.readTimeout(IDLE_MILLIS);
+            server.say(name + ": connected (" + hello.optionalText("client", "unnamed client")
+                    + auth.keyId().map(id -> ", authenticated with key '" + id + "'").orElse(", unauthenticated")
+                    + ")");
             send(welcome());
             while (!server.stopping()) {
-                Message request = ControlProtocol.readFrame(connection.in());
+                Message request = connection.receive();
                 if (request.type().equals("bye")) {
                     send(Message.of("ok"));
                     server.say(name + ": ended by the client");
@@ -97,6 +106,37 @@ final class ServerSession implements AutoCloseable {
                 server.say(name + ": connection failed: " + e.getMessage());
             }
         }
+    }
+
+    /**
+     * The client's first frame, which must be a {@code hello}, authenticated when the server has a
+     * key; null when the session ends here (logged, and the client told why in a plain frame).
+     */
+    private Message hello() throws IOException {
+        Message hello;
+        try {
+            hello = connection.receive();
+        } catch (EOFException e) {
+            server.say(name + ": the client went away before its hello" + (connection.auth().keyed()
+                    ? " (a client without this server's key, or under another key id, gives up there)" : ""));
+            return null;
+        } catch (SocketTimeoutException e) {
+            server.say(name + ": no hello within " + HELLO_MILLIS / 1000 + " s; ending it");
+            return null;
+        } catch (UnauthenticatedFrameException e) {
+            server.say(name + ": refused: " + e.getMessage());
+            trySend(error("not authenticated: this server requires frames authenticated with its deployment key"
+                    + " (key ids " + connection.auth().keyIds() + ")", e.getMessage()));
+            return null;
+        }
+        if (hello.type().equals("error")) {
+            server.say(name + ": the client refused the session: " + hello.optionalText("message", "no reason given"));
+            return null;
+        }
+        if (!hello.type().equals("hello")) {
+            throw new ProtocolException("the first frame must be 'hello', not '" + hello.type() + "'");
+        }
+        return hello;
     }
 
     private Message answer(Message request) throws IOException {
@@ -168,7 +208,7 @@ final class ServerSession implements AutoCloseable {
                     + " the server)", null);
         }
         ServedTarget t = ServedTarget.open(provider, numBlocks, blockBytes,
-                new Tuning(progress, server.config().options()), "bench-served");
+                new Tuning(progress, server.config().options(), server.config().keyRing()), "bench-served");
         int id = nextTarget++;
         targets.put(id, t);
         bytesHeld += t.bytesHeld();
@@ -191,7 +231,7 @@ final class ServerSession implements AutoCloseable {
         send(ready);
         ByteBuffer[][] slots = WireStream.views(t.transport().region().segment(), plan, false, t.blockBytes());
         long bytes;
-        try (Connection c = server.acceptStream(token, STREAM_ARRIVAL)) {
+        try (Connection c = server.acceptStream(token, connection.auth().streamProof(token), STREAM_ARRIVAL)) {
             stream = c;
             bytes = op == TransferOp.WRITE ? WireStream.receive(c.channel(), slots, nanos)
                     : WireStream.send(c.channel(), slots, nanos);
@@ -285,12 +325,20 @@ final class ServerSession implements AutoCloseable {
     }
 
     private void send(Message m) throws IOException {
-        ControlProtocol.writeFrame(connection.out(), m.node());
+        connection.send(m);
     }
 
+    /**
+     * Sends a last frame: sealed once the session key is agreed, plain before (a client without
+     * the key could not read it otherwise, and it carries nothing but the reason).
+     */
     private void trySend(Message m) {
         try {
-            send(m);
+            if (connection.auth().keyed() && !connection.auth().established()) {
+                ControlProtocol.writeFrame(connection.out(), m.node());
+            } else {
+                send(m);
+            }
         } catch (IOException ignored) {
             // the connection is going anyway
         }

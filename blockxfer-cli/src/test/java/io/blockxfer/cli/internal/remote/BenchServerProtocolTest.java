@@ -1,6 +1,7 @@
 package io.blockxfer.cli.internal.remote;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,7 +38,7 @@ class BenchServerProtocolTest {
     @BeforeEach
     void start() {
         ServerConfig config = new ServerConfig(Transports.providers(getClass().getClassLoader()), List.of(), Map.of(),
-                64L << 20, DescriptorCodec.PLAIN);
+                64L << 20, Optional.empty());
         server = BenchServer.bind(new InetSocketAddress("127.0.0.1", 0), config, new PrintWriter(log, true));
         serving = Thread.ofPlatform().name("bench-server-under-test").start(server::serve);
     }
@@ -68,6 +70,8 @@ class BenchServerProtocolTest {
 
         Message hello() throws IOException {
             assertEquals(ControlProtocol.VERSION, ControlProtocol.readServerPreamble(in));
+            Challenge challenge = Challenge.from(ControlProtocol.readFrame(in));
+            assertFalse(challenge.keyed(), "a server without a key says so");
             return ask(Message.of("hello"));
         }
 
@@ -147,6 +151,7 @@ class BenchServerProtocolTest {
             c.out.writeInt(ControlProtocol.MAX_FRAME_BYTES + 1);
             c.out.flush();
             assertEquals(ControlProtocol.VERSION, ControlProtocol.readServerPreamble(c.in));
+            assertEquals("challenge", ControlProtocol.readFrame(c.in).type());
             Message error = ControlProtocol.readFrame(c.in);
             assertTrue(error.optionalText("message", "").contains("frame length"), error::toString);
         }
