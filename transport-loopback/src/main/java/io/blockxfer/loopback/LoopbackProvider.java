@@ -13,11 +13,16 @@ import java.util.Set;
 
 /**
  * The {@code loopback} backend: every transport lives in this JVM and reaches its peers through
- * their metadata; transfers copy real bytes on the initiator's worker thread and complete
- * asynchronously. Always available, lowest priority. Supports {@link LoopbackFaults}.
+ * their metadata; transfers copy real bytes and complete asynchronously. By default
+ * ({@link io.blockxfer.transport.ProgressMode#AUTO}, which is
+ * {@link io.blockxfer.transport.ProgressMode#POLLING_THREAD} here) the initiator's polls do the
+ * copies, and its worker thread takes only what polls leave behind; with
+ * {@link io.blockxfer.transport.ProgressMode#BACKEND_THREAD} the worker does every copy. Always
+ * available, lowest priority. Supports {@link LoopbackFaults}.
  *
  * <p><b>Thread safety:</b> thread-safe and stateless.
  */
+@SuppressWarnings("exports") // @AutoService is a compile-time-only annotation; users never need its module
 @AutoService(TransportProvider.class)
 public final class LoopbackProvider implements TransportProvider {
 
