@@ -3,6 +3,7 @@ package io.blockxfer.ucx.internal;
 import io.blockxfer.transport.BlockRegion;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PeerRegistrationException;
+import io.blockxfer.transport.ProgressMode;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.TransportException;
@@ -44,6 +45,7 @@ public final class UcxEngine implements TransferEngine {
     private final UcpContext context;
     private final LocalRegion region;
     private final ProgressLoop loop;
+    private final ProgressMode progressMode;
     private final byte[] metadata;
     private final ArrayDeque<UcxTransfer> pool = new ArrayDeque<>();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -77,7 +79,9 @@ public final class UcxEngine implements TransferEngine {
             address.duplicate().get(workerAddress);
             this.metadata = new UcxMetadata(r.baseAddress(), r.byteSize(), workerAddress, mapped.packedRkey()).encode();
             this.region = mapped;
-            this.loop = new ProgressLoop("blockxfer-ucx-" + agentName, worker, r.baseAddress(), r.blockLength());
+            this.progressMode = resolve(config.progressMode());
+            this.loop = new ProgressLoop("blockxfer-ucx-" + agentName, worker, r.baseAddress(), r.blockLength(),
+                    progressMode == ProgressMode.POLLING_THREAD);
         } catch (RuntimeException | Error e) {
             closeQuietly(mapped, worker, e);
             throw new TransportException("opening a UCX transport for " + config.region() + " failed: "
@@ -98,6 +102,31 @@ public final class UcxEngine implements TransferEngine {
         } catch (RuntimeException e) {
             failure.addSuppressed(e);
         }
+    }
+
+    /**
+     * The mode {@code requested} runs in: {@link ProgressMode#AUTO} is
+     * {@link ProgressMode#POLLING_THREAD}, where a caller that polls drives the worker itself and the
+     * progress thread only stands in for callers that poll rarely (on a busy host the two threads
+     * would otherwise compete for a core).
+     */
+    static ProgressMode resolve(ProgressMode requested) {
+        return requested == ProgressMode.AUTO ? ProgressMode.POLLING_THREAD : requested;
+    }
+
+    /** The progress mode this engine runs in (never {@link ProgressMode#AUTO}). */
+    ProgressMode progressMode() {
+        return progressMode;
+    }
+
+    /** The engine's progress loop (for tests). */
+    ProgressLoop loop() {
+        return loop;
+    }
+
+    @Override
+    public int progress() {
+        return loop.driveFromPoller();
     }
 
     @Override
