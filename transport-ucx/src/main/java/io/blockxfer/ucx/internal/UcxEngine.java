@@ -47,6 +47,7 @@ public final class UcxEngine implements TransferEngine {
     private final ProgressLoop loop;
     private final ProgressMode progressMode;
     private final byte[] metadata;
+    private final LocalIdentity identity;
     private final ArrayDeque<UcxTransfer> pool = new ArrayDeque<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -55,11 +56,17 @@ public final class UcxEngine implements TransferEngine {
      *
      * @throws io.blockxfer.transport.TransportUnavailableException if UCX cannot be loaded here
      * @throws IllegalArgumentException if the options are unknown or UCX rejects them
+     * @throws io.blockxfer.ucx.InsufficientMemoryException if the region to allocate does not fit
+     *     this host ({@link MemoryBudget})
      */
     public UcxEngine(TransportConfig config) {
         UcxLibrary.ensureLoaded();
         this.agentName = config.agentName();
         UcxSettings settings = UcxSettings.resolve(config.options());
+        if (config.region().callerMemory().isEmpty()) {
+            String order = settings.ucxConfig().get("ALLOC_PRIO");
+            MemoryBudget.check(config.region().byteSize(), order != null ? order : System.getenv("UCX_ALLOC_PRIO"));
+        }
         UcpParams params = new UcpParams().requestRmaFeature().requestWakeupFeature();
         settings.ucxConfig().forEach(params::setConfig);
         try {
@@ -78,6 +85,12 @@ public final class UcxEngine implements TransferEngine {
             byte[] workerAddress = new byte[address.remaining()];
             address.duplicate().get(workerAddress);
             this.metadata = new UcxMetadata(r.baseAddress(), r.byteSize(), workerAddress, mapped.packedRkey()).encode();
+            try {
+                this.identity = LocalIdentity.of(workerAddress, mapped.packedRkey(), r.baseAddress(), r.byteSize());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException("this UCX's own worker address or remote key does not parse as UCX "
+                        + "1.18 formats, so peer descriptors cannot be checked (" + e.getMessage() + ")", e);
+            }
             this.region = mapped;
             this.progressMode = resolve(config.progressMode());
             this.loop = new ProgressLoop("blockxfer-ucx-" + agentName, worker, r.baseAddress(), r.blockLength(),
@@ -87,6 +100,7 @@ public final class UcxEngine implements TransferEngine {
             throw new TransportException("opening a UCX transport for " + config.region() + " failed: "
                     + UcsStatus.describe(e), e);
         }
+        LocalWorkers.add(identity.worker);
         loop.start();
     }
 
@@ -148,6 +162,7 @@ public final class UcxEngine implements TransferEngine {
     public Object connect(String peerId, PeerDescriptor peer) {
         UcxMetadata remote = UcxMetadata.decode(peerId, peer.metadata());
         remote.checkCovers(peerId, peer);
+        PeerMemoryCheck.check(peerId, peer, remote, identity);
         ConnectCommand command = new ConnectCommand(new UcxPeer(peerId, peer.baseAddress(), peer.numBlocks(), remote));
         try {
             loop.execute(command);
@@ -236,6 +251,8 @@ public final class UcxEngine implements TransferEngine {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        // from now on no peer descriptor may name this worker or its memory
+        LocalWorkers.remove(identity.worker);
         boolean stopped = loop.stop(STOP_TIMEOUT_MILLIS);
         if (!stopped) {
             LOG.log(Level.WARNING, "{0}: the UCX progress thread did not stop within {1} ms", this,

@@ -2,6 +2,7 @@ package io.blockxfer.ucx.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.blockxfer.transport.TransportUnavailableException;
 import io.blockxfer.transport.spi.Availability;
@@ -11,9 +12,12 @@ import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Properties;
@@ -92,6 +96,8 @@ public final class UcxLibrary {
     }
 
     private static Probe load() {
+        // posix segments of UCX processes that were killed: gone with the first start after them
+        ShmSweeper.sweep();
         UcxLocator.Location location;
         try {
             location = UcxLocator.locate();
@@ -233,6 +239,128 @@ public final class UcxLibrary {
         } catch (Throwable t) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * A SysV shared-memory segment as the kernel describes it ({@code shmctl(IPC_STAT)}).
+     *
+     * @param size the segment's size in bytes
+     * @param creatorPid the pid of the process that created it
+     */
+    record SysvSegment(long size, long creatorPid) {
+    }
+
+    /** {@code IPC_STAT}. */
+    private static final int IPC_STAT = 2;
+    /** Offsets in the LP64 Linux {@code struct shmid_ds} (x86_64 and aarch64 alike). */
+    private static final long SHM_SEGSZ_OFFSET = 48;
+    private static final long SHM_CPID_OFFSET = 80;
+    private static final long SHMID_DS_BYTES = 112;
+    private static final StructLayout ERRNO_STATE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = ERRNO_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+
+    /**
+     * The segment {@code shmid}, through {@code shmctl(shmid, IPC_STAT)}.
+     *
+     * @throws IllegalArgumentException naming the errno when the kernel does not describe it (no
+     *     such segment, removed, or not readable by this user)
+     */
+    static SysvSegment sysvSegment(int shmid) {
+        MethodHandle h = Shmctl.HANDLE;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(ERRNO_STATE);
+            MemorySegment ds = arena.allocate(SHMID_DS_BYTES, 8);
+            int rc = (int) h.invokeExact(state, shmid, IPC_STAT, ds);
+            if (rc != 0) {
+                int errno = (int) ERRNO.get(state, 0L);
+                throw new IllegalArgumentException("shmctl(" + shmid + ", IPC_STAT) failed with errno " + errno
+                        + errnoName(errno));
+            }
+            return new SysvSegment(ds.get(JAVA_LONG, SHM_SEGSZ_OFFSET), ds.get(JAVA_INT, SHM_CPID_OFFSET));
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("shmctl failed", t);
+        }
+    }
+
+    /** What {@link #removeIfUnused} did. */
+    enum Removal {
+        /** The file was unused and is gone. */
+        REMOVED,
+        /** Another open file (an open descriptor or a mapping) holds it; it stays. */
+        IN_USE,
+        /** This kernel or file system cannot tell (no file leases): nothing was done. */
+        CANNOT_TELL
+    }
+
+    private static final int O_RDONLY_NOFOLLOW_CLOEXEC = 0x20000 | 0x80000;
+    private static final int F_SETLEASE = 1024;
+    private static final int F_WRLCK = 1;
+    private static final int F_UNLCK = 2;
+    private static final int EAGAIN = 11;
+
+    /**
+     * Removes {@code file} if no process has it open or mapped, which the kernel tells by granting
+     * a write lease ({@code fcntl(F_SETLEASE, F_WRLCK)} succeeds only while no other open file of it
+     * exists, and a mapping keeps its file open). The file is unlinked while the lease is held, so
+     * nobody can open it in between.
+     */
+    static Removal removeIfUnused(Path file) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(ERRNO_STATE);
+            int fd = (int) FileCalls.OPEN.invokeExact(state, arena.allocateFrom(file.toString()),
+                    O_RDONLY_NOFOLLOW_CLOEXEC);
+            if (fd < 0) {
+                return Removal.CANNOT_TELL;
+            }
+            try {
+                int rc = (int) FileCalls.FCNTL.invokeExact(state, fd, F_SETLEASE, F_WRLCK);
+                if (rc != 0) {
+                    return (int) ERRNO.get(state, 0L) == EAGAIN ? Removal.IN_USE : Removal.CANNOT_TELL;
+                }
+                try {
+                    java.nio.file.Files.deleteIfExists(file);
+                } finally {
+                    int ignored = (int) FileCalls.FCNTL.invokeExact(state, fd, F_SETLEASE, F_UNLCK);
+                }
+                return Removal.REMOVED;
+            } finally {
+                int ignored = (int) FileCalls.CLOSE.invokeExact(fd);
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            return Removal.CANNOT_TELL;
+        } catch (Throwable t) {
+            throw new IllegalStateException("file lease calls failed", t);
+        }
+    }
+
+    /** {@code open}, {@code fcntl} and {@code close}, made on first use. */
+    private static final class FileCalls {
+        static final MethodHandle OPEN = LINKER.downcallHandle(libc("open"),
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), Linker.Option.firstVariadicArg(2),
+                Linker.Option.captureCallState("errno"));
+        static final MethodHandle FCNTL = LINKER.downcallHandle(libc("fcntl"),
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2),
+                Linker.Option.captureCallState("errno"));
+        static final MethodHandle CLOSE = LINKER.downcallHandle(libc("close"),
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
+
+    /** The {@code shmctl} handle, made on first use. */
+    private static final class Shmctl {
+        static final MethodHandle HANDLE = LINKER.downcallHandle(libc("shmctl"),
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), Linker.Option.captureCallState("errno"));
+    }
+
+    private static String errnoName(int errno) {
+        return switch (errno) {
+            case 2 -> " (ENOENT)";
+            case 13 -> " (EACCES: not this user's segment)";
+            case 22 -> " (EINVAL: no such segment)";
+            case 43 -> " (EIDRM: removed)";
+            default -> "";
+        };
     }
 
     private static MemorySegment libc(String name) {
