@@ -42,8 +42,10 @@ import org.openucx.jucx.ucp.UcpParams;
 public final class UcxLibrary {
 
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final int REQUIRED_MAJOR = 1;
-    private static final int REQUIRED_MINOR = 18;
+    private static final System.Logger LOG = System.getLogger(UcxLibrary.class.getName());
+    /** The UCX release line jucx is built against: the only one it is certified with. */
+    private static final int CERTIFIED_MAJOR = 1;
+    private static final int CERTIFIED_MINOR = 18;
 
     private static volatile Probe probe;
 
@@ -117,7 +119,7 @@ public final class UcxLibrary {
                 return unavailable("UCX not found: " + String.join("; ", location.misses())
                         + "; and no libucp.so.0 on the system's library path (" + e.getMessage() + "). Run"
                         + " scripts/install-natives ucx, or point " + UcxOptions.LIBDIR_PROPERTY + " or "
-                        + UcxOptions.LIBDIR_ENV + " at a directory holding UCX " + UcxOptions.REQUIRED_VERSION
+                        + UcxOptions.LIBDIR_ENV + " at a directory holding UCX " + UcxOptions.CERTIFIED_VERSIONS
                         + " libraries", e, "", "");
             }
         } else {
@@ -143,9 +145,14 @@ public final class UcxLibrary {
             return unavailable("UCX from " + location + " has no usable ucp_get_version: " + e, e, "", location.toString());
         }
         String version = v[0] + "." + v[1] + "." + v[2];
-        String tooOld = versionProblem(v, file);
-        if (tooOld != null) {
-            return unavailable(tooOld, null, version, file);
+        String uncertified = versionProblem(v, file);
+        if (uncertified != null) {
+            if (!Boolean.getBoolean(UcxOptions.ALLOW_UNCERTIFIED_PROPERTY)) {
+                return unavailable(uncertified, null, version, file);
+            }
+            LOG.log(System.Logger.Level.WARNING, "RUNNING ON AN UNCERTIFIED UCX because " + UcxOptions
+                    .ALLOW_UNCERTIFIED_PROPERTY + "=true: " + uncertified + ". Expect crashes of this JVM; peer"
+                    + " descriptors are checked against UCX 1.18's formats, which this UCX may not use.");
         }
         try {
             // the first JUCX class touched: its static initialiser loads libjucx, whose NEEDED
@@ -160,17 +167,25 @@ public final class UcxLibrary {
 
     /**
      * Why UCX {@code version} (major, minor, release) loaded from {@code file} cannot serve jucx, or
-     * null when it can.
+     * null when it is a certified release (1.18.x).
      */
     static String versionProblem(int[] version, String file) {
-        if (version[0] > REQUIRED_MAJOR || (version[0] == REQUIRED_MAJOR && version[1] >= REQUIRED_MINOR)) {
+        if (version[0] == CERTIFIED_MAJOR && version[1] == CERTIFIED_MINOR) {
             return null;
         }
-        return "UCX " + version[0] + "." + version[1] + "." + version[2] + " at " + file + " is too old: jucx "
-                + jucxVersion() + " needs UCX >= " + UcxOptions.REQUIRED_VERSION + " (older UCX lacks functions"
-                + " jucx calls and kills the JVM on first use; Debian 12's libucx0 is 1.13.1). Run"
-                + " scripts/install-natives ucx, or point " + UcxOptions.LIBDIR_PROPERTY + " at UCX "
-                + UcxOptions.REQUIRED_VERSION + " libraries";
+        boolean older = version[0] < CERTIFIED_MAJOR || (version[0] == CERTIFIED_MAJOR
+                && version[1] < CERTIFIED_MINOR);
+        return "UCX " + version[0] + "." + version[1] + "." + version[2] + " at " + file + " is not certified with jucx "
+                + jucxVersion() + ", which works with UCX " + UcxOptions.CERTIFIED_VERSIONS + " only: its JNI library"
+                + " is built against UCX " + UcxOptions.CERTIFIED_VERSIONS + (older
+                        ? " and calls functions older UCX lacks, which kills the JVM on first use (Debian 12's libucx0"
+                                + " is 1.13.1)"
+                        : " and its internals; newer UCX crashes it (UCX 1.22.0: SIGSEGV in ucp_request_dt_dereg when a"
+                                + " worker closes)")
+                + ". Get UCX " + UcxOptions.CERTIFIED_VERSIONS + " with scripts/install-natives ucx (the pinned"
+                + " libucx-cu12 1.18.1 wheel, into natives/ucx), or point " + UcxOptions.LIBDIR_PROPERTY + " at a UCX "
+                + UcxOptions.CERTIFIED_VERSIONS + " build; -D" + UcxOptions.ALLOW_UNCERTIFIED_PROPERTY
+                + "=true runs on it anyway, unsupported";
     }
 
     private static Probe unavailable(String cause, Throwable error, String version, String where) {
