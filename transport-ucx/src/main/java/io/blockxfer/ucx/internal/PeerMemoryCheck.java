@@ -2,7 +2,12 @@ package io.blockxfer.ucx.internal;
 
 import io.blockxfer.transport.IncompatiblePeerException;
 import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.PeerRegistrationException;
+import io.blockxfer.transport.TransportException;
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -75,6 +80,20 @@ final class PeerMemoryCheck {
             this.address = metadata.address();
             this.rkey = metadata.packedRkey();
             this.local = local;
+        }
+
+        /**
+         * A lookup failed: the thing named is not there or not this user's (the peer is wrong), or
+         * this process ran out of a resource (file descriptors, memory), which is no fault of the
+         * peer and says so.
+         */
+        private TransportException inspectionFailed(String field, String what, Exception e) {
+            if (e instanceof NoSuchFileException || e instanceof AccessDeniedException || e instanceof SecurityException
+                    || e instanceof NotDirectoryException) {
+                return refuse(field, what + ": " + e);
+            }
+            return new PeerRegistrationException("registering peer '" + peerId + "' failed: checking its " + field
+                    + " (it " + what + ") failed in this process, not because of the peer: " + e, e);
         }
 
         private IncompatiblePeerException refuse(String field, String why) {
@@ -215,7 +234,8 @@ final class PeerMemoryCheck {
             try {
                 mapped = OwnerMappings.mappedLength(pid, inode, address, sysv);
             } catch (IOException | SecurityException e) {
-                throw refuse(field, "names " + what + " of process " + pid + ", whose mappings cannot be read: " + e);
+                throw inspectionFailed(field, "names " + what + " of process " + pid + ", whose mappings cannot be"
+                        + " read", e);
             }
             if (mapped < bytes) {
                 throw refuse(field, "names " + what + " at 0x" + Long.toHexString(address) + ", but its owner (pid "
@@ -228,7 +248,7 @@ final class PeerMemoryCheck {
             try {
                 return ((Number) Files.getAttribute(file, "unix:ino")).longValue();
             } catch (IOException | RuntimeException e) {
-                throw refuse(field, "names posix segment " + file + ", which cannot be inspected: " + e);
+                throw inspectionFailed(field, "names posix segment " + file + ", which cannot be inspected", e);
             }
         }
 
@@ -285,7 +305,7 @@ final class PeerMemoryCheck {
                 }
                 return Files.size(file);
             } catch (IOException | SecurityException e) {
-                throw refuse(field, "names posix segment " + file + ", which cannot be inspected: " + e);
+                throw inspectionFailed(field, "names posix segment " + file + ", which cannot be inspected", e);
             }
         }
 

@@ -388,7 +388,17 @@ final class ProgressLoop implements Runnable {
         LoopCommand c;
         while (n < DRAIN_BATCH && (c = commands.poll()) != null) {
             n++;
-            c.run(this);
+            try {
+                c.run(this);
+            } catch (RuntimeException | LinkageError e) {
+                // one command's failure (a class that cannot load when descriptors ran out, say)
+                // ends that command, not the loop
+                try {
+                    c.reject(name + ": running " + c.getClass().getSimpleName() + " failed: " + e);
+                } catch (RuntimeException | LinkageError ignored) {
+                    // nothing more to tell it
+                }
+            }
         }
         return n;
     }
@@ -546,7 +556,8 @@ final class ProgressLoop implements Runnable {
             p.state = UcxPeer.FAILED;
             p.failure = "registration failed";
             c.result.completeExceptionally(new PeerRegistrationException("UCX could not reach peer '" + p.peerId
-                    + "' from its metadata (" + p.metadata + "): " + UcsStatus.describe(e), e));
+                    + "' from its metadata (" + p.metadata + "): " + UcsStatus.describe(e)
+                    + ResourceShortage.describe(), e));
             return;
         }
         peers.add(p);

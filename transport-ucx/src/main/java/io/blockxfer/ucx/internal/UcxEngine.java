@@ -37,6 +37,22 @@ import org.openucx.jucx.ucp.UcpWorkerParams;
 public final class UcxEngine implements TransferEngine {
 
     private static final System.Logger LOG = System.getLogger(UcxEngine.class.getName());
+
+    static {
+        // classes of failure paths, loaded now: loading a class takes a file descriptor, and one of
+        // those paths is running out of them
+        for (Class<?> c : new Class<?>[] {UcsStatus.class, ConnectCommand.class, PeerCommand.class,
+                PeerMemoryCheck.class, OwnerMappings.class, LocalWorkers.class, MemoryBudget.class, ResourceShortage.class,
+                MemoryBudget.Snapshot.class,
+                io.blockxfer.ucx.InsufficientMemoryException.class, PeerRegistrationException.class,
+                TransportException.class}) {
+            try {
+                Class.forName(c.getName(), true, c.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+    }
     private static final long CONNECT_TIMEOUT_MILLIS = 15_000;
     private static final long STOP_TIMEOUT_MILLIS = 10_000;
     private static final int POOL_LIMIT = 4096;
@@ -72,6 +88,10 @@ public final class UcxEngine implements TransferEngine {
         try {
             this.context = new UcpContext(params);
         } catch (RuntimeException e) {
+            String shortage = ResourceShortage.describe();
+            if (!shortage.isEmpty()) {
+                throw new TransportException("UCX could not create a context: " + UcsStatus.describe(e) + shortage, e);
+            }
             throw new IllegalArgumentException("UCX refused to create a context with settings " + settings + ": "
                     + UcsStatus.describe(e), e);
         }
@@ -98,7 +118,7 @@ public final class UcxEngine implements TransferEngine {
         } catch (RuntimeException | Error e) {
             closeQuietly(mapped, worker, e);
             throw new TransportException("opening a UCX transport for " + config.region() + " failed: "
-                    + UcsStatus.describe(e), e);
+                    + UcsStatus.describe(e) + ResourceShortage.describe(), e);
         }
         LocalWorkers.add(identity.worker);
         loop.start();
