@@ -349,9 +349,12 @@ public final class MetadataFuzzRun {
                 if (process != null) {
                     System.out.println("CALLER-TARGET-DIED exit " + process.exitValue());
                 }
-                process = new ProcessBuilder(UcxTestSupport.javaCommand(CallerMemoryTarget.class.getName(), List.of(),
-                        List.of(Integer.toString(BLOCKS), Long.toString(BLOCK))))
-                        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                // writes it cannot refuse may crash it: its crash report goes to the temporary directory
+                List<String> cmd = new java.util.ArrayList<>(UcxTestSupport.javaCommand(
+                        CallerMemoryTarget.class.getName(), List.of(), List.of(Integer.toString(BLOCKS),
+                                Long.toString(BLOCK))));
+                cmd.add(1, "-XX:ErrorFile=" + System.getProperty("java.io.tmpdir") + "/hs_err_pid%p.log");
+                process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
                 BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
                         StandardCharsets.UTF_8));
                 String line;
