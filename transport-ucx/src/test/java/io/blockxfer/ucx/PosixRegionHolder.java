@@ -23,7 +23,7 @@ public final class PosixRegionHolder {
                 .option(UcxOptions.CONFIG_PREFIX + "ALLOC_PRIO", "md:posix")
                 .option(UcxOptions.CONFIG_PREFIX + "POSIX_USE_PROC_LINK", "n").build();
         try (DataTransport t = new UcxProvider().open(config)) {
-            System.out.println("READY " + ProcessHandle.current().pid());
+            System.out.println("READY " + ProcessHandle.current().pid() + " " + t.region());
             System.out.flush();
             while (System.in.read() >= 0) {
                 // hold the region until the parent goes away
