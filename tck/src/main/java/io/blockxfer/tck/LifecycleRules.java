@@ -70,7 +70,8 @@ abstract class LifecycleRules extends RuleGroup {
     @RuleTest(L1)
     public final void l1_closeIdempotent() {
         Fixture fx = fx();
-        DataTransport t = fx.initiator();
+        DataTransport t = fx.initiator(fx.config(Fixture.BLOCKS, Fixture.BLOCK_LENGTH,
+                fx.env.timeout().multipliedBy(3), Duration.ofSeconds(10)));
         TargetPeer a = fx.connectedTarget(t, "a");
         boolean held = fx.canHold(a);
         if (held) {

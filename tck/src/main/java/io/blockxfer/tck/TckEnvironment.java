@@ -25,6 +25,8 @@ import java.util.Locale;
  *       transfers in flight, default 2000;</li>
  *   <li>{@code blockxfer.tck.isolate} ({@code true}): whether the descriptor attack rules run in a
  *       child JVM where the harness can be recreated there;</li>
+ *   <li>{@code blockxfer.tck.rules}: comma-separated rule ids to run (e.g. {@code F2,X4}); the
+ *       others are skipped; default all;</li>
  *   <li>{@code blockxfer.tck.require} ({@code BLOCKXFER_TCK_REQUIRE}): comma-separated backend
  *       names that must be available; for them an unavailable backend fails every rule instead
  *       of skipping it.</li>
@@ -44,6 +46,7 @@ public final class TckEnvironment {
     private final Duration hold;
     private final boolean isolate;
     private final String[] required;
+    private final String[] selected;
 
     private TckEnvironment() {
         this.timeout = Duration.ofMillis(longSetting("blockxfer.tck.timeoutMillis", 15_000));
@@ -57,6 +60,8 @@ public final class TckEnvironment {
         this.isolate = Boolean.parseBoolean(setting("blockxfer.tck.isolate", "true"));
         this.required = Arrays.stream(setting("blockxfer.tck.require", "").split(","))
                 .map(String::trim).filter(s -> !s.isEmpty()).toArray(String[]::new);
+        this.selected = Arrays.stream(setting("blockxfer.tck.rules", "").split(","))
+                .map(s -> s.trim().toUpperCase(Locale.ROOT)).filter(s -> !s.isEmpty()).toArray(String[]::new);
     }
 
     /** The settings of this JVM. */
@@ -137,6 +142,11 @@ public final class TckEnvironment {
     /** Whether descriptor attacks run in a child JVM where they can. */
     public boolean isolate() {
         return isolate;
+    }
+
+    /** Whether rule {@code id} is to run ({@code blockxfer.tck.rules} names it, or names none). */
+    public boolean selects(String id) {
+        return selected.length == 0 || Arrays.asList(selected).contains(id);
     }
 
     /** Whether {@code backend} must be available here. */

@@ -58,6 +58,7 @@ public abstract class TransportConformanceSuite {
                     + " with @RuleTest and an entry of ConformanceRules");
         }
         String id = rule.value().name();
+        Assumptions.assumeTrue(env.selects(id), () -> "[" + id + "] not selected by blockxfer.tck.rules");
         TckHarness harness = harness();
         if (!harness.availability().isAvailable()) {
             String cause = harness.backend() + " is unavailable: " + harness.availability().cause();

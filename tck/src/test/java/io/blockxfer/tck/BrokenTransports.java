@@ -184,8 +184,12 @@ final class BrokenTransports {
             @Override
             public CompletableFuture<Void> addPeerAsync(String peerId, PeerDescriptor peer) {
                 CompletableFuture.runAsync(() -> {
-                    LockSupport.parkNanos(300_000_000L);
-                    delegate.addPeer(peerId, peer);
+                    LockSupport.parkNanos(1_000_000_000L);
+                    try {
+                        delegate.addPeer(peerId, peer);
+                    } catch (IllegalStateException closedMeanwhile) {
+                        // the rule is over
+                    }
                 });
                 return CompletableFuture.completedFuture(null);
             }
@@ -887,10 +891,14 @@ final class BrokenTransports {
 
             @Override
             public long writeBlocks(String peerId, int[] l, int[] r) {
-                if (closing) {
-                    throw new NullPointerException("the in-flight table was released by a racing close");
+                try {
+                    return delegate.writeBlocks(peerId, l, r);
+                } catch (IllegalStateException e) {
+                    if (closing) {
+                        throw new NullPointerException("the in-flight table was released by a racing close");
+                    }
+                    throw e;
                 }
-                return delegate.writeBlocks(peerId, l, r);
             }
 
             @Override
