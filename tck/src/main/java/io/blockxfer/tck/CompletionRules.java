@@ -176,37 +176,45 @@ abstract class CompletionRules extends RuleGroup {
         DataTransport t = fx.initiator();
         TargetPeer a = fx.connectedTarget(t, "a");
         TargetPeer b = fx.connectedTarget(t, "b");
-        Set<Long> aPending = new HashSet<>();
-        for (int i = 0; i < 4; i++) {
-            aPending.add(fx.write(t, "a", i, i));
-        }
-        Set<Long> bPending = new HashSet<>();
         Map<Long, Boolean> outcomes = new HashMap<>();
-        boolean[] calledBack = new boolean[1];
-        Duration bound = fx.env.shortWait();
-        long deadline = System.nanoTime() + fx.env.timeout().toNanos();
-        while (!aPending.isEmpty() && System.nanoTime() < deadline) {
-            fx.pollWith(t, "a", (id, ok) -> {
-                assertTrue(aPending.remove(id), fx.msg("handler saw unknown transfer " + id));
-                outcomes.put(id, ok);
-                if (calledBack[0]) {
-                    return;
-                }
-                calledBack[0] = true;
-                fx.record(fx.poll(t, "a"), aPending, outcomes, "a");
-                bPending.add(fx.within(bound, "a submit from another thread while a handler ran",
-                        () -> fx.write(t, "b", 10, 10)));
-                fx.within(bound, "a poll from another thread while a handler ran", () -> t.poll("b"))
-                        .forEach((other, done) -> {
-                            assertTrue(bPending.remove(other), fx.msg("poll('b') reported unknown " + other));
-                            outcomes.put(other, done);
-                        });
-                fx.within(bound, "a cancel from another thread while a handler ran",
-                        () -> t.cancel(new long[] {-7}, CancelMode.WAIT));
-            });
+        Set<Long> bPending = new HashSet<>();
+        for (String form : List.of("a", "<all>")) {
+            Set<Long> aPending = new HashSet<>();
+            for (int i = 0; i < 4; i++) {
+                aPending.add(fx.write(t, "a", i, i));
+            }
+            String peer = form.equals("a") ? "a" : null;
+            boolean[] calledBack = new boolean[1];
+            Duration bound = fx.env.shortWait();
+            long deadline = System.nanoTime() + fx.env.timeout().toNanos();
+            while (!aPending.isEmpty() && System.nanoTime() < deadline) {
+                fx.pollWith(t, peer, (id, ok) -> {
+                    if (!aPending.remove(id) && !bPending.remove(id)) {
+                        fail(fx.msg("handler saw unknown transfer " + id));
+                    }
+                    outcomes.put(id, ok);
+                    if (calledBack[0]) {
+                        return;
+                    }
+                    calledBack[0] = true;
+                    fx.poll(t, "a").forEach((other, done) -> {
+                        assertTrue(aPending.remove(other), fx.msg("poll('a') in a handler reported unknown " + other));
+                        outcomes.put(other, done);
+                    });
+                    bPending.add(fx.within(bound, "a submit from another thread while a handler of "
+                            + Fixture.pollName(peer) + " ran", () -> fx.write(t, "b", 10, 10)));
+                    fx.within(bound, "a poll from another thread while a handler of " + Fixture.pollName(peer)
+                            + " ran", () -> t.poll("b")).forEach((other, done) -> {
+                                assertTrue(bPending.remove(other), fx.msg("poll('b') reported unknown " + other));
+                                outcomes.put(other, done);
+                            });
+                    fx.within(bound, "a cancel from another thread while a handler of " + Fixture.pollName(peer)
+                            + " ran", () -> t.cancel(new long[] {-7}, CancelMode.WAIT));
+                });
+            }
+            assertTrue(aPending.isEmpty(), fx.msg("not reported: " + aPending));
+            assertTrue(calledBack[0], fx.msg("no handler call"));
         }
-        assertTrue(aPending.isEmpty(), fx.msg("not reported: " + aPending));
-        assertTrue(calledBack[0], fx.msg("no handler call"));
         outcomes.putAll(fx.await(t, "b", bPending));
         fx.assertAllDone(outcomes);
         fx.assertTargetBlock(b, 10, BlockPattern.seed(Fixture.LOCAL, 10), "the transfer submitted from a handler");

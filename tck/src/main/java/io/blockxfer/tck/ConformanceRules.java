@@ -123,6 +123,10 @@ public enum ConformanceRules {
             "the caller may reuse its index arrays as soon as a submit returns",
             "copy the index arrays during submit; never keep the caller's arrays",
             "keeps-the-callers-index-arrays"),
+    W12(Area.WRITES, Kind.REQUIRED,
+            "every block of a large scattered WRITE has landed by the time it is reported done",
+            "status must say DONE only after the last block's copy or put has completed",
+            "done-before-the-copy-finishes"),
 
     // ------------------------------------------------------------------ R: reads
     R1(Area.READS, Kind.CAPABILITY,

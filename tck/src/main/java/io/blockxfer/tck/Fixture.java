@@ -58,6 +58,7 @@ final class Fixture implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final List<AutoCloseable> opened = new ArrayList<>();
     private final Map<DataTransport, MemorySegment> callerMemory = new IdentityHashMap<>();
+    private final Map<DataTransport, Long> blockLengths = new IdentityHashMap<>();
     private final Set<TargetPeer> stalled = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private boolean leaked;
 
@@ -113,6 +114,7 @@ final class Fixture implements AutoCloseable {
         DataTransport t = harness.openInitiator(config);
         opened.add(t);
         config.region().callerMemory().ifPresent(m -> callerMemory.put(t, m));
+        blockLengths.put(t, config.region().blockLength());
         for (int b = 0; b < config.region().numBlocks(); b++) {
             BlockPattern.fill(localBlock(t, b), BlockPattern.seed(LOCAL, b));
         }
@@ -131,7 +133,11 @@ final class Fixture implements AutoCloseable {
     /** Local block {@code b} of {@code t}, read as its owner sees it (the caller's memory when it gave it). */
     MemorySegment localBlock(DataTransport t, int b) {
         MemorySegment m = callerMemory.get(t);
-        return m == null ? t.region().block(b) : m.asSlice(b * BLOCK_LENGTH, BLOCK_LENGTH);
+        if (m == null) {
+            return t.region().block(b);
+        }
+        long length = blockLengths.get(t);
+        return m.asSlice(b * length, length);
     }
 
     /** A target whose block {@code b} holds the pattern of {@code seed(TARGET, b)}. */

@@ -22,7 +22,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The stress rule's workload and its ledger: two submitters writing and reading disjoint block
- * sets to random peers, a poller polling random peers (and sometimes all), a canceller cancelling
+ * sets to random peers, two pollers polling random peers (and sometimes all), a canceller cancelling
  * recent ids in both modes, and a churner removing and re-adding peers, synchronously and not.
  * Every completion is verified byte for byte; afterwards every id must have been returned by one
  * submit only and have ended exactly once, through its own peer's poll (or pollAll), unless a
@@ -84,7 +84,8 @@ final class StressRun {
             int submitter = s;
             threads.add(Thread.ofPlatform().name("tck-submit-" + s).start(guard(() -> submit(submitter))));
         }
-        threads.add(Thread.ofPlatform().name("tck-poll").start(guard(this::poll)));
+        threads.add(Thread.ofPlatform().name("tck-poll-0").start(guard(this::poll)));
+        threads.add(Thread.ofPlatform().name("tck-poll-1").start(guard(this::poll)));
         threads.add(Thread.ofPlatform().name("tck-cancel").start(guard(this::cancel)));
         threads.add(Thread.ofPlatform().name("tck-churn").start(guard(this::churn)));
         long end = System.nanoTime() + duration.toNanos();

@@ -3,6 +3,7 @@ package io.blockxfer.tck;
 import static io.blockxfer.tck.ConformanceRules.W1;
 import static io.blockxfer.tck.ConformanceRules.W10;
 import static io.blockxfer.tck.ConformanceRules.W11;
+import static io.blockxfer.tck.ConformanceRules.W12;
 import static io.blockxfer.tck.ConformanceRules.W2;
 import static io.blockxfer.tck.ConformanceRules.W3;
 import static io.blockxfer.tck.ConformanceRules.W4;
@@ -384,6 +385,45 @@ abstract class WriteRules extends RuleGroup {
         fx.assertWritten(a, new int[] {8, 9, 10}, new int[] {23, 24, 25}, "transfer " + second
                 + " whose index arrays the caller reused");
         fx.assertUntouched(a, Set.of(20, 21, 22, 23, 24, 25), "beside the transfers");
+    }
+
+    @RuleTest(W12)
+    public final void w12_doneOnlyWhenLanded() {
+        Fixture fx = fx();
+        int blocks = 32;
+        long blockLength = 2L << 20;
+        DataTransport t = fx.initiator(fx.config(blocks, blockLength, fx.env.timeout().multipliedBy(3)));
+        TargetPeer a = fx.target(fx.config(blocks, blockLength, fx.env.timeout().multipliedBy(3)));
+        t.addPeer("a", a.descriptor());
+        for (int round = 0; round < 4; round++) {
+            int[] local = new int[blocks];
+            int[] remote = new int[blocks];
+            for (int i = 0; i < blocks; i++) {
+                local[i] = i;
+                remote[i] = (i * 5 + round * 3) % blocks; // no two neighbours contiguous: one copy per block
+            }
+            long id = fx.write(t, "a", local, remote);
+            Set<Long> pending = new HashSet<>(List.of(id));
+            Map<Long, Boolean> out = new LinkedHashMap<>();
+            long deadline = System.nanoTime() + fx.env.timeout().toNanos();
+            while (!pending.isEmpty()) {
+                fx.record(fx.poll(t, "a"), pending, out, "a");
+                if (!pending.isEmpty() && System.nanoTime() - deadline > 0) {
+                    fail(fx.msg("transfer " + id + " not reported within " + fx.env.timeout().toMillis() + " ms"));
+                }
+            }
+            fx.assertAllDone(out);
+            for (int i = blocks - 1; i >= 0; i--) { // the last block of the transfer first: it lands last
+                long at = a.firstMismatch(remote[i], BlockPattern.seed(Fixture.LOCAL, local[i]));
+                if (at >= 0) {
+                    fail(fx.msg("transfer " + id + " was reported done before its bytes landed: block " + remote[i]
+                            + " (pair " + i + " of " + blocks + ") differs at byte " + at + " right after the report"));
+                }
+            }
+            for (int i = 0; i < blocks; i++) {
+                a.fill(remote[i], BlockPattern.seed(Fixture.TARGET, remote[i]));
+            }
+        }
     }
 
     /**

@@ -41,6 +41,7 @@ import static io.blockxfer.tck.ConformanceRules.S3;
 import static io.blockxfer.tck.ConformanceRules.W1;
 import static io.blockxfer.tck.ConformanceRules.W10;
 import static io.blockxfer.tck.ConformanceRules.W11;
+import static io.blockxfer.tck.ConformanceRules.W12;
 import static io.blockxfer.tck.ConformanceRules.W2;
 import static io.blockxfer.tck.ConformanceRules.W3;
 import static io.blockxfer.tck.ConformanceRules.W4;
@@ -167,6 +168,7 @@ final class BrokenBackends {
                 engine("pooled-indices-not-cleared", W9, BrokenEngines.pooledIndicesNotCleared()),
                 engine("writes-to-the-last-connected-peer", W10, BrokenEngines.writesToTheLastConnectedPeer()),
                 engine("keeps-the-callers-index-arrays", W11, BrokenEngines.keepsTheCallersIndexArrays()),
+                engine("done-before-the-copy-finishes", W12, BrokenEngines.doneBeforeTheCopyFinishes()),
 
                 engine("read-performs-a-write", R1, BrokenEngines.readPerformsAWrite()),
                 engine("read-pairs-shifted", R2, BrokenEngines.readPairsShifted()),

@@ -123,6 +123,41 @@ final class BrokenEngines {
         };
     }
 
+    /** A handle whose native post happens on another thread, after its status already said DONE. */
+    private static final class Late {
+        volatile Object inner;
+    }
+
+    static UnaryOperator<TransferEngine> doneBeforeTheCopyFinishes() {
+        return e -> new ForwardingEngine(e) {
+            @Override
+            public Object submit(long id, Object peer, TransferOp op, int[] l, int[] r) {
+                Late late = new Late();
+                int[] local = l.clone();
+                int[] remote = r.clone();
+                Thread.ofPlatform().daemon().start(() -> {
+                    java.util.concurrent.locks.LockSupport.parkNanos(200_000_000L);
+                    try {
+                        late.inner = delegate.submit(id, peer, op, local, remote);
+                    } catch (RuntimeException closedMeanwhile) {
+                        // the rule is over
+                    }
+                });
+                return late;
+            }
+
+            @Override
+            public int status(Object transfer) {
+                return TransferEngine.DONE; // "the post was accepted"
+            }
+
+            @Override
+            public void release(Object transfer) {
+                // the copy job is left to finish by itself
+            }
+        };
+    }
+
     static UnaryOperator<TransferEngine> pooledIndicesNotCleared() {
         return e -> new ForwardingEngine(e) {
             int[] lastLocal = new int[0];
