@@ -290,7 +290,7 @@ public enum ConformanceRules {
             "state a racing call may still use must outlive close; racing calls fail with IllegalStateException",
             "racing-calls-see-released-state");
 
-    /** The groups of rules, one {@code @Nested} class of the suite each. */
+    /** The groups of rules, one {@code @Nested} class of the suite each. <b>Thread safety:</b> immutable. */
     public enum Area {
         /** G: geometry and descriptors of a transport. */
         GEOMETRY,
@@ -314,7 +314,7 @@ public enum ConformanceRules {
         CONCURRENCY
     }
 
-    /** How a rule applies to a backend. */
+    /** How a rule applies to a backend. <b>Thread safety:</b> immutable. */
     public enum Kind {
         /** Every backend must pass it. */
         REQUIRED,

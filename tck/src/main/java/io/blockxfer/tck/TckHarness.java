@@ -15,7 +15,7 @@ import java.util.Set;
  */
 public interface TckHarness {
 
-    /** Where the regions of the kit's transports come from. */
+    /** Where the regions of the kit's transports come from. <b>Thread safety:</b> immutable. */
     enum Memory {
         /** The backend allocates them ({@code RegionSpec.allocate}) if it can, else the kit supplies them. */
         DEFAULT,

@@ -100,7 +100,7 @@ public abstract class TransportConformanceSuite {
         return h.backend() + " (" + h.mode() + ")";
     }
 
-    /** G: what a transport says about itself. */
+    /** G: what a transport says about itself. <b>Thread safety:</b> one instance per rule, as the suite's. */
     @Nested
     public final class Geometry extends GeometryRules {
         /** For JUnit. */
@@ -109,7 +109,7 @@ public abstract class TransportConformanceSuite {
         }
     }
 
-    /** P: registering, replacing and removing peers. */
+    /** P: registering, replacing and removing peers. <b>Thread safety:</b> one instance per rule, as the suite's. */
     @Nested
     public final class Peers extends PeerRules {
         /** For JUnit. */
@@ -118,7 +118,7 @@ public abstract class TransportConformanceSuite {
         }
     }
 
-    /** W: writes, byte for byte. */
+    /** W: writes, byte for byte. <b>Thread safety:</b> one instance per rule, as the suite's. */
     @Nested
     public final class Writes extends WriteRules {
         /** For JUnit. */
@@ -127,7 +127,7 @@ public abstract class TransportConformanceSuite {
         }
     }
 
-    /** R: reads, byte for byte. */
+    /** R: reads, byte for byte. <b>Thread safety:</b> one instance per rule, as the suite's. */
     @Nested
     public final class Reads extends ReadRules {
         /** For JUnit. */
@@ -136,7 +136,7 @@ public abstract class TransportConformanceSuite {
         }
     }
 
-    /** C: ids, completions and the four poll forms. */
+    /** C: ids, completions and the four poll forms. <b>Thread safety:</b> one instance per rule, as the suite's. */
     @Nested
     public final class Completions extends CompletionRules {
         /** For JUnit. */
@@ -145,7 +145,7 @@ public abstract class TransportConformanceSuite {
         }
     }
 
-    /** X: both cancel modes. */
+    /** X: both cancel modes. <b>Thread safety:</b> one instance per rule, as the suite's. */
     @Nested
     public final class Cancels extends CancelRules {
         /** For JUnit. */
@@ -154,7 +154,7 @@ public abstract class TransportConformanceSuite {
         }
     }
 
-    /** F: dead and frozen peers, deadlines, native errors. */
+    /** F: dead and frozen peers, deadlines, native errors. <b>Thread safety:</b> one instance per rule, as the suite's. */
     @Nested
     public final class Failures extends FailureRules {
         /** For JUnit. */
@@ -163,7 +163,7 @@ public abstract class TransportConformanceSuite {
         }
     }
 
-    /** M: untrusted descriptors. */
+    /** M: untrusted descriptors. <b>Thread safety:</b> one instance per rule, as the suite's. */
     @Nested
     public final class Descriptors extends DescriptorRules {
         /** For JUnit. */
@@ -172,7 +172,7 @@ public abstract class TransportConformanceSuite {
         }
     }
 
-    /** L: close and what follows it. */
+    /** L: close and what follows it. <b>Thread safety:</b> one instance per rule, as the suite's. */
     @Nested
     public final class Lifecycle extends LifecycleRules {
         /** For JUnit. */
@@ -181,7 +181,7 @@ public abstract class TransportConformanceSuite {
         }
     }
 
-    /** S: many threads at once. */
+    /** S: many threads at once. <b>Thread safety:</b> one instance per rule, as the suite's. */
     @Nested
     public final class Concurrency extends ConcurrencyRules {
         /** For JUnit. */
