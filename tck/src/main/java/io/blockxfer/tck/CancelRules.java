@@ -110,7 +110,7 @@ abstract class CancelRules extends RuleGroup {
         TargetPeer a = fx.connectedTarget(t, "a");
         TargetPeer c = fx.connectedTarget(t, "c");
         long reported = fx.write(t, "a", 60, 60);
-        fx.await(t, "a", List.of(reported));
+        fx.assertAllDone(fx.await(t, "a", List.of(reported)));
         Fixture.Hold hold = fx.hold(t, a);
         if (hold == Fixture.Hold.STALL && !fx.canHold(c)) {
             hold = Fixture.Hold.NONE;
@@ -177,7 +177,7 @@ abstract class CancelRules extends RuleGroup {
         DataTransport t = fx.initiator();
         TargetPeer a = fx.connectedTarget(t, "a");
         long id = fx.write(t, "a", 0, 0);
-        fx.await(t, "a", List.of(id));
+        fx.assertAllDone(fx.await(t, "a", List.of(id)));
         assertEquals(0, t.cancel(new long[] {id, 999_999, -5, id, Long.MAX_VALUE, Long.MIN_VALUE}, CancelMode.WAIT)
                 .length, fx.msg("wait mode"));
         assertEquals(0, t.cancel(new long[] {id, 999_999, -5, id, Long.MAX_VALUE, Long.MIN_VALUE},

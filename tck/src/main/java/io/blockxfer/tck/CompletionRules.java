@@ -51,10 +51,13 @@ abstract class CompletionRules extends RuleGroup {
         Optional<InitiatorFaults> faults = fx.faults(t);
         long last = -1;
         Set<Long> seen = new HashSet<>();
+        Set<Long> injected = new HashSet<>();
         List<Long> aIds = new ArrayList<>();
         List<Long> bIds = new ArrayList<>();
         for (int i = 0; i < 120; i++) {
             if (i == 40) {
+                fx.await(t, "a", aIds).forEach((id, done) -> assertTrue(done, fx.msg("transfer " + id + " failed")));
+                aIds.clear();
                 t.removePeer("a");
                 t.addPeer("a", a.descriptor());
             }
@@ -66,11 +69,16 @@ abstract class CompletionRules extends RuleGroup {
             long id = fx.submit(t, !read, peer, new int[] {i % 32}, new int[] {i % 32});
             assertTrue(id > last, fx.msg("id " + id + " after " + last + " is not increasing"));
             assertTrue(seen.add(id), fx.msg("id " + id + " returned twice"));
+            if (faults.isPresent() && (i == 70 || i == 71)) {
+                injected.add(id);
+            }
             last = id;
             (peer.equals("a") ? aIds : bIds).add(id);
         }
-        fx.await(t, "a", aIds);
-        fx.await(t, "b", bIds);
+        Map<Long, Boolean> outcomes = new HashMap<>(fx.await(t, "a", aIds));
+        outcomes.putAll(fx.await(t, "b", bIds));
+        outcomes.forEach((id, done) -> assertEquals(!injected.contains(id), done, fx.msg("transfer " + id
+                + (injected.contains(id) ? ", whose submit failed natively, was reported done" : " failed"))));
         long after = fx.write(t, "a", 0, 0);
         assertTrue(after > last, fx.msg("id " + after + " after every transfer was reported is not above " + last));
     }
