@@ -3,7 +3,7 @@
  * worker thread, and faults can be injected for tests.
  */
 module io.blockxfer.transport.loopback {
-    requires io.blockxfer.transport;
+    requires transitive io.blockxfer.transport;
     requires static com.google.auto.service;
 
     exports io.blockxfer.loopback;

@@ -63,6 +63,7 @@ public interface DataTransport extends AutoCloseable {
     /**
      * Everything a remote needs for {@link #addPeer}: metadata, base address, block count,
      * block length, fingerprint and backend. {@link PeerDescriptor#encode()} makes one blob of it.
+     * Signed with the signing key when the transport has a {@link TransportConfig#keyRing()}.
      */
     PeerDescriptor localDescriptor();
 
@@ -71,6 +72,10 @@ public interface DataTransport extends AutoCloseable {
      * the calling thread. Re-adding a registered peer replaces it: the old registration is torn
      * down first and its in-flight transfers are reported {@code failed}.
      *
+     * @throws UnauthenticatedPeerException if the transport has a {@link TransportConfig#keyRing()}
+     *     and the descriptor is unsigned (unless {@link TransportConfig#acceptUnsignedPeers()}),
+     *     signed with a key not in the ring, or changed after signing; checked before anything
+     *     native runs, and nothing changes
      * @throws IncompatiblePeerException if the backend, block length or fingerprint differ
      * @throws MalformedPeerDescriptorException if the backend's metadata inside is unusable
      * @throws PeerRegistrationException if the native registration fails
@@ -80,7 +85,8 @@ public interface DataTransport extends AutoCloseable {
 
     /**
      * As {@link #addPeer}, but the native work runs on this transport's single registration
-     * thread. Argument and compatibility checks happen on the calling thread and throw. Each call
+     * thread. Argument, authentication and compatibility checks happen on the calling thread and
+     * throw. Each call
      * claims a new generation for the peer; a registration that a later {@link #removePeer} or add
      * of the same peer supersedes releases what it built and completes its future exceptionally
      * with {@link RegistrationSupersededException}.

@@ -10,8 +10,8 @@ import java.util.UUID;
 
 /**
  * How to open a transport: its region, agent name, config fields (whose fingerprint peers must
- * share), deadlines, an optional explicit backend, and backend options such as
- * {@code ucx.tls=tcp}.
+ * share), deadlines, an optional explicit backend, backend options such as {@code ucx.tls=tcp},
+ * and an optional {@link DeploymentKeyRing} that authenticates peer descriptors.
  *
  * <p><b>Thread safety:</b> immutable; build it with {@link #builder(RegionSpec)}, whose
  * {@link Builder} is not thread-safe.
@@ -33,6 +33,8 @@ public final class TransportConfig {
     private final Map<String, String> options;
     private final TransportObserver observer;
     private final ProgressMode progressMode;
+    private final DeploymentKeyRing keyRing;
+    private final boolean acceptUnsignedPeers;
 
     private TransportConfig(Builder b) {
         this.region = b.region;
@@ -45,6 +47,8 @@ public final class TransportConfig {
         this.options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
         this.observer = b.observer;
         this.progressMode = b.progressMode;
+        this.keyRing = b.keyRing;
+        this.acceptUnsignedPeers = b.acceptUnsignedPeers;
     }
 
     /** A builder for a transport over {@code region}. */
@@ -102,6 +106,28 @@ public final class TransportConfig {
         return progressMode;
     }
 
+    /**
+     * The deployment's key ring, if any. With one, the transport signs its
+     * {@link DataTransport#localDescriptor()}, and {@link DataTransport#addPeer} rejects, with an
+     * {@link UnauthenticatedPeerException} and before any native call, a descriptor that is
+     * unsigned (unless {@link #acceptUnsignedPeers()}), signed with a key not in the ring, or
+     * changed after signing. Without one, signatures are neither made nor checked.
+     */
+    public Optional<DeploymentKeyRing> keyRing() {
+        return Optional.ofNullable(keyRing);
+    }
+
+    /**
+     * Whether a transport with a {@link #keyRing()} still registers peers whose descriptor is
+     * unsigned; false unless set. Meant for peers that cannot sign, such as plain NIXL agents
+     * driven from Python; signed descriptors are still verified. Whoever can write to the control
+     * plane can then register an unsigned peer (or strip a signature), so turn it on only where the
+     * control plane itself is authenticated. Has no effect without a key ring.
+     */
+    public boolean acceptUnsignedPeers() {
+        return acceptUnsignedPeers;
+    }
+
     /** The option {@code key}, or {@code defaultValue}. */
     public String option(String key, String defaultValue) {
         return options.getOrDefault(key, defaultValue);
@@ -111,7 +137,7 @@ public final class TransportConfig {
     public Builder toBuilder() {
         Builder b = new Builder(region).agentName(agentName).configFields(configFields)
                 .transferTimeout(transferTimeout).closeTimeout(closeTimeout).options(options).observer(observer)
-                .progressMode(progressMode);
+                .progressMode(progressMode).keyRing(keyRing).acceptUnsignedPeers(acceptUnsignedPeers);
         b.transport = transport;
         return b;
     }
@@ -120,7 +146,9 @@ public final class TransportConfig {
     public String toString() {
         return "TransportConfig[" + region + ", agent '" + agentName + "', fingerprint '" + fingerprint + "'"
                 + (transport != null ? ", transport " + transport : "") + ", options " + options
-                + (progressMode != ProgressMode.AUTO ? ", progress " + progressMode : "") + "]";
+                + (progressMode != ProgressMode.AUTO ? ", progress " + progressMode : "")
+                + (keyRing != null ? ", keys " + keyRing.keyIds() + (acceptUnsignedPeers ? " or unsigned" : "") : "")
+                + "]";
     }
 
     /**
@@ -138,6 +166,8 @@ public final class TransportConfig {
         private final Map<String, String> options = new LinkedHashMap<>();
         private TransportObserver observer = TransportObserver.NONE;
         private ProgressMode progressMode = ProgressMode.AUTO;
+        private DeploymentKeyRing keyRing;
+        private boolean acceptUnsignedPeers;
 
         private Builder(RegionSpec region) {
             this.region = Objects.requireNonNull(region, "region");
@@ -206,6 +236,24 @@ public final class TransportConfig {
         /** Sets which thread advances transfers (see {@link ProgressMode}). */
         public Builder progressMode(ProgressMode mode) {
             this.progressMode = Objects.requireNonNull(mode, "progressMode");
+            return this;
+        }
+
+        /**
+         * Sets the deployment's key ring that signs this transport's descriptor and authenticates
+         * its peers' (see {@link TransportConfig#keyRing()}); {@code null} removes it.
+         */
+        public Builder keyRing(DeploymentKeyRing ring) {
+            this.keyRing = ring;
+            return this;
+        }
+
+        /**
+         * Opts in to registering peers with unsigned descriptors while a key ring is set (see
+         * {@link TransportConfig#acceptUnsignedPeers()}); off by default.
+         */
+        public Builder acceptUnsignedPeers(boolean accept) {
+            this.acceptUnsignedPeers = accept;
             return this;
         }
 

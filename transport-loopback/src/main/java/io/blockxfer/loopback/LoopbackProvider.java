@@ -16,8 +16,12 @@ import java.util.function.UnaryOperator;
 
 /**
  * The {@code loopback} backend: every transport lives in this JVM and reaches its peers through
- * their metadata; transfers copy real bytes on the initiator's worker thread and complete
- * asynchronously. Always available, lowest priority. Supports {@link LoopbackFaults}.
+ * their metadata; transfers copy real bytes and complete asynchronously. By default
+ * ({@link io.blockxfer.transport.ProgressMode#AUTO}, which is
+ * {@link io.blockxfer.transport.ProgressMode#POLLING_THREAD} here) the initiator's polls do the
+ * copies, and its worker thread takes only what polls leave behind; with
+ * {@link io.blockxfer.transport.ProgressMode#BACKEND_THREAD} the worker does every copy. Always
+ * available, lowest priority. Supports {@link LoopbackFaults}.
  *
  * <p>For tests of test kits: {@link #LoopbackProvider(UnaryOperator, Set)} makes a provider whose
  * transports run their engine through a decorator and declare fewer capabilities, so a kit (such as
@@ -25,6 +29,7 @@ import java.util.function.UnaryOperator;
  *
  * <p><b>Thread safety:</b> thread-safe and immutable.
  */
+@SuppressWarnings("exports") // @AutoService is a compile-time-only annotation; users never need its module
 @AutoService(TransportProvider.class)
 public final class LoopbackProvider implements TransportProvider {
 

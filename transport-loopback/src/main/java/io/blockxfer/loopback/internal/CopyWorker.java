@@ -1,52 +1,143 @@
 package io.blockxfer.loopback.internal;
 
 import io.blockxfer.transport.TransferOp;
-import io.blockxfer.transport.spi.MpscRing;
+import io.blockxfer.transport.internal.queue.MpscRing;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The thread that moves one loopback engine's transfers: takes jobs in submission order, copies
- * contiguous block runs with one {@link MemorySegment#copy} each, and keeps jobs whose target is
- * stalled or whose completion is delayed until they can finish. Spins briefly, then parks, when
- * idle.
+ * Moves one loopback engine's transfers: takes jobs in submission order, copies contiguous block
+ * runs with one {@link MemorySegment#copy} each, and keeps jobs whose target is stalled or whose
+ * completion is delayed until they can finish.
  *
- * <p><b>Thread safety:</b> {@link #offer} from any thread; everything else on the worker thread.
+ * <p>Whoever holds the <em>consumer role</em> (a flag taken with a compare-and-set, never waited
+ * for) does the work: a polling thread through {@link #progressOnCaller}, or the worker thread.
+ * When polling threads drive ({@code ProgressMode.POLLING_THREAD}), the worker is only the
+ * fallback: it looks at the queue once per fallback interval, leaving the copies to the callers'
+ * polls, and parks for good once nothing has come for a while. Otherwise the worker does every
+ * copy: it spins briefly after work, then parks.
+ *
+ * <p>Wake-ups are never lost (Dekker's protocol): before parking for good, the worker announces
+ * it, issues a full fence, and parks only if the queue is empty, no job waits and nobody holds
+ * the role; a producer offers, issues a full fence and wakes the worker if it announced parking;
+ * a polling thread that leaves work behind does the same after giving the role back.
+ *
+ * <p><b>Thread safety:</b> {@link #offer}, {@link #progressOnCaller}, {@link #wake} and
+ * {@link #stop} from any thread; the queue's consumer side and the waiting list only under the
+ * consumer role.
  */
 final class CopyWorker implements Runnable {
 
-    private static final int SPINS = 20_000;
-    private static final long PARK_NANOS = 200_000;
+    /** Spins after the last work before parking, when the worker does every copy. */
+    static final int DEFAULT_SPINS = 20_000;
+    /** How long the worker leaves queued work to polling threads before doing it itself. */
+    static final long DEFAULT_FALLBACK_NANOS = 200_000;
+    /** While jobs wait (stalled target, delayed completion), how long the worker parks between looks. */
+    private static final long WAITING_PARK_NANOS = 200_000;
+    /** How long the fallback worker stays on its interval without work before parking for good. */
+    private static final long ARMED_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** The most jobs one poll takes from the queue, so that one caller's poll stays short. */
+    private static final int CALLER_BATCH = 256;
+
+    private static final int RUNNING = 0;
+    private static final int PARKED = 1;
 
     private final LoopbackEngine engine;
+    private final boolean pollersDrive;
+    private final int spins;
+    private final long fallbackNanos;
     private final MpscRing<CopyJob> queue = new MpscRing<>(1 << 16);
-    private final ArrayList<CopyJob> waiting = new ArrayList<>();
+    private final AtomicBoolean consumerRole = new AtomicBoolean();
+    private final AtomicInteger parkState = new AtomicInteger(RUNNING);
     private final Thread thread;
     private volatile boolean running = true;
-    private volatile boolean parked;
 
-    CopyWorker(LoopbackEngine engine, String name) {
+    // ---- under the consumer role
+    private final ArrayList<CopyJob> waiting = new ArrayList<>();
+    /** {@code waiting.size()}, readable without the role. */
+    private volatile int waitingCount;
+    /** How many jobs the last {@link #drain} took from the queue. */
+    private int lastTaken;
+    /** Jobs that polling threads took from the queue (telemetry, tests). */
+    private volatile long takenByCallers;
+
+    /**
+     * @param pollersDrive whether polling threads do the copies (the worker is the fallback)
+     * @param spins how many idle rounds the worker spins before parking, when it does the copies
+     * @param fallbackNanos how long the fallback worker leaves queued work to polling threads
+     */
+    CopyWorker(LoopbackEngine engine, String name, boolean pollersDrive, int spins, long fallbackNanos) {
         this.engine = engine;
+        this.pollersDrive = pollersDrive;
+        this.spins = spins;
+        this.fallbackNanos = fallbackNanos;
         this.thread = Thread.ofPlatform().name(name).daemon().unstarted(this);
         thread.start();
     }
 
-    boolean offer(CopyJob job) {
-        if (!queue.offer(job)) {
-            return false;
+    /**
+     * Queues a job, waiting up to {@code maxWaitNanos} while the queue is full (a polling-driven
+     * caller first does queued copies itself); false only if it stayed full that long.
+     */
+    boolean offer(CopyJob job, long maxWaitNanos) {
+        boolean queued = queue.offer(job);
+        if (!queued && pollersDrive) {
+            progressOnCaller();
+            queued = queue.offer(job);
         }
-        if (parked) {
-            LockSupport.unpark(thread);
+        if (!queued) {
+            wake();
+            queued = queue.offer(job, maxWaitNanos, TimeUnit.NANOSECONDS);
         }
-        return true;
+        if (queued) {
+            VarHandle.fullFence();
+            wakeIfParked();
+        }
+        return queued;
     }
 
+    /**
+     * Does queued copies on the calling thread if no other thread is doing them; never waits.
+     *
+     * @return how many jobs it took or finished; 0 if another thread holds the consumer role
+     */
+    int progressOnCaller() {
+        if (!pollersDrive || !running || !consumerRole.compareAndSet(false, true)) {
+            return 0;
+        }
+        int work;
+        try {
+            work = drain(CALLER_BATCH);
+            if (lastTaken > 0) {
+                takenByCallers += lastTaken;
+            }
+        } finally {
+            consumerRole.set(false);
+        }
+        VarHandle.fullFence();
+        if (!queue.isEmpty() || waitingCount > 0) {
+            wakeIfParked();
+        }
+        return work;
+    }
+
+    /** How many jobs polling threads took from the queue so far. */
+    long takenByCallers() {
+        return takenByCallers;
+    }
+
+    /** Makes the worker look at its jobs now (an abort, a kill). */
     void wake() {
         LockSupport.unpark(thread);
     }
 
+    /** Stops the worker; what it leaves queued or waiting fails. */
     void stop() {
         running = false;
         LockSupport.unpark(thread);
@@ -57,48 +148,127 @@ final class CopyWorker implements Runnable {
         }
     }
 
+    private void wakeIfParked() {
+        if (parkState.get() == PARKED && parkState.compareAndSet(PARKED, RUNNING)) {
+            LockSupport.unpark(thread);
+        }
+    }
+
     @Override
     public void run() {
+        try {
+            if (pollersDrive) {
+                runAsFallback();
+            } else {
+                runAsCopier();
+            }
+        } finally {
+            failAll();
+        }
+    }
+
+    /** Does every copy: spins after work, then parks until woken. */
+    private void runAsCopier() {
         int idle = 0;
         while (running) {
-            boolean worked = false;
-            CopyJob job;
-            while ((job = queue.poll()) != null) {
-                worked = true;
-                if (!process(job)) {
-                    waiting.add(job);
-                }
-            }
-            for (int i = waiting.size() - 1; i >= 0; i--) {
-                if (process(waiting.get(i))) {
-                    waiting.remove(i);
-                    worked = true;
-                }
-            }
-            if (worked) {
+            if (drainIfFree() > 0) {
                 idle = 0;
-            } else if (++idle > SPINS) {
-                parked = true;
-                if (queue.isEmpty()) {
-                    LockSupport.parkNanos(PARK_NANOS);
-                }
-                parked = false;
-            } else {
+            } else if (++idle <= spins) {
                 Thread.onSpinWait();
+            } else {
+                park(WAITING_PARK_NANOS);
             }
         }
-        failAll();
+    }
+
+    /** Leaves copies to polling threads, taking what they leave once per fallback interval. */
+    private void runAsFallback() {
+        long lastWork = System.nanoTime();
+        while (running) {
+            LockSupport.parkNanos(this, fallbackNanos);
+            if (!running) {
+                break;
+            }
+            int work = drainIfFree();
+            long now = System.nanoTime();
+            if (work != 0 || !queue.isEmpty() || waitingCount > 0) {
+                lastWork = now;
+            } else if (now - lastWork > ARMED_NANOS) {
+                park(fallbackNanos);
+                lastWork = System.nanoTime();
+            }
+        }
+    }
+
+    /**
+     * Parks until woken if there is nothing to do; only for {@code busyNanos} if jobs wait or a
+     * polling thread holds the role; not at all if the queue has work.
+     */
+    private void park(long busyNanos) {
+        parkState.set(PARKED);
+        VarHandle.fullFence();
+        if (running && queue.isEmpty()) {
+            if (waitingCount == 0 && !consumerRole.get()) {
+                LockSupport.park(this);
+            } else {
+                LockSupport.parkNanos(this, busyNanos);
+            }
+        }
+        parkState.set(RUNNING);
+    }
+
+    /** {@link #drain} under the role; -1 if another thread holds it. */
+    private int drainIfFree() {
+        if (!consumerRole.compareAndSet(false, true)) {
+            return -1;
+        }
+        try {
+            return drain(Integer.MAX_VALUE);
+        } finally {
+            consumerRole.set(false);
+        }
+    }
+
+    /** Takes up to {@code batch} queued jobs and advances the waiting ones; returns how many moved. */
+    private int drain(int batch) {
+        int work = 0;
+        CopyJob job;
+        while (work < batch && (job = queue.poll()) != null) {
+            work++;
+            if (!process(job)) {
+                waiting.add(job);
+            }
+        }
+        lastTaken = work;
+        for (int i = waiting.size() - 1; i >= 0; i--) {
+            if (process(waiting.get(i))) {
+                waiting.remove(i);
+                work++;
+            }
+        }
+        if (waitingCount != waiting.size()) {
+            waitingCount = waiting.size();
+        }
+        return work;
     }
 
     private void failAll() {
-        CopyJob job;
-        while ((job = queue.poll()) != null) {
-            job.status = TransferEngine.FAILED;
+        while (!consumerRole.compareAndSet(false, true)) {
+            Thread.yield();
         }
-        for (CopyJob w : waiting) {
-            w.status = TransferEngine.FAILED;
+        try {
+            CopyJob job;
+            while ((job = queue.poll()) != null) {
+                job.status = TransferEngine.FAILED;
+            }
+            for (CopyJob w : waiting) {
+                w.status = TransferEngine.FAILED;
+            }
+            waiting.clear();
+            waitingCount = 0;
+        } finally {
+            consumerRole.set(false);
         }
-        waiting.clear();
     }
 
     /** Advances a job; true when it is terminal. */

@@ -7,6 +7,7 @@ import io.blockxfer.transport.IncompatiblePeerException;
 import io.blockxfer.transport.MalformedPeerDescriptorException;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PeerRegistrationException;
+import io.blockxfer.transport.ProgressMode;
 import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.TransportConfig;
@@ -28,6 +29,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * endpoint id and a random nonce as its metadata, and resolves peers through the
  * {@link LoopbackDirectory}. Implements {@link LoopbackFaults}.
  *
+ * <p>Progress: with {@link ProgressMode#POLLING_THREAD} (and {@link ProgressMode#AUTO}, which
+ * picks it: a copy is cheapest on the thread that is about to read its state, and no second
+ * thread then competes for a core) every poll does the queued copies itself when no other thread
+ * is doing them, and the worker thread only takes what polls leave behind; with
+ * {@link ProgressMode#BACKEND_THREAD} the worker does every copy. A full queue slows the
+ * submitting thread (for at most the transfer timeout) instead of failing the transfer.
+ *
  * <p><b>Thread safety:</b> thread-safe.
  */
 public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
@@ -38,6 +46,10 @@ public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
     private static final SecureRandom NONCES = new SecureRandom();
 
     private final String agentName;
+    private final boolean pollersDrive;
+    private final int workerSpins;
+    private final long fallbackNanos;
+    private final long queueWaitNanos;
     private final long endpointId = ENDPOINT_IDS.incrementAndGet();
     private final long nonce = NONCES.nextLong();
     private final Arena arena;
@@ -52,7 +64,19 @@ public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
 
     /** Opens an engine over the config's region. */
     public LoopbackEngine(TransportConfig config) {
+        this(config, CopyWorker.DEFAULT_SPINS, CopyWorker.DEFAULT_FALLBACK_NANOS);
+    }
+
+    /**
+     * Opens an engine with the worker tuned: {@code workerSpins} idle rounds before the copying
+     * worker parks, {@code fallbackNanos} that the fallback worker leaves work to polling threads.
+     */
+    LoopbackEngine(TransportConfig config, int workerSpins, long fallbackNanos) {
         this.agentName = config.agentName();
+        this.pollersDrive = config.progressMode() != ProgressMode.BACKEND_THREAD;
+        this.workerSpins = workerSpins;
+        this.fallbackNanos = fallbackNanos;
+        this.queueWaitNanos = config.transferTimeout().toNanos();
         RegionSpec spec = config.region();
         if (spec.callerMemory().isPresent()) {
             this.arena = null;
@@ -154,11 +178,23 @@ public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
         CopyJob job = take();
         long delay = delayNanos;
         job.fill(p, op, localBlocks, remoteBlocks, delay == 0 ? 0 : (System.nanoTime() + delay) | 1);
-        if (!worker().offer(job)) {
+        if (!worker().offer(job, queueWaitNanos)) {
             recycle(job);
-            throw new IllegalStateException("loopback queue full");
+            throw new IllegalStateException("loopback queue stayed full for the transfer timeout");
         }
         return job;
+    }
+
+    @Override
+    public int progress() {
+        CopyWorker w = worker;
+        return w == null ? 0 : w.progressOnCaller();
+    }
+
+    /** How many jobs polling threads took from the queue so far (0 before the first submit). */
+    long takenByCallers() {
+        CopyWorker w = worker;
+        return w == null ? 0 : w.takenByCallers();
     }
 
     @Override
@@ -215,7 +251,8 @@ public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
                     if (closed) {
                         throw new IllegalStateException("loopback transport closed");
                     }
-                    w = new CopyWorker(this, "blockxfer-loopback-" + agentName);
+                    w = new CopyWorker(this, "blockxfer-loopback-" + agentName, pollersDrive, workerSpins,
+                            fallbackNanos);
                     worker = w;
                 }
             }

@@ -2,7 +2,7 @@ package io.blockxfer.ucx.internal;
 
 import io.blockxfer.transport.PeerRegistrationException;
 import io.blockxfer.transport.TransferOp;
-import io.blockxfer.transport.spi.MpscRing;
+import io.blockxfer.transport.internal.queue.MpscRing;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;

@@ -1,0 +1,203 @@
+package io.blockxfer.transport;
+
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The deployment's shared secret keys that authenticate peer descriptors: one signing key, with
+ * which a transport signs its {@link DataTransport#localDescriptor()}, and any number of further
+ * verification keys, which are only accepted. Set it with
+ * {@link TransportConfig.Builder#keyRing(DeploymentKeyRing)}; a transport with a key ring then
+ * registers only peers whose descriptor carries a valid HMAC-SHA-256 under one of its keys.
+ *
+ * <p>Rotation without downtime: (1) give every process the new key as a verification key
+ * ({@code of("k1", old).withVerificationKey("k2", new)}); (2) switch every process to sign with it
+ * ({@code of("k2", new).withVerificationKey("k1", old)}); (3) drop the old one
+ * ({@code of("k2", new)}). Descriptors signed with a dropped key are rejected from then on.
+ *
+ * <p>Keys are at least {@value #MIN_KEY_BYTES} bytes of secret randomness (a passphrase is not a
+ * key). Key ids are not secret: they travel in every signed descriptor and appear in messages;
+ * key material never does, nor does {@link #toString()} show it.
+ *
+ * <p><b>Thread safety:</b> immutable; the {@code with...} methods return new rings.
+ */
+public final class DeploymentKeyRing {
+
+    /** The shortest key accepted, in bytes (the output length of SHA-256). */
+    public static final int MIN_KEY_BYTES = 32;
+    /** The longest key id accepted, in characters. */
+    public static final int MAX_KEY_ID_LENGTH = 64;
+    /** The length of a descriptor's MAC in bytes (HMAC-SHA-256). */
+    static final int MAC_BYTES = 32;
+
+    private static final String ALGORITHM = "HmacSHA256";
+
+    private final String signingKeyId;
+    private final Map<String, byte[]> keys;
+
+    private DeploymentKeyRing(String signingKeyId, Map<String, byte[]> keys) {
+        this.signingKeyId = signingKeyId;
+        this.keys = Collections.unmodifiableMap(keys);
+    }
+
+    /**
+     * A ring that signs with {@code key}, known by {@code keyId}, and accepts only it.
+     *
+     * @param keyId 1-{@value #MAX_KEY_ID_LENGTH} characters of {@code [A-Za-z0-9._-]}
+     * @param key at least {@value #MIN_KEY_BYTES} bytes; copied
+     * @throws IllegalArgumentException if the id or the key is out of range
+     */
+    public static DeploymentKeyRing of(String keyId, byte[] key) {
+        Map<String, byte[]> keys = new LinkedHashMap<>();
+        keys.put(checkId(keyId), checkKey(keyId, key));
+        return new DeploymentKeyRing(keyId, keys);
+    }
+
+    /**
+     * This ring, also accepting descriptors signed with {@code key} under {@code keyId}.
+     *
+     * @throws IllegalArgumentException if the id or key is out of range, or the id is already in
+     *     the ring
+     */
+    public DeploymentKeyRing withVerificationKey(String keyId, byte[] key) {
+        checkId(keyId);
+        byte[] copy = checkKey(keyId, key);
+        if (keys.containsKey(keyId)) {
+            throw new IllegalArgumentException("key id '" + keyId + "' is already in the key ring");
+        }
+        Map<String, byte[]> more = new LinkedHashMap<>(keys);
+        more.put(keyId, copy);
+        return new DeploymentKeyRing(signingKeyId, more);
+    }
+
+    /**
+     * This ring without the verification key {@code keyId}: descriptors signed with it are
+     * rejected from then on.
+     *
+     * @throws IllegalArgumentException if {@code keyId} is the signing key or not in the ring
+     */
+    public DeploymentKeyRing withoutVerificationKey(String keyId) {
+        Objects.requireNonNull(keyId, "keyId");
+        if (keyId.equals(signingKeyId)) {
+            throw new IllegalArgumentException("key id '" + keyId + "' is the signing key; build a ring that signs"
+                    + " with another key instead");
+        }
+        if (!keys.containsKey(keyId)) {
+            throw new IllegalArgumentException("key id '" + keyId + "' is not in the key ring " + keys.keySet());
+        }
+        Map<String, byte[]> fewer = new LinkedHashMap<>(keys);
+        fewer.remove(keyId);
+        return new DeploymentKeyRing(signingKeyId, fewer);
+    }
+
+    /** The id of the key that signs this process's descriptors. */
+    public String signingKeyId() {
+        return signingKeyId;
+    }
+
+    /** Every key id this ring accepts, the signing key's first; unmodifiable. */
+    public Set<String> keyIds() {
+        return keys.keySet();
+    }
+
+    /** Whether descriptors signed under {@code keyId} can be verified. */
+    public boolean contains(String keyId) {
+        return keys.containsKey(keyId);
+    }
+
+    /**
+     * Checks that {@code descriptor} is signed with a key of this ring and unchanged since.
+     *
+     * @throws UnauthenticatedPeerException if it is unsigned, signed with a key not in the ring, or
+     *     its signature does not match its bytes; {@link UnauthenticatedPeerException#reason()}
+     *     says which
+     */
+    public void verify(PeerDescriptor descriptor) {
+        Objects.requireNonNull(descriptor, "descriptor");
+        String keyId = descriptor.signingKeyId();
+        if (keyId == null) {
+            throw new UnauthenticatedPeerException(UnauthenticatedPeerException.Reason.UNSIGNED,
+                    "peer descriptor is unsigned, and this deployment requires descriptors signed with its key ring "
+                    + keys.keySet());
+        }
+        byte[] signed = descriptor.signedBytes();
+        verify(keyId, signed, 0, signed.length, descriptor.mac(), 0);
+    }
+
+    /** Verifies the MAC at {@code mac[macOffset..+32)} over {@code data[offset..+length)}. */
+    void verify(String keyId, byte[] data, int offset, int length, byte[] mac, int macOffset) {
+        byte[] key = keys.get(keyId);
+        if (key == null) {
+            throw new UnauthenticatedPeerException(UnauthenticatedPeerException.Reason.UNKNOWN_KEY,
+                    "peer descriptor is signed with key '" + keyId + "', which is not in the key ring " + keys.keySet()
+                    + " (an unknown or retired key)");
+        }
+        byte[] expected = mac(key, data, offset, length);
+        byte[] actual = Arrays.copyOfRange(mac, macOffset, macOffset + MAC_BYTES);
+        if (!MessageDigest.isEqual(expected, actual)) {
+            throw new UnauthenticatedPeerException(UnauthenticatedPeerException.Reason.CHANGED_AFTER_SIGNING,
+                    "peer descriptor signed with key '" + keyId + "' does not match its signature: it was changed"
+                    + " after signing (or signed with another key under the same id)");
+        }
+    }
+
+    /** The MAC of {@code data[offset..+length)} under the signing key. */
+    byte[] sign(byte[] data, int offset, int length) {
+        return mac(keys.get(signingKeyId), data, offset, length);
+    }
+
+    private static byte[] mac(byte[] key, byte[] data, int offset, int length) {
+        try {
+            Mac mac = Mac.getInstance(ALGORITHM);
+            mac.init(new SecretKeySpec(key, ALGORITHM));
+            mac.update(data, offset, length);
+            return mac.doFinal();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(ALGORITHM + " is not available in this JVM", e);
+        }
+    }
+
+    /** Whether {@code keyId} is a well-formed key id. */
+    static boolean isValidId(String keyId) {
+        return !keyId.isEmpty() && keyId.length() <= MAX_KEY_ID_LENGTH
+                && keyId.chars().allMatch(DeploymentKeyRing::idChar);
+    }
+
+    private static boolean idChar(int c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_'
+                || c == '-';
+    }
+
+    private static String checkId(String keyId) {
+        Objects.requireNonNull(keyId, "keyId");
+        if (!isValidId(keyId)) {
+            throw new IllegalArgumentException("key id must be 1-" + MAX_KEY_ID_LENGTH
+                    + " chars of [A-Za-z0-9._-]: '" + (keyId.length() > 80 ? keyId.substring(0, 80) + "..." : keyId)
+                    + "'");
+        }
+        return keyId;
+    }
+
+    private static byte[] checkKey(String keyId, byte[] key) {
+        Objects.requireNonNull(key, "key");
+        if (key.length < MIN_KEY_BYTES) {
+            throw new IllegalArgumentException("key '" + keyId + "' has " + key.length + " bytes; at least "
+                    + MIN_KEY_BYTES + " are needed");
+        }
+        return key.clone();
+    }
+
+    /** The key ids, never the key material. */
+    @Override
+    public String toString() {
+        return "DeploymentKeyRing[signing '" + signingKeyId + "', accepting " + keys.keySet() + "]";
+    }
+}

@@ -1,0 +1,246 @@
+package io.blockxfer.transport.internal;
+
+import static io.blockxfer.transport.internal.TransportLog.LOG;
+
+import io.blockxfer.transport.CompletionHandler;
+import io.blockxfer.transport.PollResult;
+import io.blockxfer.transport.spi.TransferEngine;
+import java.lang.System.Logger.Level;
+import java.util.List;
+
+/**
+ * Turns transfers in flight into terminal reports: the scoped and unscoped polls (each first lets
+ * the polling thread drive the engine), the transfer deadline (an overdue transfer is failed and
+ * its peer's connection aborted), and the end of a registration's transfers when the peer is
+ * removed or replaced.
+ *
+ * <p>Every id lives in exactly one place: its peer's in-flight table, its peer's owed reports, or
+ * nowhere. A handle leaves the table released (terminal) or adopted by the {@link OrphanKeeper}.
+ *
+ * <p><b>Thread safety:</b> thread-safe; each peer's state is guarded by its slot's monitor, so
+ * polls of different peers never contend. Polls allocate nothing in the steady state (their ids
+ * go through a per-thread {@link CompletionScratch}).
+ */
+public final class CompletionTracker {
+
+    private final PeerTable peers;
+    private final TransportState state;
+    private final GuardedEngine engine;
+    private final OrphanKeeper orphans;
+    private final PeerHealth health;
+    private final Telemetry telemetry;
+    private final long blockLength;
+    private final long transferTimeoutNanos;
+    private final String label;
+
+    public CompletionTracker(PeerTable peers, TransportState state, GuardedEngine engine, OrphanKeeper orphans,
+            PeerHealth health, Telemetry telemetry, long blockLength, long transferTimeoutNanos, String label) {
+        this.peers = peers;
+        this.state = state;
+        this.engine = engine;
+        this.orphans = orphans;
+        this.health = health;
+        this.telemetry = telemetry;
+        this.blockLength = blockLength;
+        this.transferTimeoutNanos = transferTimeoutNanos;
+        this.label = label;
+    }
+
+    // ------------------------------------------------------------------ polls
+
+    /** The terminal reports of one peer. The caller checked the arguments. */
+    public PollResult poll(String peerId) {
+        state.ensureOpen();
+        engine.progress();
+        PeerSlot slot = peers.get(peerId);
+        if (slot == null && orphans.isEmpty()) {
+            return PollResult.EMPTY;
+        }
+        CompletionScratch scratch = CompletionScratch.acquire();
+        if (slot != null) {
+            pollSlot(slot, scratch);
+        }
+        orphans.reap();
+        return scratch.toResult();
+    }
+
+    /** The terminal reports of one peer, to {@code handler}. The caller checked the arguments. */
+    public int poll(String peerId, CompletionHandler handler) {
+        state.ensureOpen();
+        engine.progress();
+        PeerSlot slot = peers.get(peerId);
+        if (slot == null && orphans.isEmpty()) {
+            return 0;
+        }
+        CompletionScratch scratch = CompletionScratch.acquire();
+        if (slot != null) {
+            pollSlot(slot, scratch);
+        }
+        orphans.reap();
+        return scratch.deliver(handler);
+    }
+
+    /** The terminal reports of every peer. */
+    public PollResult pollAll() {
+        state.ensureOpen();
+        engine.progress();
+        CompletionScratch scratch = CompletionScratch.acquire();
+        for (PeerSlot slot : peers.all()) {
+            pollSlot(slot, scratch);
+        }
+        orphans.reap();
+        return scratch.toResult();
+    }
+
+    /** The terminal reports of every peer, to {@code handler}. */
+    public int pollAll(CompletionHandler handler) {
+        state.ensureOpen();
+        engine.progress();
+        CompletionScratch scratch = CompletionScratch.acquire();
+        for (PeerSlot slot : peers.all()) {
+            pollSlot(slot, scratch);
+        }
+        orphans.reap();
+        return scratch.deliver(handler);
+    }
+
+    private void pollSlot(PeerSlot slot, CompletionScratch out) {
+        List<Object> toDisconnect = null;
+        synchronized (slot) {
+            if (slot.dead || !state.isOpen()) {
+                return;
+            }
+            IdList owed = slot.owedDone;
+            for (int i = 0; i < owed.size(); i++) {
+                out.add(owed.get(i), true);
+            }
+            owed.clear();
+            owed = slot.owedFailures;
+            for (int i = 0; i < owed.size(); i++) {
+                out.add(owed.get(i), false);
+            }
+            owed.clear();
+            InflightTable table = slot.inflight;
+            int n = table.size();
+            if (n > 0) {
+                boolean[] keep = slot.keepFlags();
+                long now = System.nanoTime();
+                int expired = 0;
+                boolean removed = false;
+                for (int i = 0; i < n; i++) {
+                    Object handle = table.handle(i);
+                    int status = engine.status(handle);
+                    if (status == TransferEngine.PENDING) {
+                        keep[i] = true;
+                        if (now - table.startNanos(i) > transferTimeoutNanos) {
+                            expired++;
+                        }
+                        continue;
+                    }
+                    keep[i] = false;
+                    removed = true;
+                    boolean success = status == TransferEngine.DONE;
+                    long id = table.id(i);
+                    out.add(id, success);
+                    if (success) {
+                        health.recovered(slot);
+                        if (telemetry.wantsNativeTelemetry() && engine.nativeTelemetry(handle, slot.nativeTelemetry)) {
+                            telemetry.nativeTelemetry(slot.peerId, id, slot.nativeTelemetry);
+                        }
+                    } else {
+                        health.failed(slot, "transfer " + id, null);
+                    }
+                    telemetry.ended(slot.peerId, id, table.op(i), table.blocks(i), table.blocks(i) * blockLength,
+                            now - table.startNanos(i), success);
+                    toDisconnect = engine.release(handle, table.registration(i), toDisconnect);
+                }
+                if (expired > 0) {
+                    toDisconnect = expireLocked(slot, keep, now, out, toDisconnect);
+                    removed = true;
+                }
+                if (removed) {
+                    table.compact(keep);
+                }
+            }
+            peers.buryIfIdle(slot);
+        }
+        engine.disconnectAll(toDisconnect);
+    }
+
+    // ------------------------------------------------------------------ deadlines
+
+    /**
+     * Fails every transfer of the slot past its deadline: aborts the peer's connection, releases
+     * what became terminal and orphans the rest.
+     */
+    private List<Object> expireLocked(PeerSlot slot, boolean[] keep, long now, CompletionScratch out,
+            List<Object> toDisconnect) {
+        InflightTable table = slot.inflight;
+        Registration aborted = null;
+        for (int i = 0; i < table.size(); i++) {
+            if (keep[i] && now - table.startNanos(i) > transferTimeoutNanos && table.registration(i) != aborted) {
+                aborted = table.registration(i);
+                engine.abort(aborted);
+            }
+        }
+        health.missedDeadline(slot, transferTimeoutNanos);
+        for (int i = 0; i < table.size(); i++) {
+            if (!keep[i] || now - table.startNanos(i) <= transferTimeoutNanos) {
+                continue;
+            }
+            keep[i] = false;
+            out.add(table.id(i), false);
+            telemetry.ended(slot.peerId, table.id(i), table.op(i), table.blocks(i), table.blocks(i) * blockLength,
+                    now - table.startNanos(i), false);
+            Object handle = table.handle(i);
+            if (engine.status(handle) == TransferEngine.PENDING) {
+                orphans.adopt(handle, table.registration(i));
+            } else {
+                toDisconnect = engine.release(handle, table.registration(i), toDisconnect);
+            }
+        }
+        return toDisconnect;
+    }
+
+    // ------------------------------------------------------------------ retired registrations
+
+    /**
+     * Takes a registration out of service: aborts its transfers in flight, owes the next poll a
+     * report of each (done if it had completed, otherwise failed), and keeps the handles that are
+     * not terminal yet as orphans. The caller holds the slot's monitor.
+     *
+     * @return the engine peer handle to disconnect now (outside the lock), or null if transfers
+     *     still hold it
+     */
+    public Object retireLocked(PeerSlot slot, Registration reg, String why) {
+        InflightTable table = slot.inflight;
+        int ended = 0;
+        if (table.size() > 0) {
+            long now = System.nanoTime();
+            engine.abort(reg);
+            boolean[] keep = slot.keepFlags();
+            for (int i = 0; i < table.size(); i++) {
+                keep[i] = table.registration(i) != reg;
+                if (!keep[i]) {
+                    ended++;
+                    Object handle = table.handle(i);
+                    int status = engine.status(handle);
+                    telemetry.ended(slot.peerId, table.id(i), table.op(i), table.blocks(i),
+                            table.blocks(i) * blockLength, now - table.startNanos(i), status == TransferEngine.DONE);
+                    if (status == TransferEngine.PENDING) {
+                        slot.owedFailures.add(table.id(i));
+                        orphans.adopt(handle, reg);
+                    } else {
+                        (status == TransferEngine.DONE ? slot.owedDone : slot.owedFailures).add(table.id(i));
+                        engine.release(handle);
+                        reg.transferReleased();
+                    }
+                }
+            }
+            table.compact(keep);
+        }
+        LOG.log(Level.DEBUG, "{0}: peer ''{1}'' {2}", label, slot.peerId, why);
+        telemetry.removed(slot.peerId, why, ended);
+        return reg.retire() ? reg.peer() : null;
+    }
+}

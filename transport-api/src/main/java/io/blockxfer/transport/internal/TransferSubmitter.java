@@ -1,0 +1,101 @@
+package io.blockxfer.transport.internal;
+
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.spi.TransferEngine;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Starts transfers: checks the arguments against both regions, hands out ids, calls the engine
+ * under the peer's lock, and enters the handle in the peer's in-flight table. An engine error
+ * becomes a failed report owed to the next poll, never an exception.
+ *
+ * <p><b>Thread safety:</b> thread-safe; submits to different peers never contend, and a submit
+ * allocates nothing in the steady state.
+ */
+public final class TransferSubmitter {
+
+    private final PeerTable peers;
+    private final TransportState state;
+    private final TransferEngine engine;
+    private final PeerHealth health;
+    private final Telemetry telemetry;
+    private final int localBlocks;
+    private final long blockLength;
+    private final AtomicLong nextId = new AtomicLong();
+
+    public TransferSubmitter(PeerTable peers, TransportState state, TransferEngine engine, PeerHealth health,
+            Telemetry telemetry, int localBlocks, long blockLength) {
+        this.peers = peers;
+        this.state = state;
+        this.engine = engine;
+        this.health = health;
+        this.telemetry = telemetry;
+        this.localBlocks = localBlocks;
+        this.blockLength = blockLength;
+    }
+
+    /**
+     * Submits one transfer.
+     *
+     * @return its id, or {@link DataTransport#NOT_SUBMITTED} if the peer is not registered
+     * @throws IllegalArgumentException for bad indices (no id is consumed)
+     * @throws IllegalStateException if the transport is closed
+     */
+    public long submit(TransferOp op, String peerId, int[] localBlocks, int[] remoteBlocks) {
+        Objects.requireNonNull(peerId, "peerId");
+        Objects.requireNonNull(localBlocks, "localBlocks");
+        Objects.requireNonNull(remoteBlocks, "remoteBlocks");
+        state.ensureOpen();
+        if (localBlocks.length != remoteBlocks.length) {
+            throw new IllegalArgumentException("localBlocks has " + localBlocks.length + " indices but remoteBlocks has "
+                    + remoteBlocks.length);
+        }
+        if (localBlocks.length == 0) {
+            throw new IllegalArgumentException("empty transfer: no block indices given");
+        }
+        checkIndices("local", localBlocks, this.localBlocks);
+        PeerSlot slot = peers.get(peerId);
+        if (slot == null) {
+            return DataTransport.NOT_SUBMITTED;
+        }
+        synchronized (slot) {
+            state.ensureOpen();
+            Registration reg = slot.registration;
+            if (reg == null) {
+                return DataTransport.NOT_SUBMITTED;
+            }
+            checkIndices("remote", remoteBlocks, reg.numBlocks());
+            long id = nextId.getAndIncrement();
+            long bytes = localBlocks.length * blockLength;
+            Object handle;
+            try {
+                handle = engine.submit(id, reg.peer(), op, localBlocks, remoteBlocks);
+                if (handle == null) {
+                    throw new IllegalStateException("engine returned no transfer handle");
+                }
+            } catch (RuntimeException | LinkageError e) {
+                slot.owedFailures.add(id);
+                health.failed(slot, op + " submit", e);
+                telemetry.submitted(peerId, id, op, localBlocks.length, bytes);
+                telemetry.ended(peerId, id, op, localBlocks.length, bytes, 0, false);
+                return id;
+            }
+            reg.transferStarted();
+            slot.inflight.add(id, handle, reg, System.nanoTime(), op, localBlocks.length);
+            telemetry.submitted(peerId, id, op, localBlocks.length, bytes);
+            return id;
+        }
+    }
+
+    private static void checkIndices(String side, int[] blocks, int numBlocks) {
+        for (int i = 0; i < blocks.length; i++) {
+            int b = blocks[i];
+            if (b < 0 || b >= numBlocks) {
+                throw new IllegalArgumentException(side + " block index " + b + " at position " + i
+                        + " is out of range [0, " + numBlocks + ")");
+            }
+        }
+    }
+}
