@@ -15,7 +15,7 @@ import java.util.List;
  * line per step on stdout ({@code CASES n}, {@code TRY i label}, {@code OUT ...}, {@code END}). If
  * the backend crashes the JVM, the parent sees which case it was trying.
  *
- * <p>Arguments: the rule id ({@code M2} or {@code M3}), then the harness recipe's items.
+ * <p>Arguments: the rule id ({@code M2}, {@code M3} or {@code M4}), then the harness recipe's items.
  *
  * <p><b>Thread safety:</b> a program; single-threaded.
  */
@@ -32,9 +32,15 @@ final class AttackProcess {
         List<String> recipe = Arrays.asList(args).subList(1, args.length);
         InJvmHarness harness = InJvmHarness.fromRecipe(recipe);
         try (Fixture fx = new Fixture(harness, TckEnvironment.fromSystem(), rule)) {
+            DescriptorRules.prepare(fx);
             DataTransport t = fx.initiator();
             TargetPeer target = fx.target();
             TargetPeer other = fx.target();
+            String unfit = DescriptorRules.unfit(rule, target.descriptor());
+            if (unfit != null) {
+                out.println("FAIL " + unfit);
+                System.exit(0);
+            }
             List<DescriptorAttacks.Case> cases = DescriptorRules.cases(rule, target.descriptor(), other.descriptor());
             out.println("CASES " + cases.size());
             DescriptorAttacks.run(t, cases, target.descriptor(), out::println, o -> out.println(o.line()));

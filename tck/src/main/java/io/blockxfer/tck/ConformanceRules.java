@@ -247,8 +247,12 @@ public enum ConformanceRules {
                     + " with a typed error; one claiming fewer blocks limits the indices; run in a child JVM",
             "engine connect must check the descriptor against what the peer really registered",
             "accepts-one-block-more, tolerates-a-shifted-base"),
-    // M4 is reserved for "with a deployment key, tampered descriptors are rejected before any native
-    // call"; it is added with the key-ring API of the descriptor-authentication work.
+    M4(Area.DESCRIPTORS, Kind.REQUIRED,
+            "with a deployment key ring, a transport signs its descriptor, and unsigned, wrongly signed and"
+                    + " tampered descriptors are rejected as unauthenticated before the backend sees them; run in a"
+                    + " child JVM",
+            "check the MAC (DeploymentKeyRing.verify) before engine connect; a DataTransport of its own must too",
+            "ignores-the-key-ring, reports-tampering-as-malformed"),
 
     // ------------------------------------------------------------------ L: lifecycle
     L1(Area.LIFECYCLE, Kind.REQUIRED,

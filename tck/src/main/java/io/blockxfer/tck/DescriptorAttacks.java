@@ -1,20 +1,26 @@
 package io.blockxfer.tck;
 
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.MalformedPeerDescriptorException;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.TransportException;
+import io.blockxfer.transport.UnauthenticatedPeerException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.zip.CRC32C;
 
 /**
  * The bad descriptors the descriptor rules offer, and what a transport does with each: garbled
  * backend metadata in a valid envelope (M2), descriptors that lie about the peer's memory (M3),
- * and broken blobs for {@link PeerDescriptor#decode} (M1). The same code runs in this JVM or in a
+ * unsigned, wrongly signed and tampered descriptors under a deployment key ring (M4), and broken
+ * blobs for {@link PeerDescriptor#decode} (M1). The same code runs in this JVM or in a
  * child JVM ({@link AttackProcess}), which reports each {@link Outcome} on a line, so that a
  * backend that crashes on bad input fails a rule instead of ending the kit.
  *
@@ -32,6 +38,8 @@ final class DescriptorAttacks {
         LEFT_REGISTERED,
         /** addPeer threw something other than a TransportException. */
         UNTYPED,
+        /** addPeer rejected a tampered descriptor, but not as unauthenticated (the backend saw it first). */
+        NOT_AUTHENTICATED,
         /** A check after an accepted descriptor that limits the peer's blocks passed. */
         LIMITED,
         /** A check after an accepted descriptor that limits the peer's blocks failed. */
@@ -42,15 +50,27 @@ final class DescriptorAttacks {
         CONTROL_FAILED
     }
 
+    /** What a correct transport does with a bad descriptor. */
+    enum Expect {
+        /** Rejects it with a TransportException and registers nothing. */
+        REJECT,
+        /** Rejects it with an UnauthenticatedPeerException, before its backend sees it. */
+        REJECT_UNAUTHENTICATED,
+        /** Accepts it (it claims less than the peer has) and limits transfers to what it claims. */
+        LIMIT
+    }
+
     /**
      * One bad descriptor.
      *
      * @param label what was done to it
      * @param descriptor the descriptor offered to addPeer
-     * @param mustReject whether a correct backend rejects it (otherwise it must accept it and limit
-     *     transfers to the blocks it claims)
+     * @param expect what a correct transport does with it
      */
-    record Case(String label, PeerDescriptor descriptor, boolean mustReject) {
+    record Case(String label, PeerDescriptor descriptor, Expect expect) {
+        boolean mustReject() {
+            return expect != Expect.LIMIT;
+        }
     }
 
     /**
@@ -127,7 +147,7 @@ final class DescriptorAttacks {
 
     private static Case garbled(PeerDescriptor d, String label, byte[] metadata) {
         return new Case(label, Fixture.with(d, d.backend(), d.fingerprint(), d.baseAddress(), d.numBlocks(),
-                d.blockLength(), metadata), true);
+                d.blockLength(), metadata), Expect.REJECT);
     }
 
     /** Every strict prefix of short metadata; for long metadata, the first and last 48 and 64 spread between. */
@@ -172,13 +192,93 @@ final class DescriptorAttacks {
         cases.add(lie(good, "this peer's metadata with another peer's region", other.baseAddress(), other.numBlocks(),
                 good.metadata()));
         cases.add(new Case("eight blocks fewer", Fixture.with(good, good.backend(), good.fingerprint(), base, n - 8, bl,
-                good.metadata()), false));
+                good.metadata()), Expect.LIMIT));
         return cases;
     }
 
     private static Case lie(PeerDescriptor d, String label, long base, int blocks, byte[] metadata) {
         return new Case(label, Fixture.with(d, d.backend(), d.fingerprint(), base, blocks, d.blockLength(), metadata),
-                true);
+                Expect.REJECT);
+    }
+
+    // ------------------------------------------------------------------ M4: authentication
+
+    /**
+     * Descriptors of a peer whose genuine, signed descriptor is {@code genuine}: unsigned, signed
+     * with other keys, and signed and then changed (the CRC made right again, so only the MAC can
+     * tell): metadata bytes, base, block count, key id, MAC. The changed metadata is garbled, so a
+     * backend that looked at it before checking the MAC would call it malformed instead.
+     */
+    static List<Case> tampered(PeerDescriptor genuine, DeploymentKeyRing sameIdOtherKey, DeploymentKeyRing rogue) {
+        List<Case> cases = new ArrayList<>();
+        cases.add(auth("unsigned", genuine.unsigned()));
+        cases.add(auth("signed with another key under the same id", genuine.signedWith(sameIdOtherKey)));
+        cases.add(auth("signed with a key not in the ring", genuine.signedWith(rogue)));
+        byte[] blob = genuine.encode();
+        byte[] metadata = genuine.metadata();
+        int metaAt = indexOf(blob, metadata);
+        int macAt = blob.length - 4 - 32;
+        int keyIdAt = 4 + 2 + 2 + 1;
+        int geometryAt = metaAt - 4 - 8 - 4 - 8; // base, block count, block length, metadata length
+        for (int k = 0; k < 24 && metadata.length > 0; k++) {
+            int at = metaAt + (int) ((long) k * metadata.length / 24);
+            cases.add(changed(blob, "metadata byte " + (at - metaAt) + " inverted after signing", at, b -> (byte) ~b));
+        }
+        cases.add(changedLong(blob, "base one block up after signing", geometryAt, genuine.blockLength()));
+        cases.add(changedInt(blob, "one block more after signing", geometryAt + 8, 1));
+        cases.add(changed(blob, "key id changed after signing", keyIdAt, b -> (byte) (b == 'x' ? 'y' : 'x')));
+        cases.add(changed(blob, "first MAC byte flipped", macAt, b -> (byte) (b ^ 1)));
+        cases.add(changed(blob, "last MAC byte flipped", macAt + 31, b -> (byte) (b ^ 0x80)));
+        cases.removeIf(c -> c.descriptor() == null); // the change made a blob decode rejects: that is fine too
+        return cases;
+    }
+
+    private static Case auth(String label, PeerDescriptor d) {
+        return new Case(label, d, Expect.REJECT_UNAUTHENTICATED);
+    }
+
+    private static int indexOf(byte[] blob, byte[] part) {
+        outer:
+        for (int i = blob.length - part.length; i >= 0; i--) {
+            for (int j = 0; j < part.length; j++) {
+                if (blob[i + j] != part[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        throw new IllegalStateException("metadata not found in its descriptor's encoding");
+    }
+
+    private static Case changed(byte[] blob, String label, int at, java.util.function.UnaryOperator<Byte> change) {
+        byte[] b = blob.clone();
+        b[at] = change.apply(b[at]);
+        return decodeWithFixedCrc(label, b);
+    }
+
+    private static Case changedLong(byte[] blob, String label, int at, long delta) {
+        byte[] b = blob.clone();
+        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        buf.putLong(at, buf.getLong(at) + delta);
+        return decodeWithFixedCrc(label, b);
+    }
+
+    private static Case changedInt(byte[] blob, String label, int at, int delta) {
+        byte[] b = blob.clone();
+        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        buf.putInt(at, buf.getInt(at) + delta);
+        return decodeWithFixedCrc(label, b);
+    }
+
+    private static Case decodeWithFixedCrc(String label, byte[] b) {
+        CRC32C crc = new CRC32C();
+        crc.update(b, 0, b.length - 4);
+        ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putInt(b.length - 4, (int) crc.getValue());
+        try {
+            return auth(label, PeerDescriptor.decode(b));
+        } catch (MalformedPeerDescriptorException rejectedByDecode) {
+            return new Case(label, null, Expect.REJECT_UNAUTHENTICATED);
+        }
     }
 
     // ------------------------------------------------------------------ running them
@@ -197,7 +297,10 @@ final class DescriptorAttacks {
                 t.addPeer(peer, c.descriptor());
             } catch (TransportException e) {
                 boolean registered = t.writeBlocks(peer, new int[] {0}, new int[] {0}) != DataTransport.NOT_SUBMITTED;
-                out.accept(new Outcome(i, c.label(), registered ? Result.LEFT_REGISTERED : Result.REJECTED, e.toString()));
+                Result result = registered ? Result.LEFT_REGISTERED
+                        : c.expect() == Expect.REJECT_UNAUTHENTICATED && !(e instanceof UnauthenticatedPeerException)
+                        ? Result.NOT_AUTHENTICATED : Result.REJECTED;
+                out.accept(new Outcome(i, c.label(), result, e.toString()));
                 t.removePeer(peer);
                 continue;
             } catch (RuntimeException | Error e) {

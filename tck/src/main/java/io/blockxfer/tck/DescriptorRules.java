@@ -3,12 +3,15 @@ package io.blockxfer.tck;
 import static io.blockxfer.tck.ConformanceRules.M1;
 import static io.blockxfer.tck.ConformanceRules.M2;
 import static io.blockxfer.tck.ConformanceRules.M3;
+import static io.blockxfer.tck.ConformanceRules.M4;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.blockxfer.tck.process.ChildJvm;
 import io.blockxfer.tck.process.ChildJvmException;
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,11 +20,12 @@ import java.util.Optional;
 /**
  * M: descriptors come from the network. Decoding rejects every broken blob; a backend rejects
  * garbled metadata and descriptors that lie about the peer's memory, with a typed error and
- * without registering anything. M2 and M3 run in a child JVM where the harness can be recreated
- * there, so a backend that crashes on bad input fails the rule instead of ending the kit.
+ * without registering anything. M2, M3 and M4 run in a child JVM where the harness can be
+ * recreated there, so a backend that crashes on bad input fails the rule instead of ending the kit.
  *
- * <p>With a deployment key (the descriptor-authentication work), a rule M4 will check that
- * tampered descriptors are rejected before any native call; it is added with the key-ring API.
+ * <p>M4 gives every transport a deployment key ring: descriptors must come signed, and unsigned,
+ * wrongly signed and tampered ones must be rejected as unauthenticated before the backend sees
+ * them (their metadata is garbled too, so a backend that parsed it first would say "malformed").
  *
  * <p><b>Thread safety:</b> JUnit makes one instance per rule; not shared.
  */
@@ -58,11 +62,39 @@ abstract class DescriptorRules extends RuleGroup {
         check(fx(), attack(fx()));
     }
 
+    @RuleTest(M4)
+    public final void m4_authentication() {
+        check(fx(), attack(fx()));
+    }
+
+    private static final String KEY_ID = "tck-key";
+
+    /** A fresh key ring of 32 random bytes under {@code id}. */
+    static DeploymentKeyRing randomRing(String id) {
+        byte[] key = new byte[DeploymentKeyRing.MIN_KEY_BYTES];
+        new SecureRandom().nextBytes(key);
+        return DeploymentKeyRing.of(id, key);
+    }
+
+    /** Prepares {@code fx} for {@code rule}'s attack before anything is opened: M4 needs a key ring. */
+    static void prepare(Fixture fx) {
+        if (fx.rule == M4) {
+            fx.keyRing = randomRing(KEY_ID);
+        }
+    }
+
+    /** Why {@code genuine} cannot be attacked under {@code rule}, or null. */
+    static String unfit(ConformanceRules rule, PeerDescriptor genuine) {
+        return rule == M4 && !genuine.isSigned() ? "a transport with a deployment key ring handed out an unsigned"
+                + " descriptor (it must sign its localDescriptor)" : null;
+    }
+
     /** The cases of {@code rule} against the peer of {@code genuine} ({@code other}: another peer). */
     static List<DescriptorAttacks.Case> cases(ConformanceRules rule, PeerDescriptor genuine, PeerDescriptor other) {
         return switch (rule) {
             case M2 -> DescriptorAttacks.garbledMetadata(genuine);
             case M3 -> DescriptorAttacks.lies(genuine, other);
+            case M4 -> DescriptorAttacks.tampered(genuine, randomRing(KEY_ID), randomRing("tck-rogue"));
             default -> throw new IllegalArgumentException("no descriptor attack for " + rule);
         };
     }
@@ -78,9 +110,14 @@ abstract class DescriptorRules extends RuleGroup {
             }
             why = " (" + inChild.where() + ")";
         }
+        prepare(fx);
         DataTransport t = fx.initiator();
         TargetPeer target = fx.target();
         TargetPeer other = fx.target();
+        String unfit = unfit(fx.rule, target.descriptor());
+        if (unfit != null) {
+            fail(fx.msg(unfit));
+        }
         List<DescriptorAttacks.Case> cases = cases(fx.rule, target.descriptor(), other.descriptor());
         List<DescriptorAttacks.Outcome> outcomes = new ArrayList<>();
         DescriptorAttacks.run(t, cases, target.descriptor(), line -> { }, outcomes::add);
@@ -137,6 +174,8 @@ abstract class DescriptorRules extends RuleGroup {
                     trying = "after case " + outcomes.getLast().label();
                 } else if (line.equals("END")) {
                     break;
+                } else if (line.startsWith("FAIL ")) {
+                    fail(fx.msg(line.substring(5) + " (in a child JVM)"));
                 } else if (line.startsWith("ERR ") && cases < 0) {
                     return new Attack(-1, List.of(), "a child JVM could not open the harness: " + line.substring(4));
                 } else if (line.startsWith("ERR ")) {
@@ -164,6 +203,11 @@ abstract class DescriptorRules extends RuleGroup {
                 case LEFT_REGISTERED -> {
                     seen++;
                     problems.add(o.label() + ": rejected (" + o.detail() + ") but the peer took transfers afterwards");
+                }
+                case NOT_AUTHENTICATED -> {
+                    seen++;
+                    problems.add(o.label() + ": rejected with " + o.detail() + ", not as unauthenticated: the backend"
+                            + " looked at it before its signature was checked");
                 }
                 case UNTYPED -> {
                     seen++;

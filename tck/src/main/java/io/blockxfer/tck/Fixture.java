@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.RegionSpec;
@@ -61,6 +62,8 @@ final class Fixture implements AutoCloseable {
     private final Map<DataTransport, Long> blockLengths = new IdentityHashMap<>();
     private final Set<TargetPeer> stalled = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private boolean leaked;
+    /** The deployment key ring of every transport opened from now on; none unless a rule sets one. */
+    volatile DeploymentKeyRing keyRing;
 
     Fixture(TckHarness harness, TckEnvironment env, ConformanceRules rule) {
         this.harness = harness;
@@ -88,7 +91,7 @@ final class Fixture implements AutoCloseable {
         RegionSpec region = caller ? RegionSpec.wrap(arena.allocate(blocks * blockLength, 4096), blockLength)
                 : RegionSpec.allocate(blocks, blockLength);
         return TransportConfig.builder(region).configFields(FIELDS).transferTimeout(transferTimeout)
-                .closeTimeout(closeTimeout).agentName("tck-" + rule.name().toLowerCase(java.util.Locale.ROOT) + "-"
+                .keyRing(keyRing).closeTimeout(closeTimeout).agentName("tck-" + rule.name().toLowerCase(java.util.Locale.ROOT) + "-"
                         + ProcessHandle.current().pid() + "-" + AGENTS.incrementAndGet()).build();
     }
 

@@ -21,6 +21,7 @@ import static io.blockxfer.tck.ConformanceRules.L4;
 import static io.blockxfer.tck.ConformanceRules.L5;
 import static io.blockxfer.tck.ConformanceRules.M2;
 import static io.blockxfer.tck.ConformanceRules.M3;
+import static io.blockxfer.tck.ConformanceRules.M4;
 import static io.blockxfer.tck.ConformanceRules.P1;
 import static io.blockxfer.tck.ConformanceRules.P10;
 import static io.blockxfer.tck.ConformanceRules.P2;
@@ -209,6 +210,9 @@ final class BrokenBackends {
                 transport("untyped-rejection", M2, new BrokenTransports.UntypedRejection()),
                 engine("accepts-one-block-more", M3, BrokenEngines.acceptsOneBlockMore()),
                 transport("tolerates-a-shifted-base", M3, new BrokenTransports.ToleratesAShiftedBase()),
+                new Variant("ignores-the-key-ring", M4, () -> InJvmHarness.of(new BrokenTransports.IgnoresTheKeyRing()),
+                        Base.LOOPBACK),
+                transport("reports-tampering-as-malformed", M4, new BrokenTransports.ReportsTamperingAsMalformed()),
 
                 transport("close-not-idempotent", L1, BrokenTransports.closeNotIdempotent()),
                 transport("concurrent-close-returns-early", L1, BrokenTransports.concurrentCloseReturnsEarly()),

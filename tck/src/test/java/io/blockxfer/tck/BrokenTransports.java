@@ -9,6 +9,7 @@ import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.RegistrationSupersededException;
 import io.blockxfer.transport.TransportException;
+import io.blockxfer.transport.UnauthenticatedPeerException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -782,6 +783,61 @@ final class BrokenTransports {
                     }
                 }
             };
+        }
+    }
+
+    /** Rejects tampered descriptors, but with the error its engine would give for their metadata. */
+    public static final class ReportsTamperingAsMalformed implements UnaryOperator<DataTransport> {
+        /** For the child JVM of the descriptor rules. */
+        public ReportsTamperingAsMalformed() {
+        }
+
+        @Override
+        public DataTransport apply(DataTransport t) {
+            return new ForwardingTransport(t) {
+                @Override
+                public void addPeer(String peerId, PeerDescriptor peer) {
+                    try {
+                        delegate.addPeer(peerId, peer);
+                    } catch (UnauthenticatedPeerException e) {
+                        throw new MalformedPeerDescriptorException("metadata of peer '" + peerId + "' is unusable");
+                    }
+                }
+            };
+        }
+    }
+
+    /** A provider whose transports drop the deployment key ring they were configured with. */
+    public static final class IgnoresTheKeyRing implements io.blockxfer.transport.spi.TransportProvider {
+        private final io.blockxfer.loopback.LoopbackProvider real = new io.blockxfer.loopback.LoopbackProvider();
+
+        /** For the child JVM of the descriptor rules. */
+        public IgnoresTheKeyRing() {
+        }
+
+        @Override
+        public String name() {
+            return real.name();
+        }
+
+        @Override
+        public int priority() {
+            return 0;
+        }
+
+        @Override
+        public io.blockxfer.transport.spi.Availability availability() {
+            return real.availability();
+        }
+
+        @Override
+        public java.util.Set<io.blockxfer.transport.Capability> capabilities() {
+            return real.capabilities();
+        }
+
+        @Override
+        public DataTransport open(io.blockxfer.transport.TransportConfig config) {
+            return real.open(config.toBuilder().keyRing(null).build());
         }
     }
 
