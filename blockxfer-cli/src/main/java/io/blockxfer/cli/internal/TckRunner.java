@@ -20,9 +20,9 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.junit.platform.engine.FilterResult;
 import org.junit.platform.launcher.EngineFilter;
-import org.junit.platform.launcher.PostDiscoveryFilter;
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.PostDiscoveryFilter;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 
