@@ -9,6 +9,8 @@ module io.blockxfer.cli {
     requires io.blockxfer.transport.loopback;
     requires io.blockxfer.tck;
     requires transitive info.picocli;
+    requires tools.jackson.databind;
+    requires HdrHistogram;
     requires org.junit.platform.launcher;
     requires java.logging;
     requires jdk.management;

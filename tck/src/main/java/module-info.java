@@ -1,12 +1,17 @@
 /**
  * The blockxfer conformance kit: an abstract JUnit 5 suite that certifies a backend, with the
- * harnesses that supply it transports in one JVM or in two processes.
+ * harnesses that supply it transports in one JVM or in two processes, and a helper for child JVMs
+ * ({@code io.blockxfer.tck.process}).
  */
 module io.blockxfer.tck {
     requires transitive io.blockxfer.transport;
     requires transitive org.junit.jupiter.api;
+    requires static io.blockxfer.transport.loopback;
 
     exports io.blockxfer.tck;
+    exports io.blockxfer.tck.process;
+
+    opens io.blockxfer.tck to org.junit.platform.commons;
 
     uses io.blockxfer.transport.spi.TransportProvider;
 }

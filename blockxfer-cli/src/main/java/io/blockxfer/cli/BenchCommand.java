@@ -6,13 +6,28 @@ import io.blockxfer.cli.internal.BenchSettings;
 import io.blockxfer.cli.internal.BlockLayout;
 import io.blockxfer.cli.internal.ByteSizeConverter;
 import io.blockxfer.cli.internal.CliException;
+import io.blockxfer.cli.internal.CpuHog;
 import io.blockxfer.cli.internal.DurationConverter;
-import io.blockxfer.cli.internal.IdleStrategy;
+import io.blockxfer.cli.internal.HostPort;
 import io.blockxfer.cli.internal.JfrRecording;
+import io.blockxfer.cli.internal.KeyFile;
+import io.blockxfer.cli.internal.LocalSite;
+import io.blockxfer.cli.internal.MemoryBudget;
+import io.blockxfer.cli.internal.Placement;
+import io.blockxfer.cli.internal.PollStyle;
 import io.blockxfer.cli.internal.ProgressBar;
 import io.blockxfer.cli.internal.ProviderSource;
+import io.blockxfer.cli.internal.Recommendations;
 import io.blockxfer.cli.internal.RowFormats;
 import io.blockxfer.cli.internal.SvgChart;
+import io.blockxfer.cli.internal.TargetSite;
+import io.blockxfer.cli.internal.Tuning;
+import io.blockxfer.cli.internal.remote.BenchClient;
+import io.blockxfer.cli.internal.remote.BenchServer;
+import io.blockxfer.cli.internal.remote.ControlProtocol;
+import io.blockxfer.cli.internal.remote.RemoteSite;
+import io.blockxfer.cli.internal.remote.ServerConfig;
+import io.blockxfer.transport.ProgressMode;
 import io.blockxfer.transport.TransferOp;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -20,21 +35,30 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code blockxfer bench}: a two-peer transfer benchmark. For each backend, operation, block size
- * and batch size it reports GB/s, transfers/s and the p50/p99 latency of a transfer (submit to the
- * poll that reports it, with a bounded window in flight) beside the memcpy ceiling of the same
- * blocks measured in the same run. Output as a table, {@code --json} or {@code --csv}, and
+ * {@code blockxfer bench}: a two-peer transfer benchmark. For each backend, operation, block size,
+ * batch size and caller loop it reports GB/s, transfers/s, the p50/p99/p99.9/max latency of a
+ * transfer (submit to the poll that reports it, with a bounded window in flight) and the CPU it
+ * took, beside the memcpy ceiling of the same blocks measured in the same run. The target lives in
+ * this process, in a child JVM ({@code --processes 2}), or on another host that runs
+ * {@code bench --serve} ({@code --connect HOST:PORT}); between hosts the run also measures the
+ * wire's own ceiling (a plain TCP stream of the same blocks, and memcpy on each host) and ends
+ * with a recommendation per block size. Output as a table, {@code --json} or {@code --csv}, and
  * optionally an SVG chart.
  *
  * <p><b>Thread safety:</b> not thread-safe; one instance per invocation.
@@ -42,8 +66,15 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Benchmarks one-sided transfers between two peers against MemorySegment.copy of the same"
                 + " blocks.",
-            "Latency is per transfer, from submit to the poll that reports it, with up to WINDOW in flight."})
+            "Latency is per transfer, from submit to the poll that reports it, with up to WINDOW in flight.",
+            "Between two hosts: run 'bench --serve' on the target host and 'bench --connect HOST:PORT' on the"
+                + " initiator."})
 public final class BenchCommand implements Callable<Integer> {
+
+    /** Options that shape the measurement, which the initiator chooses; refused with {@code --serve}. */
+    private static final List<String> INITIATOR_OPTIONS = List.of("--ops", "--block-sizes", "--batches", "--window",
+            "--duration", "--processes", "--layout", "--poll", "--poll-interval", "--progress", "--json", "--csv",
+            "--chart", "--jfr");
 
     @Spec
     private CommandSpec spec;
@@ -53,7 +84,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--backend", split = ",", paramLabel = "NAME", defaultValue = "loopback",
             description = "Backends to measure, comma separated: a name, 'auto' (the best available) or 'all'"
-                    + " (every available one). Default: ${DEFAULT-VALUE}.")
+                    + " (every available one). Default: loopback, or all with --connect and --serve.")
     private List<String> backends;
 
     @Option(names = "--ops", split = ",", paramLabel = "OP", defaultValue = "write,read",
@@ -75,25 +106,65 @@ public final class BenchCommand implements Callable<Integer> {
     private int window;
 
     @Option(names = "--duration", paramLabel = "TIME", defaultValue = "1s", converter = DurationConverter.class,
-            description = "Measuring time per point (e.g. 500ms, 2s). Default: ${DEFAULT-VALUE}.")
+            description = "Measuring time per point and poll style (e.g. 500ms, 2s). Default: ${DEFAULT-VALUE}.")
     private Duration duration;
 
     @Option(names = "--processes", paramLabel = "1|2", defaultValue = "1",
             description = "1: both peers in this process; 2: the target in a child JVM. Default: ${DEFAULT-VALUE}.")
     private int processes;
 
+    @Option(names = "--connect", paramLabel = "HOST:PORT",
+            description = "Measure against targets on another host, served there by 'bench --serve' (port "
+                    + ControlProtocol.DEFAULT_PORT + " unless given).")
+    private String connect;
+
+    @Option(names = "--serve", description = "Serve targets to initiators that '--connect', one after another,"
+            + " until Ctrl-C.")
+    private boolean serve;
+
+    @Option(names = "--listen", paramLabel = "HOST:PORT",
+            description = "With --serve: where to listen. Default: 0.0.0.0:" + ControlProtocol.DEFAULT_PORT + ".")
+    private String listen;
+
     @Option(names = "--layout", paramLabel = "LAYOUT", defaultValue = "shuffled",
             description = "Block pairing: shuffled (remote blocks permuted, nothing coalesces) or contiguous."
                     + " Default: ${DEFAULT-VALUE}.")
     private BlockLayout layout;
 
-    @Option(names = "--poll", paramLabel = "IDLE", defaultValue = "backoff",
-            description = "After an empty poll: backoff (spin, yield, then park a few us; frees the core for the"
-                    + " backend's threads) or spin (lowest latency, keeps a core busy). Default: ${DEFAULT-VALUE}.")
-    private IdleStrategy poll;
+    @Option(names = "--poll", split = ",", paramLabel = "STYLE", defaultValue = "backoff",
+            description = "The caller's loop, comma separated to compare: spin (poll again at once), backoff (spin,"
+                    + " yield, then park a few us), interval (poll once per --poll-interval). Default:"
+                    + " ${DEFAULT-VALUE}.")
+    private List<PollStyle> polls;
+
+    @Option(names = "--poll-interval", paramLabel = "TIME", defaultValue = "100us",
+            converter = DurationConverter.class,
+            description = "The period of --poll interval. Default: ${DEFAULT-VALUE}.")
+    private Duration pollInterval;
+
+    @Option(names = "--progress", paramLabel = "MODE", defaultValue = "auto",
+            description = "Which thread advances transfers: auto (the backend's choice), polling (the caller's"
+                    + " polls drive progress where the backend can) or backend (only the backend's thread)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    private String progress;
+
+    @Option(names = "--key-file", paramLabel = "FILE",
+            description = "The deployment key file (lines KEY_ID=BASE64, the signing key first; private to its owner)."
+                    + " With --serve and --connect both sides must hold it: control frames and descriptors are then"
+                    + " authenticated. Default: the file named by $" + KeyFile.ENVIRONMENT + ", else none.")
+    private Path keyFile;
+
+    @Option(names = "--hog", description = "Run a CPU hog on every core of this host during the run.")
+    private boolean hog;
+
+    @Option(names = "--option", paramLabel = "KEY=VALUE",
+            description = "A backend option for every transport on this host, e.g. ucx.net_devices=eth0 (repeat"
+                    + " for more).")
+    private List<String> options = new ArrayList<>();
 
     @Option(names = "--max-memory", paramLabel = "SIZE", converter = ByteSizeConverter.class,
-            description = "The most region memory one point may use. Default: half of the physical memory.")
+            description = "The most region memory one point (with --serve: one session) may use here. Default:"
+                    + " half of the physical memory.")
     private Long maxMemory;
 
     @ArgGroup(exclusive = true)
@@ -105,6 +176,13 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--jfr", paramLabel = "FILE",
             description = "Also record the run with JFR (the JDK's default profile and blockxfer's events) into FILE.")
     private Path jfr;
+
+    @Option(names = "--verbose", description = "On failure, also print the long form: every backend's cause,"
+            + " library paths, the server's own words.")
+    private boolean verbose;
+
+    /** The key file, once read: null before, empty when there is none. */
+    private Optional<KeyFile> keys;
 
     /** For picocli. */
     public BenchCommand() {
@@ -125,25 +203,64 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (serve) {
+            return serve();
+        }
         BenchSettings settings = settings();
-        PrintWriter out = spec.commandLine().getOut();
+        try (TargetSite site = site(settings)) {
+            List<BenchRow> rows = measure(settings, site);
+            print(settings, site, rows);
+        }
+        return 0;
+    }
+
+    private TargetSite site(BenchSettings settings) {
+        if (connect != null) {
+            // named backends that could never cross to another host are bad usage, before any connection
+            for (String name : settings.backends()) {
+                if (!name.equals("all")) {
+                    RemoteSite.localRefusal(source.select(name)).ifPresent(r -> {
+                        throw r.toException();
+                    });
+                }
+            }
+            return new RemoteSite(BenchClient.connect(address(connect, "--connect"), keys()));
+        }
+        return processes == 2 ? LocalSite.childProcess() : LocalSite.inProcess();
+    }
+
+    private List<BenchRow> measure(BenchSettings settings, TargetSite site) {
         PrintWriter err = spec.commandLine().getErr();
-        ProgressBar progress = format.json || format.csv ? ProgressBar.off() : ProgressBar.onTerminal(err);
-        List<BenchRow> rows;
-        if (jfr == null) {
-            rows = new BenchRunner(source, settings, progress, err).run();
-        } else {
-            try (JfrRecording recording = JfrRecording.start(jfr)) {
-                rows = new BenchRunner(source, settings, progress, err).run();
+        ProgressBar bar = format.json || format.csv ? ProgressBar.off() : ProgressBar.onTerminal(err);
+        try (CpuHog cpuHog = settings.hog() ? CpuHog.start() : null) {
+            if (cpuHog != null && !format.json && !format.csv) {
+                err.println("bench: a CPU hog runs " + cpuHog.threads() + " busy threads (pid " + cpuHog.pid() + ")");
+            }
+            BenchRunner runner = new BenchRunner(source, settings, site, bar, err);
+            if (jfr == null) {
+                return runner.run();
+            }
+            JfrRecording recording = JfrRecording.start(jfr);
+            try (recording) {
+                return runner.run();
             }
         }
+    }
+
+    private void print(BenchSettings settings, TargetSite site, List<BenchRow> rows) {
+        PrintWriter out = spec.commandLine().getOut();
         if (format.json) {
             RowFormats.json(rows, out);
         } else if (format.csv) {
             RowFormats.csv(rows, out);
         } else {
-            out.println(summary(settings));
+            out.println(summary(settings, site));
             RowFormats.table(rows, out);
+            List<String> advice = Recommendations.lines(rows);
+            if (!advice.isEmpty()) {
+                out.println();
+                advice.forEach(line -> out.println("recommendation: " + line));
+            }
         }
         if (chart != null) {
             writeChart(rows);
@@ -155,12 +272,75 @@ public final class BenchCommand implements Callable<Integer> {
             out.println("JFR recording written to " + jfr);
         }
         out.flush();
+    }
+
+    /** {@code --serve}: serves targets until Ctrl-C (or SIGTERM), then closes them and exits. */
+    private int serve() {
+        ParseResult parsed = spec.commandLine().getParseResult();
+        for (String option : INITIATOR_OPTIONS) {
+            if (parsed.hasMatchedOption(option)) {
+                throw CliException.usage(option + " is for the initiator ('bench --connect'), not for --serve");
+            }
+        }
+        if (connect != null) {
+            throw CliException.usage("--serve and --connect exclude each other: serve on the target host, connect"
+                    + " from the initiator");
+        }
+        HostPort at = address(listen == null ? "0.0.0.0:" + ControlProtocol.DEFAULT_PORT : listen, "--listen");
+        List<String> names = parsed.hasMatchedOption("--backend") ? backends.stream()
+                .filter(b -> !b.equals("all")).toList() : List.of();
+        ServerConfig config = new ServerConfig(source.providers(), names, options(),
+                MemoryBudget.of(maxMemory == null ? 0 : maxMemory).limitBytes(), keys());
+        if (config.servedNames().isEmpty()) {
+            throw new CliException("nothing to serve: no backend here can reach another process"
+                    + (names.isEmpty() ? "" : " among " + names) + " (see 'blockxfer backends')");
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        BenchServer server = BenchServer.bind(at.resolve(), config, out);
+        String bound = HostPort.parse(server.address().getHostString() + ":" + server.address().getPort(), 0)
+                .toString();
+        if (config.keys().isEmpty()) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("blockxfer bench: warning: no deployment key (--key-file or " + KeyFile.ENVIRONMENT + "):"
+                    + " anyone who can reach " + bound + " can drive this server");
+            err.flush();
+        }
+        Thread stopper = new Thread(() -> {
+            server.stop();
+            server.awaitStopped(Duration.ofSeconds(30));
+        }, "bench-server-stop");
+        Runtime.getRuntime().addShutdownHook(stopper);
+        try (CpuHog cpuHog = hog ? CpuHog.start() : null) {
+            out.println("blockxfer bench: serving " + String.join(", ", config.servedNames()) + " on " + bound
+                    + " (" + config.keys().map(k -> "authenticated with " + k).orElse("unauthenticated")
+                    + (cpuHog != null ? "; CPU hog on " + cpuHog.threads() + " cores" : "") + "); Ctrl-C stops");
+            out.flush();
+            server.serve();
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(stopper);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running: it waits for serve() to have cleaned up
+            }
+        }
         return 0;
     }
 
     private BenchSettings settings() {
         if (processes != 1 && processes != 2) {
             throw CliException.usage("--processes must be 1 or 2, not " + processes);
+        }
+        if (connect != null && processes == 2) {
+            throw CliException.usage("--connect and --processes 2 exclude each other: the target is on the other"
+                    + " host");
+        }
+        if (listen != null) {
+            throw CliException.usage("--listen is for --serve");
+        }
+        if (processes == 2 && KeyFile.locate(keyFile, System.getenv()).isPresent()) {
+            throw CliException.usage("--processes 2 cannot use a deployment key"
+                    + (keyFile == null ? " (" + KeyFile.ENVIRONMENT + " is set)" : "") + ": the target process cannot"
+                    + " hold one; use --processes 1, or --serve and --connect");
         }
         if (window < 0 || window > 4096) {
             throw CliException.usage("--window must be between 0 (auto) and 4096, not " + window);
@@ -170,21 +350,75 @@ public final class BenchCommand implements Callable<Integer> {
                 throw CliException.usage("--batches must be between 1 and 1048576 blocks, not " + b);
             }
         }
+        if (duration.toMillis() < 1) {
+            throw CliException.usage("--duration must be at least 1ms");
+        }
         if (backends.stream().anyMatch(String::isBlank)) {
             throw CliException.usage("--backend names must not be empty");
         }
+        List<String> names = connect != null && !spec.commandLine().getParseResult().hasMatchedOption("--backend")
+                ? List.of("all") : backends;
         long limit = maxMemory == null ? 0 : maxMemory;
-        return new BenchSettings(backends, ops.stream().distinct().toList(),
-                blockSizes.stream().distinct().toList(), batches.stream().distinct().toList(), window, duration,
-                processes, layout, poll, limit);
+        return new BenchSettings(names, ops.stream().distinct().toList(), blockSizes.stream().distinct().toList(),
+                batches.stream().distinct().toList(), window, duration, layout, polls.stream().distinct().toList(),
+                pollInterval, new Tuning(progressMode(), options(), keys().map(KeyFile::ring)), hog, limit);
     }
 
-    private String summary(BenchSettings s) {
-        String placement = s.processes() == 2 ? "target in a child process" : "both peers in this process";
-        return String.format(Locale.ROOT, "blockxfer bench: %s, %s blocks, %s per point; GB/s = 10^9 bytes/s;"
-                + " memcpy = MemorySegment.copy of the same blocks;%n"
-                + "latency = submit to the poll that reports the transfer, with WINDOW transfers in flight", placement,
-                s.layout().name().toLowerCase(Locale.ROOT), humanDuration(s.duration()));
+    /** The key file of {@code --key-file} or {@value KeyFile#ENVIRONMENT}, read and checked once. */
+    private Optional<KeyFile> keys() {
+        if (keys == null) {
+            keys = KeyFile.locate(keyFile, System.getenv()).map(path -> KeyFile.load(path, keyFile == null));
+        }
+        return keys;
+    }
+
+    private ProgressMode progressMode() {
+        return switch (progress.toLowerCase(Locale.ROOT)) {
+            case "auto" -> ProgressMode.AUTO;
+            case "polling", "polling_thread" -> ProgressMode.POLLING_THREAD;
+            case "backend", "backend_thread" -> ProgressMode.BACKEND_THREAD;
+            default -> throw CliException.usage("--progress must be auto, polling or backend, not '" + progress + "'");
+        };
+    }
+
+    private Map<String, String> options() {
+        Map<String, String> map = new LinkedHashMap<>();
+        for (String kv : options) {
+            int eq = kv.indexOf('=');
+            if (eq <= 0) {
+                throw CliException.usage("--option must be KEY=VALUE, not '" + kv + "'");
+            }
+            map.put(kv.substring(0, eq).strip(), kv.substring(eq + 1).strip());
+        }
+        return map;
+    }
+
+    private static HostPort address(String text, String option) {
+        try {
+            return HostPort.parse(text, ControlProtocol.DEFAULT_PORT);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage(option + ": " + e.getMessage());
+        }
+    }
+
+    private String summary(BenchSettings s, TargetSite site) {
+        String placement = switch (site.placement()) {
+            case IN_PROCESS -> "both peers in this process";
+            case CHILD_PROCESS -> "target in a child process";
+            case REMOTE -> "target on " + ((RemoteSite) site).serverName() + " (" + connect + ")";
+        } + keys().map(k -> ", descriptors" + (site.placement() == Placement.REMOTE ? " and control frames" : "")
+                + " authenticated with key '" + k.signingKeyId() + "'").orElse("");
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "blockxfer bench: %s, %s blocks, %s per point; GB/s = 10^9 bytes/s;"
+                + " memcpy = MemorySegment.copy of the same blocks here;%n", placement,
+                s.layout().name().toLowerCase(Locale.ROOT), humanDuration(s.duration())));
+        sb.append("latency = submit to the poll that reports the transfer, with WINDOW transfers in flight;"
+                + " CPU = cores this process used");
+        if (site.placement() == Placement.REMOTE) {
+            sb.append(String.format(Locale.ROOT, ";%nTCP = a plain TCP stream of the same blocks between the hosts"
+                    + " (the wire's ceiling), xTCP = GB/s over it"));
+        }
+        return sb.toString();
     }
 
     private static String humanDuration(Duration d) {

@@ -6,33 +6,69 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
 
 class BenchCommandTest {
 
-    private static final Set<String> FIELDS = Set.of("backend", "op", "blockBytes", "batchBlocks", "gbPerSec",
-            "memcpyGbPerSec", "transfersPerSec", "p50Micros", "p99Micros", "window", "ratio");
+    private static final Set<String> FIELDS = Set.of("backend", "op", "placement", "poll", "progress", "hog",
+            "blockBytes", "batchBlocks", "gbPerSec", "memcpyGbPerSec", "transfersPerSec", "p50Micros", "p99Micros",
+            "p999Micros", "maxMicros", "cpuCores", "window", "ratio", "wireGbPerSec", "wireRatio");
 
     @Test
-    void jsonHasOneRowPerPointWithPositiveThroughput() {
+    void jsonHasOneRowPerPointWithPositiveThroughputAndOrderedPercentiles() {
         Cli.Result r = Cli.run("bench", "--json", "--block-sizes", "4K,16K", "--batches", "1,4", "--duration", "50ms");
         assertEquals(0, r.exitCode(), r::toString);
-        List<Map<String, Object>> rows = MiniJson.parseObjects(r.out());
+        List<JsonNode> rows = JsonTree.objects(r.out());
         assertEquals(8, rows.size(), r::toString);
-        for (Map<String, Object> row : rows) {
-            assertTrue(row.keySet().containsAll(FIELDS), () -> "missing fields in " + row);
-            assertEquals("loopback", row.get("backend"));
-            assertTrue(Set.of("write", "read").contains(row.get("op")), row::toString);
-            assertTrue((Double) row.get("gbPerSec") > 0, row::toString);
-            assertTrue((Double) row.get("memcpyGbPerSec") > 0, row::toString);
-            assertTrue((Double) row.get("transfersPerSec") > 0, row::toString);
-            assertTrue((Double) row.get("p99Micros") >= (Double) row.get("p50Micros"), row::toString);
+        for (JsonNode row : rows) {
+            Set<String> names = row.propertyStream().map(java.util.Map.Entry::getKey).collect(Collectors.toSet());
+            assertTrue(names.containsAll(FIELDS), () -> "missing fields in " + row);
+            assertEquals("loopback", row.get("backend").stringValue());
+            assertEquals("in-process", row.get("placement").stringValue());
+            assertTrue(Set.of("write", "read").contains(row.get("op").stringValue()), row::toString);
+            assertTrue(row.get("gbPerSec").asDouble() > 0, row::toString);
+            assertTrue(row.get("memcpyGbPerSec").asDouble() > 0, row::toString);
+            assertTrue(row.get("transfersPerSec").asDouble() > 0, row::toString);
+            double p50 = row.get("p50Micros").asDouble();
+            double p99 = row.get("p99Micros").asDouble();
+            double p999 = row.get("p999Micros").asDouble();
+            double max = row.get("maxMicros").asDouble();
+            assertTrue(0 < p50 && p50 <= p99 && p99 <= p999 && p999 <= max * 1.001, row::toString);
+            assertTrue(row.get("wireGbPerSec").isNull() && row.get("wireRatio").isNull(), "no wire in one process");
         }
-        assertEquals(Set.of(4096.0, 16384.0), Set.copyOf(rows.stream().map(m -> m.get("blockBytes")).toList()));
-        assertEquals(Set.of(1.0, 4.0), Set.copyOf(rows.stream().map(m -> m.get("batchBlocks")).toList()));
+        assertEquals(Set.of(4096L, 16384L), Set.copyOf(rows.stream().map(m -> m.get("blockBytes").asLong()).toList()));
+        assertEquals(Set.of(1, 4), Set.copyOf(rows.stream().map(m -> m.get("batchBlocks").asInt()).toList()));
+    }
+
+    @Test
+    void eachPollStyleIsARowOfItsOwn() {
+        Cli.Result r = Cli.run("bench", "--json", "--ops", "write", "--block-sizes", "4K", "--batches", "1",
+                "--window", "1", "--duration", "40ms", "--poll", "spin,backoff,interval", "--poll-interval", "200us",
+                "--progress", "polling");
+        assertEquals(0, r.exitCode(), r::toString);
+        List<JsonNode> rows = JsonTree.objects(r.out());
+        assertEquals(List.of("spin", "backoff", "interval"), rows.stream().map(n -> n.get("poll").stringValue()).toList());
+        for (JsonNode row : rows) {
+            assertEquals("polling_thread", row.get("progress").stringValue(), row::toString);
+            assertTrue(row.get("transfersPerSec").asDouble() > 0, row::toString);
+        }
+        // one transfer in flight, polled every 200 us: no more than one transfer per interval
+        JsonNode interval = rows.get(2);
+        assertTrue(interval.get("transfersPerSec").asDouble() < 1e6 / 200 * 1.2, interval::toString);
+    }
+
+    @Test
+    void aHogRunsDuringTheRunAndIsNamedInEveryRow() {
+        Cli.Result r = Cli.run("bench", "--json", "--ops", "write", "--block-sizes", "4K", "--batches", "1",
+                "--duration", "30ms", "--hog");
+        assertEquals(0, r.exitCode(), r::toString);
+        List<JsonNode> rows = JsonTree.objects(r.out());
+        assertEquals(1, rows.size(), r::toString);
+        assertTrue(rows.getFirst().get("hog").booleanValue(), r::toString);
     }
 
     @Test
@@ -62,8 +98,13 @@ class BenchCommandTest {
         Cli.Result table = Cli.run("bench", "--ops", "write", "--block-sizes", "8K,32K", "--batches", "2",
                 "--duration", "30ms", "--backend", "loopback", "--chart", chart.toString(), "--poll", "spin");
         assertEquals(0, table.exitCode(), table::toString);
-        assertTrue(table.out().contains("MEMCPY GB/s"), table::toString);
-        assertEquals(2, table.out().lines().filter(l -> l.startsWith("loopback  write")).count(), table::toString);
+        String header = table.out().lines().filter(l -> l.startsWith("BACKEND")).findFirst().orElseThrow();
+        for (String column : List.of("MEMCPY GB/s", "P50 us", "P99 us", "P99.9 us", "MAX us", "CPU", "POLL")) {
+            assertTrue(header.contains(column), () -> column + " missing from " + header);
+        }
+        assertEquals(2, table.out().lines().filter(l -> l.startsWith("loopback  write  spin")).count(),
+                table::toString);
+        assertTrue(table.out().lines().noneMatch(l -> l.startsWith("recommendation:")), "one backend: no advice");
         String svg = Files.readString(chart);
         assertTrue(svg.startsWith("<svg xmlns=\"http://www.w3.org/2000/svg\"") && svg.strip().endsWith("</svg>"), svg);
         assertEquals(2, svg.split("<polyline ").length - 1, svg);
@@ -74,8 +115,14 @@ class BenchCommandTest {
         assertEquals(0, csv.exitCode(), csv::toString);
         List<String> lines = csv.out().lines().toList();
         assertEquals(2, lines.size(), csv::toString);
-        assertTrue(lines.get(0).startsWith("backend,op,"), csv::toString);
-        assertTrue(lines.get(1).startsWith("loopback,read,1,contiguous,4096,3,"), csv::toString);
+        List<String> columns = List.of(lines.get(0).split(","));
+        assertTrue(columns.containsAll(List.of("p50Micros", "p99Micros", "p999Micros", "maxMicros")), csv::toString);
+        List<String> cells = List.of(lines.get(1).split(",", -1));
+        assertEquals(columns.size(), cells.size(), csv::toString);
+        assertTrue(lines.get(1).startsWith("loopback,read,in-process,1,contiguous,backoff,auto,false,4096,3,"),
+                csv::toString);
+        assertEquals("", cells.get(columns.indexOf("wireGbPerSec")), "not measured: empty");
+        assertTrue(Double.parseDouble(cells.get(columns.indexOf("p999Micros"))) > 0, csv::toString);
     }
 
     @Test

@@ -6,7 +6,8 @@ import java.util.SplittableRandom;
  * One session's share of the initiator's local region, blocks {@code first .. first+count-1}:
  * which are in use by a transfer of the session and which are quarantined. A block a failed READ
  * targeted is quarantined, because the contract lets the bytes of a failed READ land later, which
- * would spoil the verification of a later READ into it.
+ * would spoil the verification of a later READ into it. As in {@link RemoteBlocks}, a quarantine lasts
+ * for the session's life unless the session has a settle time.
  *
  * <p><b>Thread safety:</b> not thread-safe; owned by one {@link PeerSession} thread.
  */
@@ -16,9 +17,16 @@ final class LocalBlocks {
     private final boolean[] busy;
     private final boolean[] quarantined;
     private final int[] scratch;
+    private final Quarantine quarantine;
     private int quarantinedCount;
 
     LocalBlocks(int first, int count) {
+        this(first, count, Quarantine.FOREVER);
+    }
+
+    /** As the other constructor, with quarantines that end {@code settleNanos} after they began. */
+    LocalBlocks(int first, int count, long settleNanos) {
+        this.quarantine = new Quarantine(count, settleNanos);
         this.first = first;
         busy = new boolean[count];
         quarantined = new boolean[count];
@@ -31,6 +39,7 @@ final class LocalBlocks {
      * @return how many were picked
      */
     int take(int want, SplittableRandom rng, int[] out) {
+        quarantine.releaseSettled(quarantined);
         int candidates = 0;
         for (int i = 0; i < busy.length; i++) {
             if (!busy[i] && !quarantined[i]) {
@@ -62,6 +71,7 @@ final class LocalBlocks {
             quarantined[i] = true;
             quarantinedCount++;
         }
+        quarantine.started(i);
     }
 
     int quarantinedCount() {

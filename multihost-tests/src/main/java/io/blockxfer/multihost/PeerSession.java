@@ -5,6 +5,8 @@ import io.blockxfer.transport.BlockRegion;
 import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.TransferOp;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -84,12 +86,28 @@ public final class PeerSession {
      */
     public PeerSession(DataTransport transport, String peerId, int remoteBlocks, long family, int firstLocal,
             Workload workload, IdLedger ledger, EventSink events, long rngSeed) {
+        this(transport, peerId, remoteBlocks, family, firstLocal, workload, ledger, events, rngSeed,
+                ChronoUnit.FOREVER.getDuration());
+    }
+
+    /**
+     * As the other constructor, but a block that a failed transfer touched is used again
+     * {@code quarantine} after the failure was reported, instead of never
+     * ({@code ChronoUnit.FOREVER.getDuration()} keeps it out for the session's life). For sessions
+     * that see many failures by design (a soak that removes its peers every few hundred
+     * milliseconds); the time must exceed how long a backend may still land the bytes of a failed
+     * transfer.
+     */
+    public PeerSession(DataTransport transport, String peerId, int remoteBlocks, long family, int firstLocal,
+            Workload workload, IdLedger ledger, EventSink events, long rngSeed, Duration quarantine) {
+        long settleNanos = quarantine.compareTo(Duration.ofNanos(Quarantine.FOREVER)) >= 0 ? Quarantine.FOREVER
+                : quarantine.toNanos();
         this.transport = Objects.requireNonNull(transport, "transport");
         this.peerId = Objects.requireNonNull(peerId, "peerId");
         this.region = transport.region();
         this.workload = Objects.requireNonNull(workload, "workload");
-        this.remote = new RemoteBlocks(remoteBlocks, b -> BlockPattern.seed(family, b));
-        this.local = new LocalBlocks(firstLocal, workload.localBlocksPerPeer());
+        this.remote = new RemoteBlocks(remoteBlocks, b -> BlockPattern.seed(family, b), settleNanos);
+        this.local = new LocalBlocks(firstLocal, workload.localBlocksPerPeer(), settleNanos);
         if (firstLocal < 0 || firstLocal + workload.localBlocksPerPeer() > region.numBlocks()) {
             throw new IllegalArgumentException("local blocks " + firstLocal + ".." + (firstLocal
                     + workload.localBlocksPerPeer() - 1) + " exceed the region of " + region.numBlocks());

@@ -8,7 +8,11 @@ import java.util.SplittableRandom;
  * uses it, and whether it is quarantined. A block is unknown while a WRITE to it is in flight and
  * for good after a WRITE to it failed; a block a failed WRITE touched is quarantined, because the
  * contract lets the bytes of a failed WRITE land later, which would spoil any verification of a
- * later transfer to it.
+ * later transfer to it. A quarantine lasts for the session's life, or, when the session is given a
+ * settle time, until that long after the failure was reported: a long-running session (the service
+ * soak) cannot afford to lose blocks for good, and the backends stop landing bytes once the failed
+ * transfer's native request has ended. A block back from quarantine is unknown, so it is written
+ * before it is read again.
  *
  * <p><b>Thread safety:</b> not thread-safe; owned by one {@link PeerSession} thread.
  */
@@ -19,10 +23,17 @@ final class RemoteBlocks {
     private final boolean[] busy;
     private final boolean[] quarantined;
     private final int[] scratch;
+    private final Quarantine quarantine;
     private int quarantinedCount;
 
     /** A peer of {@code numBlocks} blocks, block {@code b} holding the pattern {@code seedOf.applyAsLong(b)}. */
     RemoteBlocks(int numBlocks, java.util.function.IntToLongFunction seedOf) {
+        this(numBlocks, seedOf, Quarantine.FOREVER);
+    }
+
+    /** As the other constructor, with quarantines that end {@code settleNanos} after they began. */
+    RemoteBlocks(int numBlocks, java.util.function.IntToLongFunction seedOf, long settleNanos) {
+        quarantine = new Quarantine(numBlocks, settleNanos);
         seeds = new long[numBlocks];
         known = new boolean[numBlocks];
         busy = new boolean[numBlocks];
@@ -45,6 +56,7 @@ final class RemoteBlocks {
      * @return how many were picked
      */
     int take(int want, boolean knownOnly, SplittableRandom rng, int[] out) {
+        quarantine.releaseSettled(quarantined);
         int candidates = 0;
         for (int b = 0; b < seeds.length; b++) {
             if (!busy[b] && !quarantined[b] && (!knownOnly || known[b])) {
@@ -90,6 +102,7 @@ final class RemoteBlocks {
             quarantined[b] = true;
             quarantinedCount++;
         }
+        quarantine.started(b);
     }
 
     /** No transfer of this session uses {@code b} any more. */

@@ -1,58 +1,361 @@
 package io.blockxfer.tck;
 
+import java.util.Locale;
+
 /**
- * The conformance rules by id, with what each checks and where to look when it fails. The ids
- * appear in the display names and assertion messages of {@link TransportConformanceSuite}.
+ * The conformance rules by id: what each checks, its class, where to look when it fails, and the
+ * deliberately broken backend the kit's own tests run to prove it can fail. Each rule of
+ * {@link TransportConformanceSuite} is declared with {@code @RuleTest(ConformanceRules.X)}, which
+ * gives it its display name ({@code [W2] (required) ...}) and the id of every assertion message;
+ * the kit's own tests check that every entry here has exactly one rule and every rule an entry.
  *
  * <p><b>Thread safety:</b> immutable.
  */
 public enum ConformanceRules {
-    G1("region, fingerprint and descriptor", "region geometry, ConfigFingerprint, PeerDescriptor.of"),
-    G2("descriptor encode/decode round trip", "PeerDescriptor.encode/decode; metadata must be self-contained"),
-    P1("unknown peer is NOT_SUBMITTED", "submit must look the peer up before anything else"),
-    P2("block length mismatch rejected", "addPeer must compare block lengths before native work"),
-    P3("fingerprint or backend mismatch rejected", "addPeer must compare fingerprints and backend names"),
-    P4("removed peer takes no transfers", "removePeer must unpublish the registration"),
-    P5("remove drains only that peer", "per-peer in-flight tables; retire only the removed peer's transfers"),
-    P6("re-add replaces", "tear the old registration down first; owe reports for its transfers"),
-    P7("async registration", "the registration thread must publish and complete the future"),
-    P8("superseded registration", "generation check at publish; release what was built; distinct exception"),
-    W1("one-block WRITE lands", "offsets: block i at base + i * blockLength on both sides"),
-    W2("batch WRITE lands", "index pairing local[i] -> remote[i]"),
-    W3("runs and repeats", "run coalescing must only merge pairs contiguous on both sides"),
-    W4("many in flight", "in-flight table growth; completion delivery under load"),
-    W5("empty and unequal arrays", "argument checks before any state change"),
-    W6("out-of-range indices", "index checks against the local region and the peer's advertised region"),
-    W7("null arguments", "Objects.requireNonNull with the argument's name"),
-    R1("one-block READ", "READ direction: remote -> local"),
-    R2("batch READ", "READ index pairing and coalescing"),
-    R3("READ refused without capability", "UnsupportedOperationException when READ is not declared"),
-    C1("unique increasing ids", "one id counter per transport"),
-    C2("exactly once", "terminal transfers leave the table when reported; shared EMPTY result"),
-    C3("scoped poll", "poll(peer) must never touch another peer's transfers"),
-    C4("pollAll", "pollAll must visit every peer, removed ones owing reports included"),
-    C5("handler poll", "the handler form must report what the result form would"),
-    X1("immediate cancel", "cancelled ids must never be reported; keep native handles until terminal"),
-    X2("wait cancel", "return exactly the ids still in flight; they surface later, the rest never"),
-    X3("cancel of unknown ids", "ignore ids that are not in flight"),
-    X4("wait cancel of stalled transfer", "a stalled transfer is in flight, not terminal"),
-    F1("peer death", "native errors become failed reports; deadline and peer abort"),
-    F2("deadline on a stalled peer", "transferTimeout must fail overdue transfers at the next poll"),
-    M1("malformed blobs", "PeerDescriptor.decode must throw only MalformedPeerDescriptorException"),
-    M2("garbled backend metadata", "engine connect must validate metadata and release on failure"),
-    M3("lying geometry", "engine connect must check the descriptor against what the peer registered"),
-    L1("idempotent close", "close must be safe to call twice and concurrently"),
-    L2("use after close", "every method must check the closed state"),
-    L3("close with transfers in flight", "close must wait for transfers, bounded by its timeout"),
-    S1("concurrent sessions", "per-peer locking; no shared mutable state without synchronisation"),
-    S2("stress ledger", "exactly once under concurrent submit, poll, cancel and peer churn");
 
+    // ------------------------------------------------------------------ G: geometry and descriptor
+    G1(Area.GEOMETRY, Kind.REQUIRED,
+            "the region, fingerprint and descriptor describe the configured transport, in the caller's own memory"
+                    + " when it supplied it",
+            "region geometry, ConfigFingerprint, PeerDescriptor.of; a wrapped segment must be used in place",
+            "descriptor-with-shifted-base"),
+    G2(Area.GEOMETRY, Kind.REQUIRED,
+            "the descriptor is stable, survives encode and decode, and a decoded copy registers",
+            "PeerDescriptor.encode/decode; metadata must be self-contained and the same on every call",
+            "descriptor-changes-every-call"),
+
+    // ------------------------------------------------------------------ P: peers
+    P1(Area.PEERS, Kind.REQUIRED,
+            "a transfer to an unknown peer is not submitted, and every poll form reports nothing",
+            "submit must look the peer up first and return NOT_SUBMITTED; empty polls return PollResult.EMPTY",
+            "unknown-peer-throws"),
+    P2(Area.PEERS, Kind.REQUIRED,
+            "a peer with another block length is rejected with a typed error, also by addPeerAsync, and not"
+                    + " registered",
+            "addPeer and addPeerAsync must compare block lengths on the calling thread, before native work",
+            "async-checks-on-the-registration-thread, relabels-block-length"),
+    P3(Area.PEERS, Kind.REQUIRED,
+            "a peer with another fingerprint or backend is rejected with a typed error; a rejected re-add leaves"
+                    + " the registration in place",
+            "compare fingerprints and backend names before tearing anything down",
+            "relabels-fingerprint, rejected-re-add-removes-the-peer"),
+    P4(Area.PEERS, Kind.REQUIRED,
+            "a removed peer takes no transfers; removePeer says whether the peer was registered",
+            "removePeer must unpublish the registration and return whether there was one",
+            "remove-always-true"),
+    P5(Area.PEERS, Kind.REQUIRED,
+            "removing a peer ends exactly its own transfers, each reported once (failed unless its bytes"
+                    + " landed); other peers' transfers complete",
+            "per-peer in-flight tables; retire only the removed peer's transfers; owe a report for each",
+            "remove-drops-in-flight-reports, hides-failures"),
+    P6(Area.PEERS, Kind.REQUIRED,
+            "re-adding a peer replaces its registration: later transfers reach the new region, earlier ones"
+                    + " are each reported once and never land in the new region",
+            "tear the old registration down first; owe reports for its transfers; bind transfers to their"
+                    + " registration, not to the peer id",
+            "re-add-keeps-the-old-registration"),
+    P7(Area.PEERS, Kind.REQUIRED,
+            "an asynchronous registration completes its future once the peer takes transfers",
+            "the registration thread must publish before completing the future",
+            "async-future-completes-before-publishing"),
+    P8(Area.PEERS, Kind.REQUIRED,
+            "registrations superseded by a remove or a later add never publish and fail with"
+                    + " RegistrationSupersededException",
+            "generation check at publish; release what was built; distinct exception",
+            "superseded-registration-publishes-anyway"),
+    P9(Area.PEERS, Kind.REQUIRED,
+            "a removed peer's owed reports reach pollAll, and poll(peer) after the peer is added again, each"
+                    + " once",
+            "keep owed reports of a removed peer until they are polled, also across a re-add",
+            "poll-all-skips-removed-peers, re-add-drops-owed-reports"),
+    P10(Area.PEERS, Kind.TIMING,
+            "transfers that completed but were not polled yet are reported done when their peer is removed or"
+                    + " re-added",
+            "retiring a registration must read each transfer's status: done stays done",
+            "retire-reports-completed-as-failed"),
+
+    // ------------------------------------------------------------------ W: writes
+    W1(Area.WRITES, Kind.REQUIRED,
+            "a one-block WRITE lands byte for byte and leaves its neighbours and its source alone",
+            "offsets: block i at base + i * blockLength on both sides",
+            "writes-one-block-off"),
+    W2(Area.WRITES, Kind.REQUIRED,
+            "a batch WRITE of shuffled blocks lands each block where its index says",
+            "index pairing local[i] -> remote[i]",
+            "pairs-reversed"),
+    W3(Area.WRITES, Kind.REQUIRED,
+            "contiguous, reversed, repeated and one-sided runs land exactly, and blocks beside them stay as they"
+                    + " were",
+            "run coalescing must merge only pairs contiguous on both sides, and copy exactly the run",
+            "coalesces-runs-contiguous-on-one-side"),
+    W4(Area.WRITES, Kind.REQUIRED,
+            "many WRITEs in flight at once all complete, and every one of them lands",
+            "in-flight table growth; handle pooling; completion delivery under load",
+            "drops-every-50th-write"),
+    W5(Area.WRITES, Kind.REQUIRED,
+            "empty or unequal index arrays are rejected with IllegalArgumentException; nothing changes and no id"
+                    + " is consumed",
+            "argument checks before any state change, before taking an id",
+            "accepts-empty-transfers, rejected-calls-consume-ids"),
+    W6(Area.WRITES, Kind.REQUIRED,
+            "out-of-range indices on either side are rejected before any byte moves; nothing is reported and no"
+                    + " id is consumed",
+            "index checks against the local region and the peer's advertised region",
+            "clamps-out-of-range-indices"),
+    W7(Area.WRITES, Kind.REQUIRED,
+            "null arguments are rejected with NullPointerException naming the argument; nothing changes",
+            "Objects.requireNonNull with the argument's name, first thing in every method",
+            "null-peer-is-not-submitted"),
+    W8(Area.WRITES, Kind.CAPABILITY,
+            "no transfer to a stalled target is reported done before its bytes land; after the thaw every block"
+                    + " of every transfer lands",
+            "status must say DONE only when every block has landed",
+            "done-at-submit"),
+    W9(Area.WRITES, Kind.REQUIRED,
+            "transfers of changing lengths one after another move only their own blocks",
+            "pooled transfer state: indices and counts must be refilled for every transfer",
+            "pooled-indices-not-cleared"),
+    W10(Area.WRITES, Kind.REQUIRED,
+            "WRITEs to two peers with the same block indices land in their own peer's region only",
+            "a transfer must use the peer handle it was submitted with",
+            "writes-to-the-last-connected-peer"),
+    W11(Area.WRITES, Kind.REQUIRED,
+            "the caller may reuse its index arrays as soon as a submit returns",
+            "copy the index arrays during submit; never keep the caller's arrays",
+            "keeps-the-callers-index-arrays"),
+    W12(Area.WRITES, Kind.REQUIRED,
+            "every block of a large scattered WRITE has landed by the time it is reported done",
+            "status must say DONE only after the last block's copy or put has completed",
+            "done-before-the-copy-finishes"),
+
+    // ------------------------------------------------------------------ R: reads
+    R1(Area.READS, Kind.CAPABILITY,
+            "a one-block READ brings the peer's bytes into the local block and leaves the peer's block alone",
+            "READ direction: remote -> local",
+            "read-performs-a-write"),
+    R2(Area.READS, Kind.CAPABILITY,
+            "a batch READ of scattered blocks lands each block where its index says",
+            "READ index pairing and coalescing",
+            "read-pairs-shifted"),
+    R3(Area.READS, Kind.CAPABILITY,
+            "without the READ capability, readBlocks is refused with UnsupportedOperationException",
+            "UnsupportedOperationException when READ is not declared",
+            "read-without-capability-not-submitted"),
+    R4(Area.READS, Kind.CAPABILITY,
+            "a READ brings the bytes the peer holds when it is submitted, not bytes read earlier",
+            "never serve READs from a cache",
+            "read-served-from-cache"),
+
+    // ------------------------------------------------------------------ C: completions and polls
+    C1(Area.COMPLETIONS, Kind.REQUIRED,
+            "ids are unique and increase across peers, operations, failed submits and re-registrations",
+            "one id counter per transport",
+            "ids-counted-per-peer"),
+    C2(Area.COMPLETIONS, Kind.REQUIRED,
+            "every transfer is reported exactly once; later polls of every form return the shared empty result",
+            "terminal transfers leave the table when reported; return PollResult.EMPTY",
+            "drops-a-completion, reports-a-completion-twice"),
+    C3(Area.COMPLETIONS, Kind.REQUIRED,
+            "poll(peer) reports only that peer's transfers and leaves the others for their own polls",
+            "poll(peer) must never touch another peer's transfers",
+            "unscoped-poll"),
+    C4(Area.COMPLETIONS, Kind.REQUIRED,
+            "pollAll reports every peer's transfers, each once",
+            "pollAll must visit every peer",
+            "poll-all-visits-one-peer"),
+    C5(Area.COMPLETIONS, Kind.REQUIRED,
+            "the handler form of poll reports each transfer once and returns exactly the number of handler calls",
+            "the handler form must report what the result form would, and count what it delivered",
+            "handler-count-lags"),
+    C6(Area.COMPLETIONS, Kind.REQUIRED,
+            "a completion handler may call back into the transport, from its own thread and from others",
+            "call handlers after releasing every lock",
+            "handler-called-under-the-lock"),
+    C7(Area.COMPLETIONS, Kind.CAPABILITY,
+            "done and failed are reported as such by every poll form: poll, poll with a handler, pollAll, pollAll"
+                    + " with a handler",
+            "one delivery path for all four forms; the success flag is the transfer's outcome",
+            "handler-reports-failed-as-done"),
+    C8(Area.COMPLETIONS, Kind.CAPABILITY,
+            "a transfer that finished is reported while an earlier one of the same or another peer is still in"
+                    + " flight",
+            "report each transfer when it is terminal; never in submission order",
+            "reports-in-submission-order"),
+    C9(Area.COMPLETIONS, Kind.TIMING,
+            "a transfer that completed before its deadline is reported done, even when first polled after it",
+            "read the status before checking the deadline",
+            "deadline-checked-before-status"),
+
+    // ------------------------------------------------------------------ X: cancel
+    X1(Area.CANCELS, Kind.REQUIRED,
+            "an immediate cancel of transfers still in flight returns nothing, and they are never reported;"
+                    + " other transfers are, and the transport keeps working",
+            "cancelled ids must never be reported; keep the native handles until they are terminal",
+            "ignores-immediate-cancel, immediate-cancel-returns-ids"),
+    X2(Area.CANCELS, Kind.REQUIRED,
+            "a wait cancel returns exactly the asked ids still in flight, each once; those are reported later,"
+                    + " the others never",
+            "return exactly the ids still in flight; they surface later, the rest never",
+            "wait-cancel-returns-unknown-ids, wait-cancel-releases-what-it-returns"),
+    X3(Area.CANCELS, Kind.REQUIRED,
+            "cancelling unknown, negative, repeated or already reported ids is ignored in both modes",
+            "ignore ids that are not in flight",
+            "cancel-rejects-unknown-ids"),
+    X4(Area.CANCELS, Kind.CAPABILITY,
+            "a wait cancel of a transfer to a stalled target returns it, and it is reported after the thaw",
+            "a stalled transfer is in flight, not terminal",
+            "wait-cancel-acts-as-immediate"),
+    X5(Area.CANCELS, Kind.TIMING,
+            "a cancel of a transfer that completed but was not polled releases it in both modes: a wait cancel"
+                    + " does not return it, and it is never reported",
+            "read each transfer's status in the wait cancel; terminal means released",
+            "wait-cancel-returns-completed-transfers"),
+    X6(Area.CANCELS, Kind.REQUIRED,
+            "cancelling transfers a removed peer still owes reports for ends those reports, in both modes",
+            "cancel must search the owed reports too",
+            "cancel-skips-owed-reports"),
+
+    // ------------------------------------------------------------------ F: failures and deadlines
+    F1(Area.FAILURES, Kind.TIMING,
+            "when a peer dies, its transfers end within the deadline (failed, when they were held), and other"
+                    + " peers are unaffected",
+            "native errors become failed reports; deadline and peer abort",
+            "hides-failures"),
+    F2(Area.FAILURES, Kind.TIMING,
+            "a stalled peer's transfers are failed by the first poll after the deadline, not before, and never"
+                    + " reported again; the peer can be re-added",
+            "transferTimeout must fail overdue transfers at the next poll and keep their handles as orphans",
+            "hides-failures, delays-failure-reports"),
+    F3(Area.FAILURES, Kind.CAPABILITY,
+            "a native error while submitting returns an id that is reported failed; it is never thrown",
+            "catch engine errors in submit and owe a failed report",
+            "swallows-submit-errors"),
+
+    // ------------------------------------------------------------------ M: untrusted descriptors
+    M1(Area.DESCRIPTORS, Kind.REQUIRED,
+            "every strict prefix, every single-bit flip, trailing bytes and random blobs are rejected by decode"
+                    + " with MalformedPeerDescriptorException only",
+            "PeerDescriptor.decode: framing, lengths and checksum over every byte",
+            "decoder-accepts-a-blob-cut-inside-the-metadata (run on the decoder alone)"),
+    M2(Area.DESCRIPTORS, Kind.REQUIRED,
+            "garbled backend metadata in a valid envelope is rejected with a typed error and registers nothing;"
+                    + " run in a child JVM, so a crash fails the rule",
+            "engine connect must parse the metadata strictly before any native call",
+            "accepts-garbled-metadata, crashes-on-garbled-metadata"),
+    M3(Area.DESCRIPTORS, Kind.REQUIRED,
+            "a descriptor claiming one block more, a base one block off, or another peer's memory is rejected"
+                    + " with a typed error; one claiming fewer blocks limits the indices; run in a child JVM",
+            "engine connect must check the descriptor against what the peer really registered",
+            "accepts-one-block-more, tolerates-a-shifted-base"),
+    M4(Area.DESCRIPTORS, Kind.REQUIRED,
+            "with a deployment key ring, a transport signs its descriptor, and unsigned, wrongly signed and"
+                    + " tampered descriptors are rejected as unauthenticated before the backend sees them; run in a"
+                    + " child JVM",
+            "check the MAC (DeploymentKeyRing.verify) before engine connect; a DataTransport of its own must too",
+            "ignores-the-key-ring, reports-tampering-as-malformed"),
+
+    // ------------------------------------------------------------------ L: lifecycle
+    L1(Area.LIFECYCLE, Kind.REQUIRED,
+            "close is idempotent, also from two threads at once, and a racing close returns only after the"
+                    + " first one finished",
+            "close must be safe to call twice and concurrently; later callers wait for the first",
+            "close-not-idempotent, concurrent-close-returns-early"),
+    L2(Area.LIFECYCLE, Kind.REQUIRED,
+            "every call after close throws IllegalStateException with a message",
+            "every method must check the closed state",
+            "answers-polls-after-close"),
+    L3(Area.LIFECYCLE, Kind.TIMING,
+            "close waits for a transfer in flight until it ends, and returns within its timeout when it never"
+                    + " does",
+            "close must drain transfers, bounded by closeTimeout, then abort and leave memory allocated",
+            "close-does-not-wait"),
+    L4(Area.LIFECYCLE, Kind.TIMING,
+            "close waits for transfers cancelled immediately while still in flight",
+            "an immediate cancel must keep the native handle (orphan) until it is terminal",
+            "close-forgets-cancelled-transfers"),
+    L5(Area.LIFECYCLE, Kind.REQUIRED,
+            "no thread a transport started outlives its close",
+            "close must stop the backend's threads (progress, workers, registration)",
+            "engine-close-skipped"),
+
+    // ------------------------------------------------------------------ S: threads
+    S1(Area.CONCURRENCY, Kind.REQUIRED,
+            "concurrent submits and polls from several threads, one peer each, all land",
+            "per-peer locking; no shared mutable state without synchronisation",
+            "shared-peer-field-without-lock"),
+    S2(Area.CONCURRENCY, Kind.REQUIRED,
+            "under a stress of writes, reads, polls, cancels and peer churn, every id ends exactly once, through"
+                    + " its own peer, never after an immediate cancel returned",
+            "exactly once under concurrent submit, poll, cancel and peer churn",
+            "misroutes-handler-reports, ignores-immediate-cancel"),
+    S3(Area.CONCURRENCY, Kind.REQUIRED,
+            "close racing with submits, polls and cancels from other threads returns in time; the others see"
+                    + " results or IllegalStateException only",
+            "state a racing call may still use must outlive close; racing calls fail with IllegalStateException",
+            "racing-calls-see-released-state");
+
+    /** The groups of rules, one {@code @Nested} class of the suite each. <b>Thread safety:</b> immutable. */
+    public enum Area {
+        /** G: geometry and descriptors of a transport. */
+        GEOMETRY,
+        /** P: registering and removing peers. */
+        PEERS,
+        /** W: writes and their bytes. */
+        WRITES,
+        /** R: reads and their bytes. */
+        READS,
+        /** C: completions and the poll forms. */
+        COMPLETIONS,
+        /** X: both cancel modes. */
+        CANCELS,
+        /** F: failures and deadlines. */
+        FAILURES,
+        /** M: untrusted descriptors. */
+        DESCRIPTORS,
+        /** L: close and calls after it. */
+        LIFECYCLE,
+        /** S: threads. */
+        CONCURRENCY
+    }
+
+    /** How a rule applies to a backend. <b>Thread safety:</b> immutable. */
+    public enum Kind {
+        /** Every backend must pass it. */
+        REQUIRED,
+        /**
+         * Runs only where the backend declares a capability (READ, FAULT_INJECTION) or the harness can
+         * stall targets; skipped with the reason otherwise.
+         */
+        CAPABILITY,
+        /**
+         * Asserts a time bound (deadline, close timeout) or waits for a completion to settle; needs a
+         * machine that is not starved for minutes, and its settings are in {@link TckEnvironment}.
+         */
+        TIMING
+    }
+
+    private final Area area;
+    private final Kind kind;
     private final String checks;
     private final String whereToLook;
+    private final String provenBy;
 
-    ConformanceRules(String checks, String whereToLook) {
+    ConformanceRules(Area area, Kind kind, String checks, String whereToLook, String provenBy) {
+        this.area = area;
+        this.kind = kind;
         this.checks = checks;
         this.whereToLook = whereToLook;
+        this.provenBy = provenBy;
+    }
+
+    /** The rule's group. */
+    public Area area() {
+        return area;
+    }
+
+    /** Whether the rule is required, capability-dependent or timing-dependent. */
+    public Kind kind() {
+        return kind;
     }
 
     /** What the rule checks. */
@@ -63,5 +366,18 @@ public enum ConformanceRules {
     /** What to look at in a backend when the rule fails. */
     public String whereToLook() {
         return whereToLook;
+    }
+
+    /**
+     * The broken backends of the kit's own tests that this rule catches, by name (comma-separated);
+     * they prove the rule can fail.
+     */
+    public String provenBy() {
+        return provenBy;
+    }
+
+    /** The display name of the rule: {@code [W2] (required) a batch WRITE ...}. */
+    public String displayName() {
+        return "[" + name() + "] (" + kind.name().toLowerCase(Locale.ROOT) + ") " + checks;
     }
 }

@@ -1,30 +1,44 @@
 package io.blockxfer.tck;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.blockxfer.transport.Capability;
+import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.IntStream;
 
 /**
- * What one conformance rule opens, and the helpers its assertions share; closes everything it
- * opened, in reverse order.
+ * What one conformance rule opens, and the helpers its assertions share: transports and targets
+ * filled with known patterns, submits that must be accepted, polls that check what they report,
+ * byte verification, ways to hold transfers in flight, and bounded waits. Closes everything it
+ * opened, in reverse order, thawing stalled targets first and never waiting forever.
  *
- * <p><b>Thread safety:</b> opening is confined to the test thread; the helpers are thread-safe.
+ * <p><b>Thread safety:</b> opening and closing are confined to the rule's thread; the helpers are
+ * thread-safe.
  */
 final class Fixture implements AutoCloseable {
 
@@ -36,13 +50,22 @@ final class Fixture implements AutoCloseable {
     /** Pattern family a target's blocks start with. */
     static final long TARGET = 2;
 
+    private static final AtomicInteger AGENTS = new AtomicInteger();
+    private static final Duration CLOSE_BOUND = Duration.ofSeconds(60);
+
     final TckHarness harness;
     final TckEnvironment env;
-    final String rule;
+    final ConformanceRules rule;
     private final Arena arena = Arena.ofShared();
     private final List<AutoCloseable> opened = new ArrayList<>();
+    private final Map<DataTransport, MemorySegment> callerMemory = new IdentityHashMap<>();
+    private final Map<DataTransport, Long> blockLengths = new IdentityHashMap<>();
+    private final Set<TargetPeer> stalled = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private boolean leaked;
+    /** The deployment key ring of every transport opened from now on; none unless a rule sets one. */
+    volatile DeploymentKeyRing keyRing;
 
-    Fixture(TckHarness harness, TckEnvironment env, String rule) {
+    Fixture(TckHarness harness, TckEnvironment env, ConformanceRules rule) {
         this.harness = harness;
         this.env = env;
         this.rule = rule;
@@ -54,36 +77,70 @@ final class Fixture implements AutoCloseable {
 
     /** An assertion message that names the rule, the backend and the placement. */
     String msg(String text) {
-        return "[" + rule + "] " + harness.backend() + " (" + harness.mode() + "): " + text;
+        return "[" + rule.name() + "] " + harness.backend() + " (" + harness.mode() + "): " + text;
     }
 
     boolean has(Capability capability) {
         return harness.capabilities().contains(capability);
     }
 
-    TransportConfig config(int blocks, long blockLength, Duration transferTimeout) {
-        RegionSpec region = has(Capability.BACKEND_REGION) ? RegionSpec.allocate(blocks, blockLength)
-                : RegionSpec.wrap(arena.allocate(blocks * blockLength, 4096), blockLength);
+    // ------------------------------------------------------------------ opening
+
+    TransportConfig config(int blocks, long blockLength, Duration transferTimeout, Duration closeTimeout) {
+        boolean caller = harness.memory() == TckHarness.Memory.CALLER || !has(Capability.BACKEND_REGION);
+        RegionSpec region = caller ? RegionSpec.wrap(arena.allocate(blocks * blockLength, 4096), blockLength)
+                : RegionSpec.allocate(blocks, blockLength);
         return TransportConfig.builder(region).configFields(FIELDS).transferTimeout(transferTimeout)
-                .closeTimeout(Duration.ofSeconds(5)).build();
+                .keyRing(keyRing).closeTimeout(closeTimeout).agentName("tck-" + rule.name().toLowerCase(java.util.Locale.ROOT) + "-"
+                        + ProcessHandle.current().pid() + "-" + AGENTS.incrementAndGet()).build();
     }
 
+    TransportConfig config(int blocks, long blockLength, Duration transferTimeout) {
+        return config(blocks, blockLength, transferTimeout, env.closeTimeout());
+    }
+
+    /**
+     * The usual config: its transfer deadline lies well past every wait of the kit, so a transfer
+     * that never ends fails the wait instead of being failed by the deadline first.
+     */
     TransportConfig config() {
-        return config(BLOCKS, BLOCK_LENGTH, env.timeout());
+        return config(BLOCKS, BLOCK_LENGTH, env.timeout().multipliedBy(3));
+    }
+
+    /** A config whose transfers fail after the kit's deadline, for the deadline rules. */
+    TransportConfig deadlineConfig() {
+        return config(BLOCKS, BLOCK_LENGTH, env.deadline());
     }
 
     /** An initiator whose block {@code b} holds the pattern of {@code seed(LOCAL, b)}. */
     DataTransport initiator(TransportConfig config) {
         DataTransport t = harness.openInitiator(config);
         opened.add(t);
-        for (int b = 0; b < t.region().numBlocks(); b++) {
-            BlockPattern.fill(t.region().block(b), BlockPattern.seed(LOCAL, b));
+        config.region().callerMemory().ifPresent(m -> callerMemory.put(t, m));
+        blockLengths.put(t, config.region().blockLength());
+        for (int b = 0; b < config.region().numBlocks(); b++) {
+            BlockPattern.fill(localBlock(t, b), BlockPattern.seed(LOCAL, b));
         }
         return t;
     }
 
     DataTransport initiator() {
         return initiator(config());
+    }
+
+    /** The memory the kit gave {@code t}, if it gave it any. */
+    Optional<MemorySegment> callerMemory(DataTransport t) {
+        return Optional.ofNullable(callerMemory.get(t));
+    }
+
+    /** Local block {@code b} of {@code t}, read as its owner sees it (the caller's memory when it gave it). */
+    MemorySegment localBlock(DataTransport t, int b) {
+        MemorySegment m = callerMemory.get(t);
+        if (m == null) {
+            return t.region().block(b);
+        }
+        long length = blockLengths.get(t);
+        return m.asSlice(b * length, length);
     }
 
     /** A target whose block {@code b} holds the pattern of {@code seed(TARGET, b)}. */
@@ -107,18 +164,56 @@ final class Fixture implements AutoCloseable {
         return t;
     }
 
+    // ------------------------------------------------------------------ submitting
+
     long submit(DataTransport t, boolean write, String peerId, int[] local, int[] remote) {
         long id = write ? t.writeBlocks(peerId, local, remote) : t.readBlocks(peerId, local, remote);
         if (id == DataTransport.NOT_SUBMITTED) {
             fail(msg((write ? "WRITE" : "READ") + " to registered peer '" + peerId + "' was not submitted"));
         }
+        if (id < 0) {
+            fail(msg((write ? "WRITE" : "READ") + " to '" + peerId + "' returned the negative id " + id));
+        }
         return id;
+    }
+
+    long write(DataTransport t, String peerId, int[] local, int[] remote) {
+        return submit(t, true, peerId, local, remote);
+    }
+
+    long write(DataTransport t, String peerId, int local, int remote) {
+        return submit(t, true, peerId, new int[] {local}, new int[] {remote});
+    }
+
+    // ------------------------------------------------------------------ polling
+
+    /** One poll of {@code peerId} ({@code null}: pollAll), checked for a result and for duplicates inside it. */
+    PollResult poll(DataTransport t, String peerId) {
+        PollResult r = peerId == null ? t.pollAll() : t.poll(peerId);
+        if (r == null) {
+            fail(msg(pollName(peerId) + " returned null"));
+        }
+        Set<Long> seen = new HashSet<>();
+        for (int i = 0; i < r.doneCount() + r.failedCount(); i++) {
+            long id = i < r.doneCount() ? r.doneId(i) : r.failedId(i - r.doneCount());
+            if (!seen.add(id)) {
+                fail(msg(pollName(peerId) + " reported transfer " + id + " twice in one result: " + r));
+            }
+        }
+        if (r.isEmpty() && r != PollResult.EMPTY) {
+            fail(msg(pollName(peerId) + " returned an empty result that is not the shared PollResult.EMPTY"));
+        }
+        return r;
+    }
+
+    static String pollName(String peerId) {
+        return peerId == null ? "pollAll()" : "poll('" + peerId + "')";
     }
 
     /**
      * Polls {@code peerId} (or every peer, when null) until each of {@code ids} is reported, and
-     * returns each id's outcome. Fails on a duplicate report, on a report of an id outside
-     * {@code ids}, and on timeout, naming the ids still pending.
+     * returns each id's outcome in the order reported. Fails on a duplicate report, on a report of
+     * an id outside {@code ids}, and on timeout, naming the ids still pending.
      */
     Map<Long, Boolean> await(DataTransport t, String peerId, Collection<Long> ids) {
         return await(t, peerId, ids, env.timeout());
@@ -129,13 +224,12 @@ final class Fixture implements AutoCloseable {
         Map<Long, Boolean> outcomes = new LinkedHashMap<>();
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!pending.isEmpty()) {
-            var result = peerId == null ? t.pollAll() : t.poll(peerId);
-            record(result, pending, outcomes, peerId);
+            record(poll(t, peerId), pending, outcomes, peerId);
             if (pending.isEmpty()) {
                 break;
             }
             if (System.nanoTime() - deadline > 0) {
-                fail(msg("transfers " + pending + " of peer " + (peerId == null ? "<all>" : "'" + peerId + "'")
+                fail(msg("transfers " + pending + " of " + (peerId == null ? "any peer" : "peer '" + peerId + "'")
                         + " not reported within " + timeout.toMillis() + " ms; reported so far: " + outcomes));
             }
             LockSupport.parkNanos(50_000);
@@ -143,8 +237,7 @@ final class Fixture implements AutoCloseable {
         return outcomes;
     }
 
-    void record(io.blockxfer.transport.PollResult result, Set<Long> pending, Map<Long, Boolean> outcomes,
-            String peerId) {
+    void record(PollResult result, Set<Long> pending, Map<Long, Boolean> outcomes, String peerId) {
         for (int i = 0; i < result.doneCount() + result.failedCount(); i++) {
             boolean done = i < result.doneCount();
             long id = done ? result.doneId(i) : result.failedId(i - result.doneCount());
@@ -153,11 +246,42 @@ final class Fixture implements AutoCloseable {
                         + ", then " + (done ? "done" : "failed") + ")"));
             }
             if (!pending.remove(id)) {
-                fail(msg("poll(" + (peerId == null ? "<all>" : "'" + peerId + "'") + ") reported transfer " + id
-                        + ", which is not one of the transfers it owes: " + pending));
+                fail(msg(pollName(peerId) + " reported transfer " + id + " (" + (done ? "done" : "failed")
+                        + "), which is not one of the transfers it owes: " + pending));
             }
             outcomes.put(id, done);
         }
+    }
+
+    /** Polls {@code peerId} (or all) for the quiet period; every poll must return {@link PollResult#EMPTY}. */
+    void assertQuiet(DataTransport t, String peerId, String why) {
+        assertQuiet(t, peerId, env.quiet(), why);
+    }
+
+    void assertQuiet(DataTransport t, String peerId, Duration period, String why) {
+        long end = System.nanoTime() + period.toNanos();
+        do {
+            PollResult r = poll(t, peerId);
+            if (r != PollResult.EMPTY) {
+                fail(msg(pollName(peerId) + " reported " + r + " " + why));
+            }
+            LockSupport.parkNanos(1_000_000);
+        } while (System.nanoTime() - end < 0);
+    }
+
+    /** A handler poll whose return value must equal the number of handler calls. */
+    int pollWith(DataTransport t, String peerId, CompletionHandler handler) {
+        int[] calls = new int[1];
+        CompletionHandler counting = (id, ok) -> {
+            calls[0]++;
+            handler.onTerminal(id, ok);
+        };
+        int n = peerId == null ? t.pollAll(counting) : t.poll(peerId, counting);
+        if (n != calls[0]) {
+            fail(msg((peerId == null ? "pollAll(handler)" : "poll('" + peerId + "', handler)") + " returned " + n
+                    + " but called the handler " + calls[0] + " times"));
+        }
+        return n;
     }
 
     void assertAllDone(Map<Long, Boolean> outcomes) {
@@ -167,6 +291,16 @@ final class Fixture implements AutoCloseable {
             }
         });
     }
+
+    void assertAllFailed(Map<Long, Boolean> outcomes, String why) {
+        outcomes.forEach((id, done) -> {
+            if (done) {
+                fail(msg("transfer " + id + " reported done " + why));
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------ bytes
 
     /** Asserts that target block {@code block} holds the pattern of {@code seed}. */
     void assertTargetBlock(TargetPeer target, int block, long seed, String what) {
@@ -178,15 +312,178 @@ final class Fixture implements AutoCloseable {
 
     /** Asserts that local block {@code block} of {@code t} holds the pattern of {@code seed}. */
     void assertLocalBlock(DataTransport t, int block, long seed, String what) {
-        long at = BlockPattern.firstMismatch(t.region().block(block), seed);
+        long at = BlockPattern.firstMismatch(localBlock(t, block), seed);
         if (at >= 0) {
             fail(msg(what + ": local block " + block + " differs at byte " + at));
         }
     }
 
-    void assertNothingReported(DataTransport t, String peerId) {
-        var r = t.poll(peerId);
-        assertEquals(io.blockxfer.transport.PollResult.EMPTY, r, msg("poll('" + peerId + "') reported " + r));
+    /** Asserts that a WRITE of {@code local} to {@code remote} landed (the last pair wins for a repeated block). */
+    void assertWritten(TargetPeer target, int[] local, int[] remote, String what) {
+        for (Map.Entry<Integer, Integer> e : lastSources(local, remote).entrySet()) {
+            assertTargetBlock(target, e.getKey(), BlockPattern.seed(LOCAL, e.getValue()), what);
+        }
+    }
+
+    /** Whether a WRITE of {@code local} to {@code remote} has landed. */
+    boolean landed(TargetPeer target, int[] local, int[] remote) {
+        for (Map.Entry<Integer, Integer> e : lastSources(local, remote).entrySet()) {
+            if (target.firstMismatch(e.getKey(), BlockPattern.seed(LOCAL, e.getValue())) >= 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Waits until a WRITE's bytes are in the target, then for the settle time, after which a
+     * correct backend has marked it completed.
+     */
+    void awaitLanded(TargetPeer target, int[] local, int[] remote, String what) {
+        long deadline = System.nanoTime() + env.timeout().toNanos();
+        while (!landed(target, local, remote)) {
+            if (System.nanoTime() - deadline > 0) {
+                fail(msg(what + ": its bytes did not land within " + env.timeout().toMillis() + " ms"));
+            }
+            LockSupport.parkNanos(1_000_000);
+        }
+        sleep(env.settle());
+    }
+
+    /** Asserts that every target block outside {@code written} still holds its initial pattern. */
+    void assertUntouched(TargetPeer target, Set<Integer> written, String what) {
+        for (int b = 0; b < target.numBlocks(); b++) {
+            if (!written.contains(b)) {
+                assertTargetBlock(target, b, BlockPattern.seed(TARGET, b), what);
+            }
+        }
+    }
+
+    private static Map<Integer, Integer> lastSources(int[] local, int[] remote) {
+        Map<Integer, Integer> last = new LinkedHashMap<>();
+        for (int i = 0; i < local.length; i++) {
+            last.put(remote[i], local[i]);
+        }
+        return last;
+    }
+
+    // ------------------------------------------------------------------ holding transfers in flight
+
+    /** How a rule can make sure transfers stay in flight. */
+    enum Hold {
+        /** Stall the target: nothing moves until the thaw. */
+        STALL,
+        /** The initiator's completions are delayed: bytes move, "done" comes after {@code env.hold()}. */
+        DELAY,
+        /** Neither: the rule can only hope transfers are still in flight. */
+        NONE
+    }
+
+    /** Whether stalling {@code target} holds its transfers for sure. */
+    boolean canHold(TargetPeer target) {
+        return target.canStall() && target.stallHoldsTransfers();
+    }
+
+    Optional<InitiatorFaults> faults(DataTransport t) {
+        return harness.initiatorFaults(t);
+    }
+
+    /** The surest way to hold transfers from {@code t} to {@code target} in flight. */
+    Hold hold(DataTransport t, TargetPeer target) {
+        if (canHold(target)) {
+            return Hold.STALL;
+        }
+        return faults(t).isPresent() ? Hold.DELAY : Hold.NONE;
+    }
+
+    /** Starts holding transfers submitted from now on. */
+    void startHolding(Hold hold, DataTransport t, TargetPeer target) {
+        switch (hold) {
+            case STALL -> stall(target);
+            case DELAY -> faults(t).orElseThrow().delayCompletions(env.hold());
+            case NONE -> { }
+        }
+    }
+
+    /** Transfers submitted from now on are not held by a delay (a stall still holds them). */
+    void stopDelaying(Hold hold, DataTransport t) {
+        if (hold == Hold.DELAY) {
+            faults(t).orElseThrow().delayCompletions(Duration.ZERO);
+        }
+    }
+
+    /** Ends a hold: thaws the target, or waits out the delay of transfers submitted at {@code heldSince}. */
+    void release(Hold hold, TargetPeer target, long heldSince) {
+        switch (hold) {
+            case STALL -> thaw(target);
+            case DELAY -> {
+                long left = heldSince + env.hold().toNanos() - System.nanoTime();
+                if (left > 0) {
+                    LockSupport.parkNanos(left + 50_000_000L);
+                }
+            }
+            case NONE -> { }
+        }
+    }
+
+    void stall(TargetPeer target) {
+        target.stall(true);
+        stalled.add(target);
+    }
+
+    /** Kills {@code target} (a stall of it ends with it). */
+    void kill(TargetPeer target) {
+        stalled.remove(target);
+        target.kill();
+    }
+
+    void thaw(TargetPeer target) {
+        if (stalled.remove(target)) {
+            target.stall(false);
+        }
+    }
+
+    // ------------------------------------------------------------------ time
+
+    void sleep(Duration d) {
+        LockSupport.parkNanos(d.toNanos());
+    }
+
+    /** Runs {@code call} in a thread of its own; fails if it does not return within {@code bound}. */
+    <T> T within(Duration bound, String what, Callable<T> call) {
+        CompletableFuture<T> f = start(what, call);
+        try {
+            return f.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            fail(msg(what + " did not return within " + bound.toMillis() + " ms"));
+            throw new AssertionError(e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof AssertionError ae) {
+                throw ae;
+            }
+            throw new AssertionError(msg(what + " threw " + cause), cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(msg("interrupted during " + what), e);
+        }
+    }
+
+    /** Starts {@code call} on a daemon thread of its own. */
+    <T> CompletableFuture<T> start(String what, Callable<T> call) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().name("tck-" + rule.name() + "-" + what.replace(' ', '-')).start(() -> {
+            try {
+                f.complete(call.call());
+            } catch (Throwable e) {
+                f.completeExceptionally(e);
+            }
+        });
+        return f;
+    }
+
+    static int[] range(int from, int count) {
+        return IntStream.range(from, from + count).toArray();
     }
 
     /** A copy of {@code d} with some fields replaced. */
@@ -195,27 +492,48 @@ final class Fixture implements AutoCloseable {
         return new PeerDescriptor(backend, fingerprint, base, blocks, blockLength, metadata);
     }
 
-    static void assertNoException(Throwable t, String message) {
-        assertNull(t, message);
-    }
-
     @Override
     public void close() {
-        RuntimeException first = null;
-        for (int i = opened.size() - 1; i >= 0; i--) {
+        AssertionError first = null;
+        for (TargetPeer t : List.copyOf(stalled)) {
             try {
-                opened.get(i).close();
-            } catch (Exception e) {
-                if (first == null) {
-                    first = new IllegalStateException(msg("closing " + opened.get(i) + " failed"), e);
-                } else {
-                    first.addSuppressed(e);
-                }
+                thaw(t);
+            } catch (RuntimeException e) {
+                first = note(first, new AssertionError(msg("thawing " + t + " failed: " + e), e));
             }
         }
-        arena.close();
+        for (int i = opened.size() - 1; i >= 0; i--) {
+            AutoCloseable c = opened.get(i);
+            CompletableFuture<Object> f = start("close", () -> {
+                c.close();
+                return null;
+            });
+            try {
+                f.get(CLOSE_BOUND.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                leaked = true;
+                first = note(first, new AssertionError(msg("closing " + c + " did not return within "
+                        + CLOSE_BOUND.toSeconds() + " s")));
+            } catch (ExecutionException e) {
+                first = note(first, new AssertionError(msg("closing " + c + " failed: " + e.getCause()), e.getCause()));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                leaked = true;
+            }
+        }
+        if (!leaked) {
+            arena.close(); // kept when a close hung: a backend may still write into it
+        }
         if (first != null) {
             throw first;
         }
+    }
+
+    private static AssertionError note(AssertionError first, AssertionError next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
     }
 }

@@ -8,17 +8,26 @@ import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.Transports;
 import io.blockxfer.transport.spi.Availability;
 import io.blockxfer.transport.spi.TransportProvider;
+import java.lang.foreign.MemorySegment;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
- * Places initiator and targets in this JVM, opened by one provider. Killing a target closes it,
- * unless a kill hook says otherwise; stalling needs a stall hook from the backend (the loopback
- * backend's fault injection, for instance).
+ * Places initiator and targets in this JVM, opened by one provider.
+ *
+ * <p>Fault hooks: for a backend that declares {@link Capability#FAULT_INJECTION}, killing,
+ * stalling and the {@link InitiatorFaults} go through its {@code LoopbackFaults} feature (when the
+ * loopback module is on the class path); otherwise killing a target closes it, and stalls and
+ * initiator faults are absent unless given with the {@code with...} methods, which always win.
  *
  * <p><b>Thread safety:</b> immutable; the {@code with...} methods return new harnesses.
  */
@@ -26,20 +35,32 @@ public final class InJvmHarness implements TckHarness {
 
     private final String name;
     private final TransportProvider provider;
+    private final boolean foundByName;
     private final Availability availability;
     private final Consumer<DataTransport> kill;
     private final BiConsumer<DataTransport, Boolean> stall;
-    private final UnaryOperator<DataTransport> decorator;
+    private final Function<DataTransport, Optional<InitiatorFaults>> faults;
+    private final UnaryOperator<DataTransport> decorator; // null: none
+    private final Memory memory;
 
-    private InJvmHarness(String name, TransportProvider provider, Availability availability,
+    private InJvmHarness(String name, TransportProvider provider, boolean foundByName, Availability availability,
             Consumer<DataTransport> kill, BiConsumer<DataTransport, Boolean> stall,
-            UnaryOperator<DataTransport> decorator) {
+            Function<DataTransport, Optional<InitiatorFaults>> faults, UnaryOperator<DataTransport> decorator,
+            Memory memory) {
         this.name = name;
         this.provider = provider;
+        this.foundByName = foundByName;
         this.availability = availability;
         this.kill = kill;
         this.stall = stall;
+        this.faults = faults;
         this.decorator = decorator;
+        this.memory = memory;
+    }
+
+    private static InJvmHarness plain(String name, TransportProvider provider, boolean foundByName,
+            Availability availability) {
+        return new InJvmHarness(name, provider, foundByName, availability, null, null, null, null, Memory.DEFAULT);
     }
 
     /** A harness for the provider named {@code name}, found through {@link Transports#providers()}. */
@@ -47,13 +68,12 @@ public final class InJvmHarness implements TckHarness {
         Objects.requireNonNull(name, "name");
         Optional<ProviderInfo> info = Transports.providers().stream().filter(p -> p.name().equals(name)).findFirst();
         if (info.isEmpty()) {
-            return new InJvmHarness(name, null, Availability.unavailable("no provider named '" + name
-                    + "' on the class path; found: " + Transports.providers().stream().map(ProviderInfo::describe).toList()),
-                    DataTransport::close, null, UnaryOperator.identity());
+            return plain(name, null, true, Availability.unavailable("no provider named '" + name
+                    + "' on the class path; found: " + Transports.providers().stream().map(ProviderInfo::describe)
+                    .toList()));
         }
         ProviderInfo p = info.get();
-        return new InJvmHarness(name, p.provider().orElse(null), p.availability(), DataTransport::close, null,
-                UnaryOperator.identity());
+        return plain(name, p.provider().orElse(null), true, p.availability());
     }
 
     /** A harness for {@code provider}. */
@@ -64,26 +84,46 @@ public final class InJvmHarness implements TckHarness {
         } catch (RuntimeException | LinkageError e) {
             availability = Availability.unavailable("availability probe failed: " + e, e);
         }
-        return new InJvmHarness(provider.name(), provider, availability, DataTransport::close, null,
-                UnaryOperator.identity());
+        return plain(provider.name(), provider, false, availability);
     }
 
     /** This harness, killing targets with {@code kill} (it should also leave them closable). */
     public InJvmHarness withKill(Consumer<DataTransport> kill) {
-        return new InJvmHarness(name, provider, availability, Objects.requireNonNull(kill, "kill"), stall, decorator);
+        return new InJvmHarness(name, provider, foundByName, availability, Objects.requireNonNull(kill, "kill"), stall,
+                faults, decorator, memory);
     }
 
-    /** This harness, able to stall targets with {@code stall}. */
+    /**
+     * This harness, able to stall targets with {@code stall}, which must hold every transfer to a
+     * stalled target in flight until it is thawed.
+     */
     public InJvmHarness withStall(BiConsumer<DataTransport, Boolean> stall) {
-        return new InJvmHarness(name, provider, availability, kill, Objects.requireNonNull(stall, "stall"), decorator);
+        return new InJvmHarness(name, provider, foundByName, availability, kill, Objects.requireNonNull(stall, "stall"),
+                faults, decorator, memory);
+    }
+
+    /** This harness, injecting faults into its initiators with what {@code faults} returns for each. */
+    public InJvmHarness withInitiatorFaults(Function<DataTransport, InitiatorFaults> faults) {
+        Objects.requireNonNull(faults, "faults");
+        return new InJvmHarness(name, provider, foundByName, availability, kill, stall,
+                t -> Optional.of(faults.apply(t)), decorator, memory);
     }
 
     /**
      * This harness, passing every initiator through {@code decorator}; the kit's own tests use it to
-     * break a working backend on purpose.
+     * break a working backend on purpose. The rules that attack the backend with bad descriptors run
+     * in a child JVM when the decorator is an instance of a public class with a public no-argument
+     * constructor (the child makes its own), and in this JVM otherwise.
      */
     public InJvmHarness withInitiatorDecorator(UnaryOperator<DataTransport> decorator) {
-        return new InJvmHarness(name, provider, availability, kill, stall, Objects.requireNonNull(decorator, "decorator"));
+        return new InJvmHarness(name, provider, foundByName, availability, kill, stall, faults,
+                Objects.requireNonNull(decorator, "decorator"), memory);
+    }
+
+    /** This harness, giving every transport memory the kit allocates ({@code RegionSpec.wrap}). */
+    public InJvmHarness withCallerMemory() {
+        return new InJvmHarness(name, provider, foundByName, availability, kill, stall, faults, decorator,
+                Memory.CALLER);
     }
 
     @Override
@@ -103,26 +143,149 @@ public final class InJvmHarness implements TckHarness {
 
     @Override
     public String mode() {
-        return "in-jvm";
+        return memory == Memory.CALLER ? "in-jvm, caller memory" : "in-jvm";
+    }
+
+    @Override
+    public Memory memory() {
+        return memory;
     }
 
     @Override
     public DataTransport openInitiator(TransportConfig config) {
-        return decorator.apply(provider.open(config));
+        DataTransport t = provider.open(config);
+        return decorator == null ? t : decorator.apply(t);
     }
 
     @Override
     public TargetPeer openTarget(TransportConfig config) {
-        return new LocalTarget(provider.open(config));
+        return new LocalTarget(provider.open(config), config.region().callerMemory().orElse(null));
+    }
+
+    @Override
+    public Optional<InitiatorFaults> initiatorFaults(DataTransport initiator) {
+        if (faults != null) {
+            return faults.apply(initiator);
+        }
+        return loopbackHooks() ? LoopbackHooks.initiatorFaults(initiator) : Optional.empty();
+    }
+
+    private boolean loopbackHooks() {
+        return capabilities().contains(Capability.FAULT_INJECTION) && LoopbackHooks.available();
+    }
+
+    private void killTarget(DataTransport t) {
+        if (kill != null) {
+            kill.accept(t);
+        } else if (loopbackHooks()) {
+            LoopbackHooks.kill(t);
+        } else {
+            t.close();
+        }
+    }
+
+    private boolean canStallTargets() {
+        return stall != null || loopbackHooks();
+    }
+
+    private void stallTarget(DataTransport t, boolean stalled) {
+        if (stall != null) {
+            stall.accept(t, stalled);
+        } else if (loopbackHooks()) {
+            LoopbackHooks.stall(t, stalled);
+        } else {
+            throw new UnsupportedOperationException(name + " targets cannot be stalled in this harness");
+        }
+    }
+
+    /**
+     * How a child JVM recreates this harness ({@link #fromRecipe}), or empty when it cannot: the
+     * provider must be found by name, or be a public class whose only public constructor takes no
+     * arguments (one with other constructors may hold state the child cannot rebuild), and the
+     * initiator decorator, if any, a public class with a public no-argument constructor.
+     */
+    Optional<List<String>> recipe() {
+        if (provider == null) {
+            return Optional.empty();
+        }
+        List<String> recipe = new ArrayList<>();
+        if (foundByName) {
+            recipe.add("provider-name=" + name);
+        } else if (constructible(provider.getClass()) && provider.getClass().getConstructors().length == 1) {
+            recipe.add("provider-class=" + provider.getClass().getName());
+        } else {
+            return Optional.empty();
+        }
+        if (decorator != null) {
+            if (!constructible(decorator.getClass())) {
+                return Optional.empty();
+            }
+            recipe.add("decorator-class=" + decorator.getClass().getName());
+        }
+        recipe.add("memory=" + memory.name());
+        return Optional.of(recipe);
+    }
+
+    /** The harness {@link #recipe()} describes, made in this JVM. */
+    @SuppressWarnings("unchecked") // a decorator class named by a recipe is a UnaryOperator<DataTransport>
+    static InJvmHarness fromRecipe(List<String> recipe) {
+        InJvmHarness harness = null;
+        for (String item : recipe) {
+            String key = item.substring(0, item.indexOf('='));
+            String value = item.substring(item.indexOf('=') + 1);
+            switch (key) {
+                case "provider-name" -> harness = of(value);
+                case "provider-class" -> harness = of((TransportProvider) instantiate(value));
+                case "decorator-class" -> harness = Objects.requireNonNull(harness, "provider first")
+                        .withInitiatorDecorator((UnaryOperator<DataTransport>) instantiate(value));
+                case "memory" -> {
+                    if (Memory.valueOf(value) == Memory.CALLER) {
+                        harness = Objects.requireNonNull(harness, "provider first").withCallerMemory();
+                    }
+                }
+                default -> throw new IllegalArgumentException("unknown harness recipe item: " + item);
+            }
+        }
+        return Objects.requireNonNull(harness, "a recipe names a provider");
+    }
+
+    private static boolean constructible(Class<?> type) {
+        if (type.isHidden() || type.isAnonymousClass() || type.isLocalClass() || !Modifier.isPublic(type.getModifiers())
+                || (type.isMemberClass() && !Modifier.isStatic(type.getModifiers()))) {
+            return false;
+        }
+        try {
+            return Modifier.isPublic(type.getConstructor().getModifiers());
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
+    }
+
+    private static Object instantiate(String className) {
+        try {
+            Constructor<?> c = Class.forName(className, true, Thread.currentThread().getContextClassLoader())
+                    .getConstructor();
+            return c.newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalArgumentException("cannot make a " + className + ": " + e, e);
+        }
     }
 
     private final class LocalTarget implements TargetPeer {
         private final DataTransport transport;
         private final PeerDescriptor descriptor;
+        private final MemorySegment callerMemory;
 
-        LocalTarget(DataTransport transport) {
+        LocalTarget(DataTransport transport, MemorySegment callerMemory) {
             this.transport = transport;
             this.descriptor = transport.localDescriptor();
+            this.callerMemory = callerMemory;
+        }
+
+        /** Block {@code b} as the target's owner sees it: through the caller's memory when it gave it. */
+        private MemorySegment block(int b) {
+            long length = descriptor.blockLength();
+            return callerMemory == null ? transport.region().block(b) : callerMemory.asSlice(b * length, length);
         }
 
         @Override
@@ -137,35 +300,37 @@ public final class InJvmHarness implements TckHarness {
 
         @Override
         public void fill(int block, long seed) {
-            BlockPattern.fill(transport.region().block(block), seed);
+            BlockPattern.fill(block(block), seed);
         }
 
         @Override
         public long firstMismatch(int block, long seed) {
-            return BlockPattern.firstMismatch(transport.region().block(block), seed);
+            return BlockPattern.firstMismatch(block(block), seed);
         }
 
         @Override
         public void kill() {
-            kill.accept(transport);
+            killTarget(transport);
         }
 
         @Override
         public boolean canStall() {
-            return stall != null;
+            return canStallTargets();
         }
 
         @Override
         public void stall(boolean stalled) {
-            if (stall == null) {
-                throw new UnsupportedOperationException(name + " targets cannot be stalled in this harness");
-            }
-            stall.accept(transport, stalled);
+            stallTarget(transport, stalled);
         }
 
         @Override
         public void close() {
             transport.close();
+        }
+
+        @Override
+        public String toString() {
+            return "in-JVM " + name + " target " + descriptor;
         }
     }
 }

@@ -22,10 +22,13 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The stress rule's workload and its ledger: two submitters writing and reading disjoint block
- * sets to random peers, a poller polling random peers (and sometimes all), a canceller cancelling
+ * sets to random peers, two pollers polling random peers (and sometimes all), a canceller cancelling
  * recent ids in both modes, and a churner removing and re-adding peers, synchronously and not.
- * Every completion is verified byte for byte; afterwards every id must have ended exactly once,
- * through its own peer's poll, unless a cancel released it.
+ * Every completion is verified byte for byte; afterwards every id must have been returned by one
+ * submit only and have ended exactly once, through its own peer's poll (or pollAll), unless a
+ * cancel released it; no poll that started after a cancel returned may report an id that cancel
+ * released (an immediate cancel, or a wait cancel that did not return it), and every id a wait
+ * cancel returned must be reported.
  *
  * <p>Block ownership keeps verification exact under concurrency: submitter {@code s} writes local
  * blocks {@code 16s..16s+15} to target blocks {@code 32+16s..}, always the same pairs, and reads
@@ -40,7 +43,7 @@ final class StressRun {
     private record Transfer(String peer, boolean write, int[] local, int[] remote) {
     }
 
-    private record Report(String polledPeer, boolean done) {
+    private record Report(String polledPeer, boolean done, long pollStarted) {
     }
 
     private final Fixture fx;
@@ -50,6 +53,9 @@ final class StressRun {
     private final Map<Long, Transfer> submitted = new ConcurrentHashMap<>();
     private final Map<Long, List<Report>> reports = new ConcurrentHashMap<>();
     private final Map<Long, Boolean> cancelled = new ConcurrentHashMap<>();
+    /** When (on {@link #clock}) a cancel that released an id returned. */
+    private final Map<Long, Long> releasedAt = new ConcurrentHashMap<>();
+    private final AtomicLong clock = new AtomicLong();
     private final AtomicReferenceArray<Long> recent = new AtomicReferenceArray<>(256);
     private final AtomicLong recentCursor = new AtomicLong();
     private final AtomicReference<Throwable> firstError = new AtomicReference<>();
@@ -78,7 +84,8 @@ final class StressRun {
             int submitter = s;
             threads.add(Thread.ofPlatform().name("tck-submit-" + s).start(guard(() -> submit(submitter))));
         }
-        threads.add(Thread.ofPlatform().name("tck-poll").start(guard(this::poll)));
+        threads.add(Thread.ofPlatform().name("tck-poll-0").start(guard(this::poll)));
+        threads.add(Thread.ofPlatform().name("tck-poll-1").start(guard(this::poll)));
         threads.add(Thread.ofPlatform().name("tck-cancel").start(guard(this::cancel)));
         threads.add(Thread.ofPlatform().name("tck-churn").start(guard(this::churn)));
         long end = System.nanoTime() + duration.toNanos();
@@ -134,7 +141,11 @@ final class StressRun {
             }
             long id = write ? transport.writeBlocks(peer, local, remote) : transport.readBlocks(peer, local, remote);
             if (id != DataTransport.NOT_SUBMITTED) {
-                submitted.put(id, new Transfer(peer, write, local, remote));
+                Transfer previous = submitted.putIfAbsent(id, new Transfer(peer, write, local, remote));
+                if (previous != null) {
+                    fail(fx.msg("id " + id + " was returned by two submits (to '" + previous.peer + "' and '" + peer
+                            + "')"));
+                }
                 recent.set((int) (recentCursor.getAndIncrement() & 255), id);
             }
         }
@@ -143,18 +154,24 @@ final class StressRun {
     private void poll() {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         while (!stop && firstError.get() == null) {
+            long started = clock.incrementAndGet();
             if (random.nextInt(20) == 0) {
-                transport.pollAll((id, ok) -> onReport(id, null, ok));
+                transport.pollAll((id, ok) -> onReport(id, null, ok, started));
             } else {
                 String peer = peers[random.nextInt(peers.length)];
-                transport.poll(peer, (id, ok) -> onReport(id, peer, ok));
+                transport.poll(peer, (id, ok) -> onReport(id, peer, ok, started));
             }
         }
     }
 
-    private void onReport(long id, String polledPeer, boolean done) {
+    private void onReport(long id, String polledPeer, boolean done, long pollStarted) {
         reports.computeIfAbsent(id, k -> new java.util.concurrent.CopyOnWriteArrayList<>())
-                .add(new Report(polledPeer, done));
+                .add(new Report(polledPeer, done, pollStarted));
+        Long released = releasedAt.get(id);
+        if (released != null && pollStarted > released) {
+            fail(fx.msg("transfer " + id + " was reported (" + (done ? "done" : "failed") + ") by a poll that started"
+                    + " after a cancel had released it"));
+        }
         if (!done) {
             return;
         }
@@ -199,20 +216,41 @@ final class StressRun {
             }
             ids = java.util.Arrays.copyOf(ids, n);
             if (random.nextBoolean()) {
-                transport.cancel(ids, CancelMode.IMMEDIATE);
+                long[] still = transport.cancel(ids, CancelMode.IMMEDIATE);
+                if (still.length != 0) {
+                    fail(fx.msg("an immediate cancel returned ids " + java.util.Arrays.toString(still)));
+                }
+                long now = clock.incrementAndGet();
                 for (long id : ids) {
                     cancelled.put(id, true);
+                    releasedAt.putIfAbsent(id, now);
                 }
             } else {
                 long[] still = transport.cancel(ids, CancelMode.WAIT);
+                long now = clock.incrementAndGet();
                 java.util.Arrays.sort(still);
+                for (long id : still) {
+                    if (!contains(ids, id)) {
+                        fail(fx.msg("a wait cancel of " + java.util.Arrays.toString(ids) + " returned id " + id));
+                    }
+                }
                 for (long id : ids) {
                     if (java.util.Arrays.binarySearch(still, id) < 0) {
                         cancelled.put(id, true);
+                        releasedAt.putIfAbsent(id, now);
                     }
                 }
             }
         }
+    }
+
+    private static boolean contains(long[] ids, long id) {
+        for (long x : ids) {
+            if (x == id) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void churn() {
@@ -247,7 +285,8 @@ final class StressRun {
         }
         long deadline = System.nanoTime() + fx.env.timeout().toNanos();
         while (true) {
-            transport.pollAll((id, ok) -> onReport(id, null, ok));
+            long started = clock.incrementAndGet();
+            transport.pollAll((id, ok) -> onReport(id, null, ok, started));
             long owed = submitted.keySet().stream()
                     .filter(id -> !reports.containsKey(id) && !cancelled.containsKey(id)).count();
             if (owed == 0) {

@@ -29,11 +29,22 @@ public interface TargetPeer extends AutoCloseable {
     boolean canStall();
 
     /**
-     * Freezes or thaws the target, so transfers to it neither complete nor fail by themselves.
+     * Freezes or thaws the target. Its blocks must not be read or filled while it is frozen.
      *
      * @throws UnsupportedOperationException if {@link #canStall()} is false
      */
     void stall(boolean stalled);
+
+    /**
+     * Whether a stall is guaranteed to hold every transfer to this target in flight until the thaw
+     * (true for a backend's own fault injection). A frozen process does not hold one-sided writes
+     * into memory its backend maps without the target's CPU (shared memory), so across processes
+     * this is false and the rules accept "done, with the bytes verified after the thaw" as well as
+     * "failed within the deadline" (never "still pending after it").
+     */
+    default boolean stallHoldsTransfers() {
+        return canStall();
+    }
 
     /** Closes the target; idempotent. */
     @Override

@@ -1,5 +1,6 @@
 package io.blockxfer.tck;
 
+import io.blockxfer.tck.process.ChildJvm;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
@@ -7,6 +8,8 @@ import io.blockxfer.transport.Transports;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
@@ -19,13 +22,18 @@ import java.util.Map;
  * closes, so a killed test JVM leaves no orphans.
  *
  * <p>Arguments: {@code backend numBlocks blockLength agentName transferTimeoutMillis} then any of
- * {@code opt:KEY=VALUE}, {@code field:KEY=i:LONG} and {@code field:KEY=s:STRING}. Commands:
+ * {@code opt:KEY=VALUE}, {@code field:KEY=i:LONG}, {@code field:KEY=s:STRING} and
+ * {@value #CALLER_MEMORY} (the target's region is memory this program allocates and wraps, instead
+ * of the backend's). Commands:
  * {@code FILL block seed}, {@code CHECK block seed} (answers {@code AT offset}, -1 when equal),
  * {@code CLOSE}. The first line out is {@code READY <base64 descriptor>}; errors are {@code ERR ...}.
  *
  * <p><b>Thread safety:</b> a program; single-threaded.
  */
 public final class TargetProcess {
+
+    /** The argument that puts the target's region in memory the program supplies. */
+    public static final String CALLER_MEMORY = "memory:caller";
 
     private TargetProcess() {
     }
@@ -35,10 +43,15 @@ public final class TargetProcess {
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
                 StandardCharsets.UTF_8);
         System.setOut(System.err); // keep stdout for the protocol
+        ChildJvm.exitWhenParentDies();
         String backend = args[0];
         int numBlocks = Integer.parseInt(args[1]);
         long blockLength = Long.parseLong(args[2]);
-        TransportConfig.Builder builder = TransportConfig.builder(RegionSpec.allocate(numBlocks, blockLength))
+        MemorySegment callerMemory = java.util.Arrays.asList(args).contains(CALLER_MEMORY)
+                ? Arena.global().allocate(numBlocks * blockLength, 4096) : null;
+        RegionSpec region = callerMemory == null ? RegionSpec.allocate(numBlocks, blockLength)
+                : RegionSpec.wrap(callerMemory, blockLength);
+        TransportConfig.Builder builder = TransportConfig.builder(region)
                 .agentName(args[3]).transferTimeout(Duration.ofMillis(Long.parseLong(args[4])));
         Map<String, Object> fields = new LinkedHashMap<>();
         for (int i = 5; i < args.length; i++) {
@@ -70,11 +83,11 @@ public final class TargetProcess {
             try {
                 switch (cmd[0]) {
                     case "FILL" -> {
-                        BlockPattern.fill(transport.region().block(Integer.parseInt(cmd[1])), Long.parseLong(cmd[2]));
+                        BlockPattern.fill(block(transport, callerMemory, Integer.parseInt(cmd[1])), Long.parseLong(cmd[2]));
                         out.println("OK");
                     }
                     case "CHECK" -> out.println("AT " + BlockPattern.firstMismatch(
-                            transport.region().block(Integer.parseInt(cmd[1])), Long.parseLong(cmd[2])));
+                            block(transport, callerMemory, Integer.parseInt(cmd[1])), Long.parseLong(cmd[2])));
                     case "CLOSE" -> {
                         transport.close();
                         out.println("BYE");
@@ -87,6 +100,18 @@ public final class TargetProcess {
             }
         }
         transport.close();
+    }
+
+    /** Block {@code b} as its owner sees it: through the memory it supplied, when it did. */
+    private static MemorySegment block(DataTransport transport, MemorySegment callerMemory, int b) {
+        if (callerMemory == null) {
+            return transport.region().block(b);
+        }
+        long length = transport.region().blockLength();
+        if (b < 0 || b >= transport.region().numBlocks()) {
+            throw new IndexOutOfBoundsException("block " + b);
+        }
+        return callerMemory.asSlice(b * length, length);
     }
 
     private static String oneLine(Throwable e) {

@@ -13,8 +13,20 @@ import java.util.Locale;
  *   <li>{@code blockxfer.tck.deadlineMillis}: the transfer deadline configured for the deadline
  *       rules, default 1500;</li>
  *   <li>{@code blockxfer.tck.stressMillis}: how long the stress rule runs, default 3000;</li>
- *   <li>{@code blockxfer.tck.fuzzIterations}: how many malformed descriptors the metadata rule
+ *   <li>{@code blockxfer.tck.fuzzIterations}: how many random descriptor blobs the decode rule
  *       offers, default 2000;</li>
+ *   <li>{@code blockxfer.tck.closeTimeoutMillis}: the close timeout of the kit's transports, default
+ *       5000 (the close rules set their own);</li>
+ *   <li>{@code blockxfer.tck.quietMillis}: how long a rule polls to show that nothing more is
+ *       reported, default 200;</li>
+ *   <li>{@code blockxfer.tck.settleMillis}: how long a rule waits after a transfer's bytes landed
+ *       before it treats the transfer as completed (the timing rules P10 and X5), default 500;</li>
+ *   <li>{@code blockxfer.tck.holdMillis}: how long an initiator fault delays completions to hold
+ *       transfers in flight, default 2000;</li>
+ *   <li>{@code blockxfer.tck.isolate} ({@code true}): whether the descriptor attack rules run in a
+ *       child JVM where the harness can be recreated there;</li>
+ *   <li>{@code blockxfer.tck.rules}: comma-separated rule ids to run (e.g. {@code F2,X4}); the
+ *       others are skipped; default all;</li>
  *   <li>{@code blockxfer.tck.require} ({@code BLOCKXFER_TCK_REQUIRE}): comma-separated backend
  *       names that must be available; for them an unavailable backend fails every rule instead
  *       of skipping it.</li>
@@ -28,15 +40,28 @@ public final class TckEnvironment {
     private final Duration deadline;
     private final Duration stress;
     private final int fuzzIterations;
+    private final Duration quiet;
+    private final Duration closeTimeout;
+    private final Duration settle;
+    private final Duration hold;
+    private final boolean isolate;
     private final String[] required;
+    private final String[] selected;
 
     private TckEnvironment() {
         this.timeout = Duration.ofMillis(longSetting("blockxfer.tck.timeoutMillis", 15_000));
         this.deadline = Duration.ofMillis(longSetting("blockxfer.tck.deadlineMillis", 1_500));
         this.stress = Duration.ofMillis(longSetting("blockxfer.tck.stressMillis", 3_000));
         this.fuzzIterations = (int) longSetting("blockxfer.tck.fuzzIterations", 2_000);
+        this.quiet = Duration.ofMillis(longSetting("blockxfer.tck.quietMillis", 200));
+        this.closeTimeout = Duration.ofMillis(longSetting("blockxfer.tck.closeTimeoutMillis", 5_000));
+        this.settle = Duration.ofMillis(longSetting("blockxfer.tck.settleMillis", 500));
+        this.hold = Duration.ofMillis(longSetting("blockxfer.tck.holdMillis", 2_000));
+        this.isolate = Boolean.parseBoolean(setting("blockxfer.tck.isolate", "true"));
         this.required = Arrays.stream(setting("blockxfer.tck.require", "").split(","))
                 .map(String::trim).filter(s -> !s.isEmpty()).toArray(String[]::new);
+        this.selected = Arrays.stream(setting("blockxfer.tck.rules", "").split(","))
+                .map(s -> s.trim().toUpperCase(Locale.ROOT)).filter(s -> !s.isEmpty()).toArray(String[]::new);
     }
 
     /** The settings of this JVM. */
@@ -87,6 +112,41 @@ public final class TckEnvironment {
     /** How many malformed descriptors the metadata rule offers. */
     public int fuzzIterations() {
         return fuzzIterations;
+    }
+
+    /** How long a rule polls to show that nothing more is reported. */
+    public Duration quiet() {
+        return quiet;
+    }
+
+    /** The close timeout of the kit's transports. */
+    public Duration closeTimeout() {
+        return closeTimeout;
+    }
+
+    /** How long a rule waits for something that should take no time (a thread to end, a call to return). */
+    public Duration shortWait() {
+        return timeout.compareTo(Duration.ofSeconds(5)) < 0 ? timeout : Duration.ofSeconds(5);
+    }
+
+    /** How long after its bytes landed a transfer is taken to be completed. */
+    public Duration settle() {
+        return settle;
+    }
+
+    /** How long an initiator fault holds transfers in flight. */
+    public Duration hold() {
+        return hold;
+    }
+
+    /** Whether descriptor attacks run in a child JVM where they can. */
+    public boolean isolate() {
+        return isolate;
+    }
+
+    /** Whether rule {@code id} is to run ({@code blockxfer.tck.rules} names it, or names none). */
+    public boolean selects(String id) {
+        return selected.length == 0 || Arrays.asList(selected).contains(id);
     }
 
     /** Whether {@code backend} must be available here. */

@@ -4,6 +4,7 @@ import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.spi.Availability;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -13,6 +14,14 @@ import java.util.Set;
  * <p><b>Thread safety:</b> implementations must be thread-safe.
  */
 public interface TckHarness {
+
+    /** Where the regions of the kit's transports come from. <b>Thread safety:</b> immutable. */
+    enum Memory {
+        /** The backend allocates them ({@code RegionSpec.allocate}) if it can, else the kit supplies them. */
+        DEFAULT,
+        /** The kit supplies them ({@code RegionSpec.wrap}); needs {@link Capability#CALLER_REGION}. */
+        CALLER
+    }
 
     /** The backend's provider name. */
     String backend();
@@ -31,4 +40,17 @@ public interface TckHarness {
 
     /** Opens a target with the same config, where this harness places targets. */
     TargetPeer openTarget(TransportConfig config);
+
+    /** Where the kit's regions come from; {@link Memory#DEFAULT} unless the harness says otherwise. */
+    default Memory memory() {
+        return Memory.DEFAULT;
+    }
+
+    /**
+     * Fault hooks for {@code initiator}, an initiator this harness opened, if the harness has them;
+     * rules that need them are skipped (with the reason) where it does not.
+     */
+    default Optional<InitiatorFaults> initiatorFaults(DataTransport initiator) {
+        return Optional.empty();
+    }
 }

@@ -1,28 +1,27 @@
 package io.blockxfer.tck;
 
+import io.blockxfer.tck.process.ChildJvm;
+import io.blockxfer.tck.process.ChildJvmException;
 import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.TransportConfig;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import io.blockxfer.transport.spi.Availability;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Places initiators in this JVM and each target in a child JVM running {@link TargetProcess}, on
- * the same class path, with the same JDK. Killing a target SIGKILLs its process. Backends with the
+ * the same class path, with the same JDK ({@link ChildJvm}). Killing a target SIGKILLs its
+ * process; stalling it freezes the process with SIGSTOP until SIGCONT thaws it. A frozen process
+ * runs no code, but one-sided writes into memory its backend shares without the target's CPU
+ * still complete, so {@link TargetPeer#stallHoldsTransfers()} is false here. Backends with the
  * {@link Capability#CROSS_PROCESS} capability run the suite with it:
  *
  * <pre>{@code
@@ -31,12 +30,16 @@ import java.util.concurrent.TimeUnit;
  * }
  * }</pre>
  *
- * <p>System properties starting with {@code blockxfer.} are passed on to the child, and so is the
- * environment. Config fields must be strings or integers.
+ * <p>System properties starting with {@code blockxfer.} (but not {@code blockxfer.tck.}) are passed
+ * on to the child, and so is the environment. Config fields must be strings or integers. With a
+ * local harness in caller memory ({@link InJvmHarness#withCallerMemory()}) the child gives its
+ * target memory of its own.
  *
  * <p><b>Thread safety:</b> immutable; each target serialises its own commands.
  */
 public final class TwoProcessHarness implements TckHarness {
+
+    private static final Duration REPLY = Duration.ofSeconds(30);
 
     private final InJvmHarness local;
     private final List<String> jvmArgs;
@@ -64,7 +67,7 @@ public final class TwoProcessHarness implements TckHarness {
     }
 
     @Override
-    public io.blockxfer.transport.spi.Availability availability() {
+    public Availability availability() {
         return local.availability();
     }
 
@@ -75,7 +78,27 @@ public final class TwoProcessHarness implements TckHarness {
 
     @Override
     public String mode() {
-        return "two-process";
+        return local.memory() == Memory.CALLER ? "two-process, caller memory" : "two-process";
+    }
+
+    @Override
+    public Memory memory() {
+        return local.memory();
+    }
+
+    @Override
+    public Optional<InitiatorFaults> initiatorFaults(DataTransport initiator) {
+        return local.initiatorFaults(initiator);
+    }
+
+    /** The local harness, for the kit's child-JVM rules. */
+    InJvmHarness local() {
+        return local;
+    }
+
+    /** The extra JVM arguments of children. */
+    List<String> jvmArgs() {
+        return jvmArgs;
     }
 
     @Override
@@ -85,97 +108,65 @@ public final class TwoProcessHarness implements TckHarness {
 
     @Override
     public TargetPeer openTarget(TransportConfig config) {
-        if (config.region().callerMemory().isPresent()) {
-            throw new IllegalArgumentException("two-process targets allocate their own region");
-        }
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString()));
-        cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.add("-Xmx512m");
-        System.getProperties().forEach((k, v) -> {
-            String key = String.valueOf(k);
-            if (key.startsWith("blockxfer.") && !key.startsWith("blockxfer.tck.")) {
-                cmd.add("-D" + key + "=" + v);
-            }
-        });
-        cmd.addAll(jvmArgs);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(TargetProcess.class.getName());
-        cmd.add(local.backend());
-        cmd.add(Integer.toString(config.region().numBlocks()));
-        cmd.add(Long.toString(config.region().blockLength()));
-        cmd.add(config.agentName() + "-target");
-        cmd.add(Long.toString(config.transferTimeout().toMillis()));
-        config.options().forEach((k, v) -> cmd.add("opt:" + k + "=" + v));
+        List<String> args = new ArrayList<>();
+        args.add(local.backend());
+        args.add(Integer.toString(config.region().numBlocks()));
+        args.add(Long.toString(config.region().blockLength()));
+        args.add(config.agentName() + "-target");
+        args.add(Long.toString(config.transferTimeout().toMillis()));
+        config.options().forEach((k, v) -> args.add("opt:" + k + "=" + v));
         for (Map.Entry<String, Object> f : config.configFields().entrySet()) {
             Object v = f.getValue();
             if (v instanceof Number n && !(v instanceof Double) && !(v instanceof Float)) {
-                cmd.add("field:" + f.getKey() + "=i:" + n.longValue());
+                args.add("field:" + f.getKey() + "=i:" + n.longValue());
             } else if (v instanceof String s) {
-                cmd.add("field:" + f.getKey() + "=s:" + s);
+                args.add("field:" + f.getKey() + "=s:" + s);
             } else {
                 throw new IllegalArgumentException("two-process config fields must be strings or integers: " + f);
             }
         }
+        if (config.region().callerMemory().isPresent()) {
+            args.add(TargetProcess.CALLER_MEMORY);
+        }
+        ChildJvm child = ChildJvm.builder(TargetProcess.class).name("tck-target-" + local.backend()).args(args)
+                .jvmArgs(List.of("-Xmx512m")).jvmArgs(jvmArgs)
+                .forwardSystemProperties(key -> key.startsWith("blockxfer.") && !key.startsWith("blockxfer.tck."))
+                .start();
         try {
-            return new ProcessTarget(new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start());
-        } catch (IOException e) {
-            throw new IllegalStateException("could not start a target process: " + cmd, e);
+            return new ProcessTarget(child);
+        } catch (RuntimeException | Error e) {
+            child.kill();
+            throw e;
         }
     }
 
     private static final class ProcessTarget implements TargetPeer {
-        private static final long REPLY_SECONDS = 30;
-        private final Process process;
-        private final PrintStream commands;
-        private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
+        private final ChildJvm child;
         private final PeerDescriptor descriptor;
 
-        ProcessTarget(Process process) {
-            this.process = process;
-            this.commands = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
-            Thread reader = Thread.ofPlatform().daemon().name("tck-target-" + process.pid()).start(() -> {
-                try (BufferedReader r = new BufferedReader(
-                        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = r.readLine()) != null) {
-                        replies.add(line);
-                    }
-                } catch (IOException ignored) {
-                    // the process is gone; pending requests time out with its exit status
-                }
-                replies.add("EOF");
-            });
-            Objects.requireNonNull(reader);
-            String ready = reply();
+        ProcessTarget(ChildJvm child) {
+            this.child = child;
+            String ready = child.nextLine(Duration.ofSeconds(60));
             if (!ready.startsWith("READY ")) {
-                process.destroyForcibly();
-                throw new IllegalStateException("target process " + process.pid() + " failed to start: " + ready);
+                throw new IllegalStateException("target process " + child.pid() + " failed to start: " + ready
+                        + " (" + child.describe() + ")");
             }
             this.descriptor = PeerDescriptor.decode(Base64.getDecoder().decode(ready.substring(6)));
         }
 
-        private String reply() {
-            try {
-                String line = replies.poll(REPLY_SECONDS, TimeUnit.SECONDS);
-                if (line == null || line.equals("EOF")) {
-                    throw new IllegalStateException("target process " + process.pid() + " gave no reply"
-                            + (process.isAlive() ? "" : "; exit status " + process.exitValue()));
-                }
-                return line;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted waiting for target process " + process.pid(), e);
+        private String request(String command) {
+            if (child.isSuspended()) {
+                throw new IllegalStateException("target process " + child.pid() + " is frozen; thaw it before '"
+                        + command + "'");
             }
-        }
-
-        private synchronized String request(String command) {
-            commands.println(command);
-            String r = reply();
+            String r;
+            try {
+                r = child.request(command, REPLY);
+            } catch (ChildJvmException e) {
+                throw new IllegalStateException("target process: " + e.getMessage(), e);
+            }
             if (r.startsWith("ERR ")) {
-                throw new IllegalStateException("target process " + process.pid() + ": " + r.substring(4));
+                throw new IllegalStateException("target process " + child.pid() + ": " + r.substring(4));
             }
             return r;
         }
@@ -202,38 +193,43 @@ public final class TwoProcessHarness implements TckHarness {
 
         @Override
         public void kill() {
-            process.destroyForcibly();
-            try {
-                process.waitFor(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            child.kill();
         }
 
         @Override
         public boolean canStall() {
-            return false;
+            return true;
         }
 
         @Override
         public void stall(boolean stalled) {
-            throw new UnsupportedOperationException("two-process targets cannot be stalled");
+            if (stalled) {
+                child.suspend();
+            } else {
+                child.resume();
+            }
         }
 
         @Override
-        public synchronized void close() {
-            if (process.isAlive()) {
-                commands.println("CLOSE");
-                commands.close();
+        public boolean stallHoldsTransfers() {
+            return false;
+        }
+
+        @Override
+        public void close() {
+            if (child.isAlive() && !child.isSuspended()) {
                 try {
-                    if (!process.waitFor(15, TimeUnit.SECONDS)) {
-                        process.destroyForcibly();
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    process.destroyForcibly();
+                    child.send("CLOSE");
+                } catch (ChildJvmException ignored) {
+                    // it is going anyway; close below reaps it
                 }
             }
+            child.close();
+        }
+
+        @Override
+        public String toString() {
+            return "target " + child.describe();
         }
     }
 }

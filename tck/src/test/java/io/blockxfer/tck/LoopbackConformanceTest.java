@@ -1,22 +1,13 @@
 package io.blockxfer.tck;
 
-import io.blockxfer.loopback.LoopbackFaults;
-import io.blockxfer.transport.DataTransport;
-
-/** The loopback backend, certified by the whole kit in one JVM, with its fault injection for kill and stall. */
+/**
+ * The loopback backend, certified by the whole kit in one JVM; it declares FAULT_INJECTION, so the
+ * harness kills, stalls and injects faults through its LoopbackFaults by itself.
+ */
 class LoopbackConformanceTest extends TransportConformanceSuite {
 
     static InJvmHarness loopbackHarness() {
-        return InJvmHarness.of("loopback")
-                .withKill(t -> {
-                    faults(t).kill();
-                    t.close();
-                })
-                .withStall((t, stalled) -> faults(t).stall(stalled));
-    }
-
-    private static LoopbackFaults faults(DataTransport t) {
-        return t.feature(LoopbackFaults.class).orElseThrow();
+        return InJvmHarness.of("loopback");
     }
 
     @Override

@@ -21,7 +21,10 @@ import java.util.stream.Collectors;
  * available. Otherwise the available backend with the highest priority is chosen, ties broken by
  * name. When nothing fits, {@link TransportUnavailableException} lists every provider found and
  * why each is unavailable. A provider that fails to load or to answer is reported with its error
- * and never breaks discovery of the others.
+ * and never breaks discovery of the others. Selection probes providers (loading their native
+ * libraries) in the order it needs them and stops at the chosen one, so opening one backend never
+ * loads another backend's native libraries; only a failed selection probes every provider, to
+ * list them all in its message.
  *
  * <p><b>Thread safety:</b> thread-safe; every call discovers afresh with the given class loader.
  */
@@ -41,6 +44,31 @@ public final class Transports {
     /** Every provider visible to {@code loader}, available ones first, then by priority and name. */
     public static List<ProviderInfo> providers(ClassLoader loader) {
         List<ProviderInfo> found = new ArrayList<>();
+        for (Candidate c : candidates(loader)) {
+            found.add(c.describe());
+        }
+        found.sort(Comparator.comparing((ProviderInfo p) -> !p.isAvailable())
+                .thenComparing(Comparator.comparingInt(ProviderInfo::priority).reversed())
+                .thenComparing(ProviderInfo::name));
+        return List.copyOf(found);
+    }
+
+    /**
+     * A provider found by the service loader, named and ranked but not yet probed: its
+     * {@link TransportProvider#availability()} (which loads its native library) runs only when
+     * {@link #describe()} is called. Selection probes only the provider it needs, so opening one
+     * backend never loads another backend's native libraries into the process.
+     */
+    private record Candidate(String name, int priority, TransportProvider provider, ProviderInfo failure) {
+
+        ProviderInfo describe() {
+            return failure != null ? failure : Transports.describe(provider);
+        }
+    }
+
+    /** Every provider, named and ranked (highest priority first, ties by name), none probed. */
+    private static List<Candidate> candidates(ClassLoader loader) {
+        List<Candidate> found = new ArrayList<>();
         Iterator<TransportProvider> it = ServiceLoader.load(TransportProvider.class, loader).iterator();
         for (int guard = 0; guard < 1000; guard++) {
             TransportProvider provider;
@@ -50,15 +78,22 @@ public final class Transports {
                 }
                 provider = it.next();
             } catch (ServiceConfigurationError e) {
-                found.add(broken(e));
+                ProviderInfo info = broken(e);
+                found.add(new Candidate(info.name(), 0, null, info));
                 continue;
             }
-            found.add(describe(provider));
+            String name = provider.getClass().getName();
+            try {
+                name = Objects.requireNonNull(provider.name(), "name()");
+                found.add(new Candidate(name, provider.priority(), provider, null));
+            } catch (RuntimeException | LinkageError e) {
+                found.add(new Candidate(name, 0, null, new ProviderInfo(name, 0,
+                        Availability.unavailable("provider failed to answer: " + e, e), Set.of(), "",
+                        Optional.empty())));
+            }
         }
-        found.sort(Comparator.comparing((ProviderInfo p) -> !p.isAvailable())
-                .thenComparing(Comparator.comparingInt(ProviderInfo::priority).reversed())
-                .thenComparing(ProviderInfo::name));
-        return List.copyOf(found);
+        found.sort(Comparator.comparingInt(Candidate::priority).reversed().thenComparing(Candidate::name));
+        return found;
     }
 
     private static ProviderInfo broken(ServiceConfigurationError e) {
@@ -107,24 +142,26 @@ public final class Transports {
      *     available; the message lists every provider found
      */
     public static TransportProvider select(String name, ClassLoader loader) {
-        List<ProviderInfo> found = providers(loader);
-        if (name == null || name.isBlank() || name.equals("auto")) {
-            return found.stream().filter(ProviderInfo::isAvailable).findFirst()
-                    .flatMap(ProviderInfo::provider)
-                    .orElseThrow(() -> new TransportUnavailableException(
-                            "no blockxfer transport is available; providers found: " + list(found)));
-        }
-        for (ProviderInfo p : found) {
-            if (p.name().equals(name)) {
-                if (p.isAvailable()) {
-                    return p.provider().orElseThrow();
+        List<Candidate> found = candidates(loader);
+        boolean auto = name == null || name.isBlank() || name.equals("auto");
+        for (Candidate c : found) {
+            if (auto || c.name().equals(name)) {
+                ProviderInfo info = c.describe();
+                if (info.isAvailable()) {
+                    return info.provider().orElseThrow();
                 }
-                throw new TransportUnavailableException("transport '" + name + "' is unavailable: "
-                        + p.availability().cause() + "; providers found: " + list(found),
-                        p.availability().error().orElse(null));
+                if (!auto) {
+                    throw new TransportUnavailableException("transport '" + name + "' is unavailable: "
+                            + info.availability().cause() + "; providers found: " + list(loader),
+                            info.availability().error().orElse(null));
+                }
             }
         }
-        throw new TransportUnavailableException("unknown transport '" + name + "'; providers found: " + list(found));
+        if (auto) {
+            throw new TransportUnavailableException("no blockxfer transport is available; providers found: "
+                    + list(loader));
+        }
+        throw new TransportUnavailableException("unknown transport '" + name + "'; providers found: " + list(loader));
     }
 
     /** Opens a transport with the provider {@link #select(TransportConfig)} chooses. */
@@ -132,7 +169,8 @@ public final class Transports {
         return select(config).open(config);
     }
 
-    private static String list(List<ProviderInfo> found) {
+    private static String list(ClassLoader loader) {
+        List<ProviderInfo> found = providers(loader);
         if (found.isEmpty()) {
             return "none (is a backend jar on the class path or module path?)";
         }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blockxfer.transport.testing.GoodProvider;
 import io.blockxfer.transport.testing.LesserProvider;
+import io.blockxfer.transport.testing.UnavailableProvider;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -50,6 +51,16 @@ class TransportsTest {
         assertEquals(LesserProvider.class, Transports.select(lesser).getClass());
         System.setProperty(Transports.TRANSPORT_PROPERTY, "good");
         assertEquals(GoodProvider.class, Transports.select(lesser).getClass());
+    }
+
+    @Test
+    void namingABackendProbesNoOtherBackend() {
+        UnavailableProvider.PROBES.set(0);
+        assertEquals(LesserProvider.class, Transports.select("lesser", getClass().getClassLoader()).getClass());
+        assertEquals(0, UnavailableProvider.PROBES.get(),
+                "selecting 'lesser' probed (loaded the native library of) the 'unavailable' provider");
+        Transports.select((String) null, getClass().getClassLoader());
+        assertEquals(1, UnavailableProvider.PROBES.get(), "auto probes in priority order: 'unavailable' (9) first");
     }
 
     @Test

@@ -16,15 +16,18 @@ import java.util.Set;
 
 /**
  * The {@code nixl} backend: NVIDIA NIXL's C library ({@code libnixl_capi.so} of the
- * {@code nixl-cu12} 1.5.1 wheel) through the Foreign Function and Memory API. One NIXL agent per
+ * {@code nixl-cu12} or {@code nixl-cu13} wheels, certified releases 1.0.0 to 1.5.1, 1.5.1 by
+ * default) through the Foreign Function and Memory API. {@link #nativeVersion()} names the release
+ * found and the certified range; a release outside it is unavailable with that cause. One NIXL agent per
  * transport, with the UCX backend by default; WRITE and READ; peers in this process or others,
  * including plain NIXL agents such as Python's {@code nixl_agent}. Options are in
  * {@link NixlOptions}; per-transfer telemetry is the feature {@link NixlTelemetry}.
  *
  * <p>Where the library comes from, in order: the system property {@code blockxfer.nixl.lib}, the
  * environment variable {@code BLOCKXFER_NIXL_LIB}, the project's {@code natives/} folder (filled by
- * {@code scripts/install-natives}), an installed Python package {@code nixl-cu12}, the system
- * library path. The JVM needs {@code --enable-native-access} for this module (or
+ * {@code scripts/install-natives}; {@code -Dblockxfer.nixl.version=1.4.1} picks
+ * {@code natives/nixl-1.4.1}), an installed Python package {@code nixl-cu12} or {@code nixl-cu13}
+ * (as the {@code nixl} meta package would choose), the system library path. The JVM needs {@code --enable-native-access} for this module (or
  * {@code ALL-UNNAMED} on the class path).
  *
  * <p><b>Thread safety:</b> thread-safe; the constructor touches no native code, and the

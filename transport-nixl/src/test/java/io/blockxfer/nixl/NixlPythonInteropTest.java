@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.blockxfer.nixl.internal.NixlLibraryLocator;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
 import java.io.BufferedReader;
@@ -54,16 +55,26 @@ class NixlPythonInteropTest {
         NixlTests.assumeNixl();
         Path natives = NixlTests.nativesDir();
         String skip = null;
-        if (natives == null || !Files.isDirectory(natives.resolve("nixl/nixl_cu12"))) {
-            skip = "the nixl_cu12 Python package is not in " + natives + "/nixl (run scripts/install-natives nixl)";
+        // NIXL's Python API of the very wheel the Java side loaded (the same release and CUDA build)
+        Path site = NixlLibraryLocator.fromSystem().locate().library().map(l -> l.toAbsolutePath().getParent()
+                .getParent()).orElse(null);
+        if (natives == null || site == null || !(Files.isDirectory(site.resolve("nixl_cu12"))
+                || Files.isDirectory(site.resolve("nixl_cu13")))) {
+            skip = "no nixl_cu12/nixl_cu13 Python package beside the loaded library (" + site + "; run"
+                    + " scripts/install-natives nixl)";
         }
         Path script = tmp.resolve("nixl_python_peer.py");
         try (InputStream in = NixlPythonInteropTest.class.getResourceAsStream("nixl_python_peer.py")) {
             Files.copy(in, script);
         }
+        // NIXL <= 1.3's Python API imports torch at module load although its numpy/DRAM path never calls
+        // it; an empty module of that name stands in, so no multi-GiB torch install is needed
+        Path stubs = Files.createDirectories(tmp.resolve("stubs"));
+        Files.writeString(stubs.resolve("torch.py"), "class Tensor:\n    pass\n");
         if (skip == null) {
             try {
-                python = new PythonPeer(script, natives, "py-peer", BLOCKS, BLOCK);
+                python = new PythonPeer(script, List.of(site, natives.resolve("python"), stubs), "py-peer", BLOCKS,
+                        BLOCK);
             } catch (IOException | IllegalStateException e) {
                 skip = "the Python NIXL peer did not start: " + e.getMessage();
             }
@@ -142,12 +153,12 @@ class NixlPythonInteropTest {
         final int blocks;
         final long blockLength;
 
-        PythonPeer(Path script, Path natives, String name, int blocks, long blockLength) throws IOException {
+        PythonPeer(Path script, List<Path> pythonPath, String name, int blocks, long blockLength) throws IOException {
             List<String> cmd = new ArrayList<>(List.of("python3", script.toString(), name, Integer.toString(blocks),
                     Long.toString(blockLength)));
             ProcessBuilder pb = new ProcessBuilder(cmd);
-            pb.environment().put("PYTHONPATH", natives.resolve("nixl") + File.pathSeparator
-                    + natives.resolve("python"));
+            pb.environment().put("PYTHONPATH", String.join(File.pathSeparator,
+                    pythonPath.stream().map(Path::toString).toList()));
             pb.environment().putIfAbsent("UCX_NET_DEVICES", "lo");
             this.process = pb.start();
             this.commands = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);

@@ -44,6 +44,12 @@ final class NixlTests {
         return TckEnvironment.fromSystem().requires(NixlProvider.NAME);
     }
 
+    /** The NIXL release the run loads: {@code BLOCKXFER_NIXL_VERSION} (the CI matrix sets it), else the default. */
+    static String expectedRelease() {
+        String chosen = System.getenv("BLOCKXFER_NIXL_VERSION");
+        return chosen == null || chosen.isBlank() ? "1.5.1" : chosen.strip().replaceFirst("^cu1[23]-", "");
+    }
+
     /** The project's natives folder as the build passes it, or null. */
     static Path nativesDir() {
         String dir = System.getProperty("blockxfer.natives.dir");

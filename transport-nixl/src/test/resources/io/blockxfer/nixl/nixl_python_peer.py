@@ -13,7 +13,10 @@ import sys
 import time
 
 import numpy as np
-from nixl_cu12._api import nixl_agent, nixl_agent_config
+try:
+    from nixl_cu12._api import nixl_agent, nixl_agent_config
+except ImportError:
+    from nixl_cu13._api import nixl_agent, nixl_agent_config
 
 
 def pattern(seed, block, length):

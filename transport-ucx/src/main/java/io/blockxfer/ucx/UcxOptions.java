@@ -20,7 +20,8 @@ package io.blockxfer.ucx;
  * {@code <natives>/ucx/libucx/lib} where {@code <natives>} is {@value #NATIVES_DIR_PROPERTY},
  * {@value #NATIVES_DIR_ENV} or a {@code natives/} folder found walking up from the working
  * directory (what {@code scripts/install-natives} fills), then the system's {@code libucp.so.0}.
- * UCX older than {@value #REQUIRED_VERSION} is refused.
+ * Only UCX {@value #CERTIFIED_VERSIONS} is accepted (what jucx is built against); any other
+ * version is refused with the cause, unless {@value #ALLOW_UNCERTIFIED_PROPERTY} is {@code true}.
  *
  * <p><b>Thread safety:</b> constants only.
  */
@@ -39,6 +40,16 @@ public final class UcxOptions {
      * host fall back to tcp.
      */
     public static final String MM_ERROR_HANDLING = "ucx.mm_error_handling";
+    /**
+     * Whether UCX keeps a registration cache of user memory ({@code UCX_RCACHE_ENABLE}): on hosts
+     * without an RDMA device it buys nothing (registration there maps nothing) and leaks about 2 KiB
+     * of native memory per transport opened and closed and 1 KiB per peer added and removed (UCX
+     * 1.18.1, measured), so it defaults to {@value #DEFAULT_RCACHE_WITHOUT_RDMA} there; with an RDMA
+     * device ({@code /sys/class/infiniband}), UCX's own default ({@code try}).
+     */
+    public static final String RCACHE = "ucx.rcache";
+    /** Default of {@link #RCACHE} on hosts without an RDMA device. */
+    public static final String DEFAULT_RCACHE_WITHOUT_RDMA = "n";
     /** Prefix of pass-through UCX settings: {@code ucx.config.NAME=value} sets {@code UCX_NAME}. */
     public static final String CONFIG_PREFIX = "ucx.config.";
 
@@ -59,8 +70,13 @@ public final class UcxOptions {
     public static final String NATIVES_DIR_PROPERTY = "blockxfer.natives.dir";
     /** Environment variable naming the project's natives folder. */
     public static final String NATIVES_DIR_ENV = "BLOCKXFER_NATIVES_DIR";
-    /** The oldest UCX release the backend accepts: the minor version jucx was built against. */
-    public static final String REQUIRED_VERSION = "1.18";
+    /** The UCX releases the backend accepts: the release line jucx was built against. */
+    public static final String CERTIFIED_VERSIONS = "1.18.x";
+    /**
+     * System property that, set to {@code true}, lets the backend run on a UCX outside
+     * {@link #CERTIFIED_VERSIONS} (logged as a warning): unsupported, and it may crash the JVM.
+     */
+    public static final String ALLOW_UNCERTIFIED_PROPERTY = "blockxfer.ucx.allowUncertified";
 
     private UcxOptions() {
     }

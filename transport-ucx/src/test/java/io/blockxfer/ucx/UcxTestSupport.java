@@ -16,13 +16,13 @@ import org.junit.jupiter.api.Assumptions;
  *
  * <p><b>Thread safety:</b> stateless.
  */
-final class UcxTestSupport {
+public final class UcxTestSupport {
 
     private UcxTestSupport() {
     }
 
     /** Skips the calling test where UCX is unavailable, or fails it where UCX is required. */
-    static void requireUcx() {
+    public static void requireUcx() {
         Availability a = new UcxProvider().availability();
         if (a.isAvailable()) {
             return;
@@ -44,7 +44,7 @@ final class UcxTestSupport {
      * {@code java} with this JVM's class path, native access, the {@code blockxfer.*} system
      * properties except {@code extraProperties} overrides, and a private temporary directory.
      */
-    static List<String> javaCommand(String mainClass, List<String> extraProperties, List<String> args) {
+    public static List<String> javaCommand(String mainClass, List<String> extraProperties, List<String> args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");

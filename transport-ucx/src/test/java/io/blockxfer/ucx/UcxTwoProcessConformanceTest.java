@@ -4,18 +4,20 @@ import io.blockxfer.tck.InJvmHarness;
 import io.blockxfer.tck.TckHarness;
 import io.blockxfer.tck.TransportConformanceSuite;
 import io.blockxfer.tck.TwoProcessHarness;
+import io.blockxfer.transport.ProgressMode;
 import java.util.List;
 
 /**
  * The UCX backend, certified by the whole kit with each target in its own JVM process on this host
- * (killing a target SIGKILLs it). Children get a private temporary directory, so the folder JUCX
- * extracts its JNI library into does not pile up in {@code /tmp} when a child is killed.
+ * (killing a target SIGKILLs it), the initiator's polls driving its worker
+ * ({@link ProgressMode#POLLING_THREAD}). Children get a private temporary directory, so the folder
+ * JUCX extracts its JNI library into does not pile up in {@code /tmp} when a child is killed.
  */
 class UcxTwoProcessConformanceTest extends TransportConformanceSuite {
 
     @Override
     protected TckHarness harness() {
-        return TwoProcessHarness.of(InJvmHarness.of(UcxProvider.NAME))
-                .withJvmArgs(List.of("-Djava.io.tmpdir=" + ChildTemp.directory()));
+        return new ProgressModeHarness(TwoProcessHarness.of(InJvmHarness.of(UcxProvider.NAME))
+                .withJvmArgs(List.of("-Djava.io.tmpdir=" + ChildTemp.directory())), ProgressMode.POLLING_THREAD);
     }
 }

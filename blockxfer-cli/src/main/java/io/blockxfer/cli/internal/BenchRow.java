@@ -10,8 +10,11 @@ import java.util.Map;
  *
  * @param backend the provider name
  * @param op {@code write} or {@code read}
- * @param processes 1 (both peers here) or 2 (target in a child process)
+ * @param placement where the target lived: {@code in-process}, {@code child-process} or {@code remote}
  * @param layout how local and remote blocks were paired
+ * @param poll the caller's loop: {@code spin}, {@code backoff} or {@code interval}
+ * @param progress the transports' {@link io.blockxfer.transport.ProgressMode}, in lower case
+ * @param hog whether a CPU hog ran on every core of this host
  * @param blockBytes the block size
  * @param batchBlocks blocks per transfer
  * @param window transfers kept in flight
@@ -19,42 +22,73 @@ import java.util.Map;
  * @param failed transfers reported failed while measuring
  * @param seconds time spent measuring transfers
  * @param gbPerSec bytes of done transfers per second, in 10^9
- * @param memcpyGbPerSec {@code MemorySegment.copy} of the same blocks, in 10^9 bytes per second
+ * @param memcpyGbPerSec {@code MemorySegment.copy} of the same blocks in this process, in 10^9 bytes per second
  * @param transfersPerSec done transfers per second
  * @param p50Micros median submit-to-report latency of a transfer
  * @param p99Micros 99th percentile of that latency
+ * @param p999Micros 99.9th percentile of that latency
  * @param maxMicros the largest latency
+ * @param cpuCores CPU time of this process while transfers were measured, over the wall time (in
+ *     cores); for in-process points it includes the target's threads
+ * @param wireGbPerSec a plain TCP stream of the same blocks between the two hosts, or NaN when the
+ *     target was not remote
+ * @param remoteMemcpyGbPerSec memcpy of the same blocks on the target host, or NaN when not remote
  */
-public record BenchRow(String backend, String op, int processes, String layout, long blockBytes, int batchBlocks,
-        int window, long transfers, long failed, double seconds, double gbPerSec, double memcpyGbPerSec,
-        double transfersPerSec, double p50Micros, double p99Micros, double maxMicros) {
+public record BenchRow(String backend, String op, String placement, String layout, String poll, String progress,
+        boolean hog, long blockBytes, int batchBlocks, int window, long transfers, long failed, double seconds,
+        double gbPerSec, double memcpyGbPerSec, double transfersPerSec, double p50Micros, double p99Micros,
+        double p999Micros, double maxMicros, double cpuCores, double wireGbPerSec, double remoteMemcpyGbPerSec) {
 
     /** {@link #gbPerSec()} over {@link #memcpyGbPerSec()}. */
     public double ratio() {
         return memcpyGbPerSec == 0 ? 0 : gbPerSec / memcpyGbPerSec;
     }
 
-    /** The row as an ordered map for JSON and CSV. */
+    /** {@link #gbPerSec()} over the TCP ceiling {@link #wireGbPerSec()}; NaN when that was not measured. */
+    public double wireRatio() {
+        return Double.isNaN(wireGbPerSec) || wireGbPerSec == 0 ? Double.NaN : gbPerSec / wireGbPerSec;
+    }
+
+    /** 1 when both peers were in this process, else 2. */
+    public int processes() {
+        return placement.equals(Placement.IN_PROCESS.label()) ? 1 : 2;
+    }
+
+    /** Whether the target was on another host (or at least behind the bench control channel). */
+    public boolean remote() {
+        return placement.equals(Placement.REMOTE.label());
+    }
+
+    /** The row as an ordered map for JSON and CSV; numbers rounded to six significant digits. */
     public Map<String, Object> fields() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("backend", backend);
         m.put("op", op);
-        m.put("processes", processes);
+        m.put("placement", placement);
+        m.put("processes", processes());
         m.put("layout", layout);
+        m.put("poll", poll);
+        m.put("progress", progress);
+        m.put("hog", hog);
         m.put("blockBytes", blockBytes);
         m.put("batchBlocks", batchBlocks);
         m.put("window", window);
         m.put("transfers", transfers);
         m.put("failed", failed);
-        m.put("seconds", seconds);
-        m.put("gbPerSec", gbPerSec);
-        m.put("memcpyGbPerSec", memcpyGbPerSec);
-        m.put("ratio", ratio());
-        m.put("transfersPerSec", transfersPerSec);
-        m.put("blocksPerSec", transfersPerSec * batchBlocks);
-        m.put("p50Micros", p50Micros);
-        m.put("p99Micros", p99Micros);
-        m.put("maxMicros", maxMicros);
+        m.put("seconds", JsonOutput.measured(seconds));
+        m.put("gbPerSec", JsonOutput.measured(gbPerSec));
+        m.put("memcpyGbPerSec", JsonOutput.measured(memcpyGbPerSec));
+        m.put("ratio", JsonOutput.measured(ratio()));
+        m.put("transfersPerSec", JsonOutput.measured(transfersPerSec));
+        m.put("blocksPerSec", JsonOutput.measured(transfersPerSec * batchBlocks));
+        m.put("p50Micros", JsonOutput.measured(p50Micros));
+        m.put("p99Micros", JsonOutput.measured(p99Micros));
+        m.put("p999Micros", JsonOutput.measured(p999Micros));
+        m.put("maxMicros", JsonOutput.measured(maxMicros));
+        m.put("cpuCores", JsonOutput.measured(cpuCores));
+        m.put("wireGbPerSec", JsonOutput.measured(wireGbPerSec));
+        m.put("wireRatio", JsonOutput.measured(wireRatio()));
+        m.put("remoteMemcpyGbPerSec", JsonOutput.measured(remoteMemcpyGbPerSec));
         return m;
     }
 }

@@ -12,12 +12,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import org.HdrHistogram.Histogram;
 
 /**
- * Runs a {@link BenchSettings} sweep. For each backend, block size and batch size it opens one
- * {@link PeerPair} (regions of {@code batch x window} blocks, touched before measuring), then for
- * each operation: one verified transfer (the bytes must land), a warm-up, and two rounds of
- * memcpy baseline and transfers, interleaved so that background load hits both alike.
+ * Runs a {@link BenchSettings} sweep against a {@link TargetSite}. For each backend, block size
+ * and batch size it opens one {@link PeerPair} (regions of {@code batch x window} blocks, touched
+ * before measuring), then for each operation: one verified transfer (the bytes must land), a
+ * warm-up of every poll style, and two rounds, each of memcpy baseline, the wire's ceilings when the
+ * target is remote (TCP stream, memcpy over there), and transfers with every poll style, in an order
+ * that rotates from round to round, so that background load hits them all alike.
  *
  * <p><b>Thread safety:</b> not thread-safe; runs on the calling thread.
  */
@@ -28,14 +32,17 @@ public final class BenchRunner {
 
     private final ProviderSource source;
     private final BenchSettings settings;
+    private final TargetSite site;
     private final ProgressBar progress;
     private final PrintWriter notes;
     private final MemoryBudget budget;
 
-    /** A runner that reports skipped points on {@code notes}. */
-    public BenchRunner(ProviderSource source, BenchSettings settings, ProgressBar progress, PrintWriter notes) {
+    /** A runner that opens targets at {@code site} and reports skipped points on {@code notes}. */
+    public BenchRunner(ProviderSource source, BenchSettings settings, TargetSite site, ProgressBar progress,
+            PrintWriter notes) {
         this.source = source;
         this.settings = settings;
+        this.site = site;
         this.progress = progress;
         this.notes = notes;
         this.budget = MemoryBudget.of(settings.maxMemoryBytes());
@@ -52,7 +59,8 @@ public final class BenchRunner {
      */
     public List<BenchRow> run() {
         List<Point> points = plan();
-        int steps = points.stream().mapToInt(p -> p.ops().size() * (2 + 2 * ROUNDS)).sum();
+        int perOp = 2 + ROUNDS * (1 + settings.polls().size());
+        int steps = points.stream().mapToInt(p -> p.ops().size() * perOp).sum();
         progress.start(steps);
         List<BenchRow> rows = new ArrayList<>();
         try {
@@ -79,17 +87,11 @@ public final class BenchRunner {
             if (ops.isEmpty()) {
                 continue;
             }
-            if (settings.processes() == 2) {
-                requireCapability(provider, Capability.CROSS_PROCESS, "--processes 2 needs a backend whose peers"
-                        + " can live in different processes");
-                requireCapability(provider, Capability.BACKEND_REGION, "--processes 2 needs a backend that"
-                        + " allocates its region");
-            }
             for (long blockBytes : settings.blockSizes()) {
                 for (int batch : settings.batches()) {
                     int window = settings.window() > 0 ? settings.window()
                             : MemoryBudget.autoWindow(blockBytes * batch);
-                    budget.check(blockBytes, batch, window, settings.processes());
+                    budget.check(blockBytes, batch, window, site.regionsHere());
                     points.add(new Point(provider, blockBytes, batch, window, ops));
                 }
             }
@@ -100,28 +102,36 @@ public final class BenchRunner {
         return points;
     }
 
-    private static void requireCapability(TransportProvider provider, Capability capability, String why) {
-        if (!provider.capabilities().contains(capability)) {
-            throw CliException.usage(why + "; " + provider.name() + " lacks " + capability);
-        }
-    }
-
+    /** The providers asked for, each one the site can host; {@code all} skips (with a note) those it cannot. */
     private List<TransportProvider> providers() {
         Map<String, TransportProvider> chosen = new LinkedHashMap<>();
         for (String name : settings.backends()) {
             if (name.equals("all")) {
                 for (ProviderInfo p : source.providers()) {
-                    if (p.isAvailable()) {
-                        chosen.putIfAbsent(p.name(), p.provider().orElseThrow());
+                    if (!p.isAvailable() || chosen.containsKey(p.name())) {
+                        continue;
+                    }
+                    TransportProvider provider = p.provider().orElseThrow();
+                    Optional<TargetSite.Refusal> refusal = site.refusal(provider);
+                    if (refusal.isPresent()) {
+                        notes.println("bench: skipping " + p.name() + ": " + refusal.get().reason());
+                    } else {
+                        chosen.put(p.name(), provider);
                     }
                 }
             } else {
-                TransportProvider p = source.select(name);
-                chosen.putIfAbsent(p.name(), p);
+                TransportProvider provider = source.select(name);
+                Optional<TargetSite.Refusal> refusal = site.refusal(provider);
+                if (refusal.isPresent()) {
+                    throw refusal.get().toException();
+                }
+                chosen.putIfAbsent(provider.name(), provider);
             }
         }
         if (chosen.isEmpty()) {
-            throw new CliException("no backend is available; see 'blockxfer backends'");
+            throw new CliException("no backend to measure: none is available here"
+                    + (site.placement() == Placement.IN_PROCESS ? "" : " that the " + site.placement().label()
+                    + " target can use") + " (see 'blockxfer backends')");
         }
         return List.copyOf(chosen.values());
     }
@@ -135,65 +145,96 @@ public final class BenchRunner {
             initiator.region().segment().fill((byte) 1);
             pair.baselineTarget().fill((byte) 2);
             for (TransferOp op : p.ops()) {
-                rows.add(measureOp(p, op, plan, pair, label + " " + op.name().toLowerCase(Locale.ROOT)));
+                rows.addAll(measureOp(p, op, plan, pair, label + " " + op.name().toLowerCase(Locale.ROOT)));
             }
         }
     }
 
     private PeerPair open(TransportProvider provider, int numBlocks, long blockBytes) {
         try {
-            return settings.processes() == 2 ? ChildProcessPair.open(provider, numBlocks, blockBytes)
-                    : InProcessPair.open(provider, numBlocks, blockBytes);
+            return site.open(provider, numBlocks, blockBytes, settings.tuning());
         } catch (OutOfMemoryError e) {
             throw new CliException("could not allocate regions of " + numBlocks + " x " + ByteSizes.format(blockBytes)
                     + ": " + e.getMessage() + " (try smaller --block-sizes, --batches or --window)");
         }
     }
 
-    private BenchRow measureOp(Point p, TransferOp op, SlotPlan plan, PeerPair pair, String label) {
+    private List<BenchRow> measureOp(Point p, TransferOp op, SlotPlan plan, PeerPair pair, String label) {
         boolean write = op == TransferOp.WRITE;
         DataTransport initiator = pair.initiator();
         long durationNanos = settings.duration().toNanos();
-        TransferLoop transfers = new TransferLoop(initiator, op, plan, settings.poll());
+        List<PollStyle> styles = settings.polls();
+        List<TransferLoop> loops = new ArrayList<>();
+        for (PollStyle style : styles) {
+            loops.add(new TransferLoop(initiator, op, plan, new Poller(style, settings.pollInterval().toNanos())));
+        }
         MemcpyLoop memcpy = new MemcpyLoop(initiator.region().segment(), pair.baselineTarget(), write, plan,
                 p.blockBytes());
+        Optional<WireProbe> wire = pair.wire();
 
         progress.show(label + ": verifying");
-        verify(pair, op, plan, transfers);
+        verify(pair, op, plan, loops.getFirst());
         progress.step();
 
         progress.show(label + ": warming up");
         long warm = Math.max(durationNanos / 5, 50_000_000L);
-        transfers.run(warm, 2L * plan.window());
+        for (TransferLoop loop : loops) {
+            loop.run(warm, 2L * plan.window());
+            loop.reset();
+        }
         memcpy.run(warm / 2);
-        transfers.reset();
         memcpy.reset();
         progress.step();
 
+        WireProbe.Rate stream = WireProbe.Rate.NONE;
+        WireProbe.Rate remoteMemcpy = WireProbe.Rate.NONE;
         for (int round = 0; round < ROUNDS; round++) {
             progress.show(label + ": memcpy baseline");
             memcpy.run(durationNanos * 2 / 5 / ROUNDS);
+            if (wire.isPresent()) {
+                progress.show(label + ": TCP stream and remote memcpy");
+                stream = stream.plus(wire.get().stream(op, plan, p.blockBytes(), durationNanos * 2 / 5 / ROUNDS));
+                remoteMemcpy = remoteMemcpy.plus(wire.get().remoteMemcpy(op, plan, p.blockBytes(),
+                        durationNanos / 5 / ROUNDS));
+            }
             progress.step();
-            progress.show(label + ": transfers");
-            transfers.run(durationNanos * 3 / 5 / ROUNDS, 1);
-            progress.step();
+            for (int i = 0; i < loops.size(); i++) {
+                int s = (i + round) % loops.size();
+                progress.show(label + ": transfers, " + styles.get(s).label() + " poll");
+                loops.get(s).run(durationNanos * 3 / 5 / ROUNDS, 1);
+                progress.step();
+            }
         }
 
+        List<BenchRow> rows = new ArrayList<>();
+        for (int s = 0; s < loops.size(); s++) {
+            rows.add(row(p, op, plan, loops.get(s), styles.get(s), memcpy, stream, remoteMemcpy, label));
+        }
+        return rows;
+    }
+
+    private BenchRow row(Point p, TransferOp op, SlotPlan plan, TransferLoop transfers, PollStyle style,
+            MemcpyLoop memcpy, WireProbe.Rate stream, WireProbe.Rate remoteMemcpy, String label) {
+        String opName = op.name().toLowerCase(Locale.ROOT);
         if (transfers.done() == 0) {
-            throw new CliException(p.provider().name() + ": every " + op.name().toLowerCase(Locale.ROOT)
-                    + " transfer failed (" + transfers.failed() + " of them)");
+            throw new CliException(p.provider().name() + ": every " + opName + " transfer failed ("
+                    + transfers.failed() + " of them)");
         }
         if (transfers.failed() > 0) {
-            notes.println("bench: " + transfers.failed() + " " + label + " transfers failed; they count as not moved");
+            notes.println("bench: " + transfers.failed() + " " + label + " transfers (" + style.label() + " poll)"
+                    + " failed; they count as not moved");
         }
         double seconds = transfers.elapsedNanos() / 1e9;
         long bytes = transfers.done() * plan.batch() * p.blockBytes();
-        LatencyHistogram h = transfers.latencies();
-        return new BenchRow(p.provider().name(), op.name().toLowerCase(Locale.ROOT), settings.processes(),
-                settings.layout().name().toLowerCase(Locale.ROOT), p.blockBytes(), p.batch(), plan.window(),
-                transfers.done(), transfers.failed(), seconds, bytes / (double) transfers.elapsedNanos(),
-                memcpy.gbPerSec(), transfers.done() / seconds, h.quantile(0.50) / 1e3, h.quantile(0.99) / 1e3,
-                h.max() / 1e3);
+        Histogram h = transfers.latencies();
+        return new BenchRow(p.provider().name(), opName, site.placement().label(),
+                settings.layout().name().toLowerCase(Locale.ROOT), style.label(),
+                settings.tuning().progress().name().toLowerCase(Locale.ROOT), settings.hog(), p.blockBytes(),
+                p.batch(), plan.window(), transfers.done(), transfers.failed(), seconds,
+                bytes / (double) transfers.elapsedNanos(), memcpy.gbPerSec(), transfers.done() / seconds,
+                h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3,
+                h.getValueAtPercentile(99.9) / 1e3, h.getMaxValue() / 1e3, transfers.cpuCores(), stream.gbPerSec(),
+                remoteMemcpy.gbPerSec());
     }
 
     /** One transfer of slot 0 whose bytes are checked, so a backend cannot win by not moving them. */

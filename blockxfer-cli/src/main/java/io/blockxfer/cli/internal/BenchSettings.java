@@ -5,9 +5,10 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * What {@code blockxfer bench} sweeps: backends, operations, block sizes and batch sizes, with the
- * window of transfers in flight (0 for automatic), the time per point, the placement of the target
- * and the memory limit (0 for the default).
+ * What {@code blockxfer bench} sweeps: backends, operations, block sizes, batch sizes and the
+ * caller's poll styles, with the window of transfers in flight (0 for automatic), the time per
+ * point, the block pairing, the poll interval of {@link PollStyle#INTERVAL}, how transports are
+ * tuned, whether a CPU hog runs, and the memory limit (0 for the default).
  *
  * <p><b>Thread safety:</b> immutable.
  *
@@ -16,15 +17,17 @@ import java.util.List;
  * @param blockSizes block sizes in bytes
  * @param batches blocks per transfer
  * @param window transfers in flight, or 0 to size it from {@link MemoryBudget#autoWindow}
- * @param duration measuring time per point
- * @param processes 1 or 2
+ * @param duration measuring time per point and poll style
  * @param layout block pairing
- * @param poll what the poller does between empty polls
- * @param maxMemoryBytes the most region memory a point may use, or 0 for the default
+ * @param polls the caller loops to measure, each point with each
+ * @param pollInterval the period of {@link PollStyle#INTERVAL}
+ * @param tuning progress mode and backend options of every transport
+ * @param hog whether a CPU hog runs on every core of this host
+ * @param maxMemoryBytes the most region memory a point may use here, or 0 for the default
  */
 public record BenchSettings(List<String> backends, List<TransferOp> ops, List<Long> blockSizes, List<Integer> batches,
-        int window, Duration duration, int processes, BlockLayout layout, IdleStrategy poll,
-        long maxMemoryBytes) {
+        int window, Duration duration, BlockLayout layout, List<PollStyle> polls, Duration pollInterval, Tuning tuning,
+        boolean hog, long maxMemoryBytes) {
 
     /** Copies the lists. */
     public BenchSettings {
@@ -32,5 +35,6 @@ public record BenchSettings(List<String> backends, List<TransferOp> ops, List<Lo
         ops = List.copyOf(ops);
         blockSizes = List.copyOf(blockSizes);
         batches = List.copyOf(batches);
+        polls = List.copyOf(polls);
     }
 }

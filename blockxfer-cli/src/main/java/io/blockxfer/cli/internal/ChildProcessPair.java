@@ -23,9 +23,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * An initiator here and its target in a child JVM running the conformance kit's
- * {@link TargetProcess} (same JDK, same class path, the {@code blockxfer.*} system properties
- * passed on), driven over its line protocol: {@code READY <descriptor>}, {@code FILL},
- * {@code CHECK}, {@code CLOSE}. The child exits when its stdin closes, so no orphan outlives us.
+ * {@link TargetProcess} (same JDK, same class path, the {@code blockxfer.*} system properties and
+ * the backend options passed on; its progress mode stays the backend's default), driven over its
+ * line protocol: {@code READY <descriptor>}, {@code FILL}, {@code CHECK}, {@code CLOSE}. The child
+ * exits when its stdin closes, so no orphan outlives us.
  *
  * <p><b>Thread safety:</b> see {@link PeerPair}; requests to the child are serialised.
  */
@@ -52,14 +53,15 @@ final class ChildProcessPair implements PeerPair {
     }
 
     /** Opens the initiator, starts the target process, and registers it. */
-    static ChildProcessPair open(TransportProvider provider, int numBlocks, long blockBytes) {
+    static ChildProcessPair open(TransportProvider provider, int numBlocks, long blockBytes, Tuning tuning) {
         Arena arena = Arena.ofShared();
         DataTransport initiator = null;
         ChildProcessPair pair = null;
         try {
-            initiator = provider.open(BenchConfigs.config(provider, arena, numBlocks, blockBytes, "bench-initiator"));
+            initiator = provider.open(BenchConfigs.config(provider, arena, numBlocks, blockBytes, "bench-initiator",
+                    tuning));
             MemorySegment standIn = arena.allocate(numBlocks * blockBytes, 4096);
-            Process process = start(provider.name(), numBlocks, blockBytes);
+            Process process = start(provider.name(), numBlocks, blockBytes, tuning);
             pair = new ChildProcessPair(arena, initiator, standIn, process);
             String ready = pair.reply();
             if (!ready.startsWith("READY ")) {
@@ -82,7 +84,7 @@ final class ChildProcessPair implements PeerPair {
         }
     }
 
-    private static Process start(String backend, int numBlocks, long blockBytes) {
+    private static Process start(String backend, int numBlocks, long blockBytes, Tuning tuning) {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
@@ -102,6 +104,7 @@ final class ChildProcessPair implements PeerPair {
         cmd.add(Long.toString(blockBytes));
         cmd.add("bench-target-" + ProcessHandle.current().pid());
         cmd.add(Long.toString(BenchConfigs.TRANSFER_TIMEOUT.toMillis()));
+        tuning.options().forEach((k, v) -> cmd.add("opt:" + k + "=" + v));
         try {
             return new ProcessBuilder(cmd).start();
         } catch (IOException e) {

@@ -1,9 +1,12 @@
 package io.blockxfer.cli.internal;
 
+import java.util.Optional;
+
 /**
  * A failure the user can fix (unknown backend, sizes that do not fit, a provider that does not
- * load): printed as one line, never with a stack trace, and the command exits with
- * {@link #exitCode()}.
+ * load): printed as one short line, never with a stack trace, and the command exits with
+ * {@link #exitCode()}. The long form (every provider's cause, library paths, a server's own words)
+ * is its {@link #detail()}, printed only under {@code --verbose}.
  *
  * <p><b>Thread safety:</b> immutable.
  */
@@ -17,6 +20,7 @@ public final class CliException extends RuntimeException {
     public static final int FAILURE = 1;
 
     private final int exitCode;
+    private final String detail;
 
     /** A run-time failure with exit code {@link #FAILURE}. */
     public CliException(String message) {
@@ -25,8 +29,13 @@ public final class CliException extends RuntimeException {
 
     /** A failure with an explicit exit code and cause. */
     public CliException(String message, int exitCode, Throwable cause) {
+        this(message, exitCode, cause, null);
+    }
+
+    private CliException(String message, int exitCode, Throwable cause, String detail) {
         super(message, cause);
         this.exitCode = exitCode;
+        this.detail = detail;
     }
 
     /** A usage error (exit code {@link #USAGE}). */
@@ -34,8 +43,20 @@ public final class CliException extends RuntimeException {
         return new CliException(message, USAGE, null);
     }
 
+    /** This failure with {@code detail} to show under {@code --verbose}. */
+    public CliException withDetail(String detail) {
+        CliException e = new CliException(getMessage(), exitCode, getCause(), detail);
+        e.setStackTrace(getStackTrace());
+        return e;
+    }
+
     /** The process exit code for this failure. */
     public int exitCode() {
         return exitCode;
+    }
+
+    /** The long explanation for {@code --verbose}, if there is one. */
+    public Optional<String> detail() {
+        return Optional.ofNullable(detail);
     }
 }

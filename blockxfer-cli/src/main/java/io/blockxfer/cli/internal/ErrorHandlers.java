@@ -9,9 +9,11 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 
 /**
- * Turns every failure into one line on standard error and a non-zero exit code: bad flags and
- * values exit with 2, failures while running with 1 (or a {@link CliException}'s own code). A stack
- * trace is printed only when the environment variable {@code BLOCKXFER_DEBUG} is set.
+ * Turns every failure into one short line on standard error and a non-zero exit code: bad flags and
+ * values exit with 2, failures while running with 1 (or a {@link CliException}'s own code). The
+ * long form of a {@link CliException} ({@link CliException#detail()}: every provider's cause,
+ * library paths) follows on further lines only when the command was given {@code --verbose}. A
+ * stack trace is printed only when the environment variable {@code BLOCKXFER_DEBUG} is set.
  *
  * <p><b>Thread safety:</b> stateless.
  */
@@ -42,11 +44,24 @@ public final class ErrorHandlers implements IParameterExceptionHandler, IExecuti
         PrintWriter err = cl.getErr();
         Throwable failure = ex instanceof CommandLine.ExecutionException && ex.getCause() != null ? ex.getCause() : ex;
         err.println(cl.getCommandSpec().qualifiedName() + ": " + describe(failure));
+        if (failure instanceof CliException c && c.detail().isPresent() && verbose(parseResult)) {
+            c.detail().get().lines().forEach(line -> err.println("  " + line));
+        }
         if (System.getenv("BLOCKXFER_DEBUG") != null) {
             failure.printStackTrace(err);
         }
         err.flush();
         return ex instanceof CliException c ? c.exitCode() : CliException.FAILURE;
+    }
+
+    /** Whether any command of the invocation was given {@code --verbose}. */
+    static boolean verbose(ParseResult parseResult) {
+        for (ParseResult r = parseResult; r != null; r = r.subcommand()) {
+            if (r.hasMatchedOption("--verbose")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The one-line message for {@code e}: the message of expected failures, the type of others. */

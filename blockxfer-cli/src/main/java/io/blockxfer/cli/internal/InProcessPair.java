@@ -2,6 +2,7 @@ package io.blockxfer.cli.internal;
 
 import io.blockxfer.tck.BlockPattern;
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.spi.TransportProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -24,14 +25,19 @@ final class InProcessPair implements PeerPair {
     }
 
     /** Opens two transports of {@code numBlocks} blocks of {@code blockBytes} and registers the target. */
-    static InProcessPair open(TransportProvider provider, int numBlocks, long blockBytes) {
+    static InProcessPair open(TransportProvider provider, int numBlocks, long blockBytes, Tuning tuning) {
         Arena arena = Arena.ofShared();
         DataTransport initiator = null;
         DataTransport target = null;
         try {
-            initiator = provider.open(BenchConfigs.config(provider, arena, numBlocks, blockBytes, "bench-initiator"));
-            target = provider.open(BenchConfigs.config(provider, arena, numBlocks, blockBytes, "bench-target"));
-            initiator.addPeer(PEER, target.localDescriptor());
+            initiator = provider.open(BenchConfigs.config(provider, arena, numBlocks, blockBytes, "bench-initiator",
+                    tuning));
+            target = provider.open(BenchConfigs.config(provider, arena, numBlocks, blockBytes, "bench-target",
+                    tuning));
+            PeerDescriptor theirs = target.localDescriptor();
+            // with a key, the descriptor takes the path it takes between hosts: bytes, then authenticated
+            initiator.addPeer(PEER, tuning.keyRing().map(ring -> PeerDescriptor.decode(theirs.encode(), ring))
+                    .orElse(theirs));
             return new InProcessPair(arena, initiator, target);
         } catch (RuntimeException | Error e) {
             closeAll(initiator, target, arena);

@@ -8,7 +8,7 @@ import java.lang.foreign.MemorySegment;
  *
  * <p><b>Thread safety:</b> not thread-safe; confined to the measuring thread.
  */
-final class MemcpyLoop {
+public final class MemcpyLoop {
 
     private final MemorySegment source;
     private final MemorySegment destination;
@@ -22,7 +22,7 @@ final class MemcpyLoop {
      * Copies local blocks to remote ones ({@code write}) or remote blocks to local ones, between
      * {@code local} and {@code remote} of blocks of {@code blockBytes}.
      */
-    MemcpyLoop(MemorySegment local, MemorySegment remote, boolean write, SlotPlan plan, long blockBytes) {
+    public MemcpyLoop(MemorySegment local, MemorySegment remote, boolean write, SlotPlan plan, long blockBytes) {
         this.source = write ? local : remote;
         this.destination = write ? remote : local;
         this.sourceIsLocal = write;
@@ -31,7 +31,7 @@ final class MemcpyLoop {
     }
 
     /** Copies whole slots until {@code nanos} have passed (at least one slot); adds to the totals. */
-    void run(long nanos) {
+    public void run(long nanos) {
         long start = System.nanoTime();
         long now;
         int s = 0;
@@ -49,13 +49,23 @@ final class MemcpyLoop {
     }
 
     /** Forgets the totals (after a warm-up). */
-    void reset() {
+    public void reset() {
         bytes = 0;
         elapsedNanos = 0;
     }
 
+    /** Bytes copied so far. */
+    public long bytes() {
+        return bytes;
+    }
+
+    /** Time spent copying so far. */
+    public long elapsedNanos() {
+        return elapsedNanos;
+    }
+
     /** Bytes copied per nanosecond, which is GB/s. */
-    double gbPerSec() {
+    public double gbPerSec() {
         return elapsedNanos == 0 ? 0 : (double) bytes / elapsedNanos;
     }
 }

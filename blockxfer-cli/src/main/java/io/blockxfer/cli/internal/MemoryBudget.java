@@ -4,8 +4,9 @@ import java.lang.management.ManagementFactory;
 
 /**
  * Sizes benchmark regions and refuses points that do not fit: each side needs
- * {@code batch x window} blocks, and a point holds two regions (three with a target process: the
- * initiator's, the memcpy stand-in and the child's).
+ * {@code batch x window} blocks, and a point holds a number of such regions on this host (two in
+ * one process; three with a target process: the initiator's, the memcpy stand-in and the child's;
+ * two with a remote target: the initiator's and the stand-in).
  *
  * <p><b>Thread safety:</b> immutable.
  */
@@ -50,17 +51,16 @@ public final class MemoryBudget {
     }
 
     /**
-     * Checks a point.
+     * Checks a point that holds {@code regions} regions of {@code batch x window} blocks here.
      *
      * @throws CliException (a usage error) naming the sizes, what they need and the limit
      */
-    public void check(long blockBytes, int batch, int window, int processes) {
+    public void check(long blockBytes, int batch, int window, int regions) {
         long blocks = (long) batch * window;
         String what = "block size " + ByteSizes.format(blockBytes) + " x batch " + batch + " x window " + window;
         if (blocks > Integer.MAX_VALUE) {
             throw CliException.usage(what + " needs " + blocks + " blocks per region, more than a region can hold");
         }
-        int regions = processes == 2 ? 3 : 2;
         long perRegion;
         long total;
         try {

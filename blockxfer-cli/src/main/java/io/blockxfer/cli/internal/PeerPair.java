@@ -2,6 +2,7 @@ package io.blockxfer.cli.internal;
 
 import io.blockxfer.transport.DataTransport;
 import java.lang.foreign.MemorySegment;
+import java.util.Optional;
 
 /**
  * An initiator transport in this process with one registered target peer, in this process or in a
@@ -28,6 +29,14 @@ public interface PeerPair extends AutoCloseable {
 
     /** The first byte of target block {@code block} that differs from the pattern of {@code seed}, or -1. */
     long targetMismatch(int block, long seed);
+
+    /**
+     * The ceilings of the link between the two hosts, when the target is on another host (or at
+     * least behind the bench control channel); empty for targets on this host.
+     */
+    default Optional<WireProbe> wire() {
+        return Optional.empty();
+    }
 
     /** Closes both sides; idempotent. */
     @Override

@@ -60,7 +60,7 @@ public final class ProviderReport {
             row.put("selectedByAuto", selected);
             rows.add(row);
         }
-        return Json.writeLines(rows);
+        return JsonOutput.pretty(rows);
     }
 
     private static String capabilities(ProviderInfo p, String separator) {

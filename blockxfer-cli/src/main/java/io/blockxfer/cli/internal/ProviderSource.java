@@ -81,9 +81,37 @@ public final class ProviderSource {
     /**
      * The available provider named {@code name}, or the best available one for {@code auto}.
      *
-     * @throws io.blockxfer.transport.TransportUnavailableException naming every provider found
+     * @throws CliException a usage error (exit 2) for a name no provider has, listing the names
+     *     found; a failure (exit 1) for a provider that is unavailable here, or when nothing is
+     *     available; in both cases every provider's cause is the {@linkplain CliException#detail()
+     *     detail} shown under {@code --verbose}
      */
     public TransportProvider select(String name) {
-        return Transports.select(name, loader());
+        List<ProviderInfo> found = providers();
+        if (name == null || name.isBlank() || name.equals("auto")) {
+            return found.stream().filter(ProviderInfo::isAvailable).findFirst().flatMap(ProviderInfo::provider)
+                    .orElseThrow(() -> new CliException("no backend is available here (see 'blockxfer backends',"
+                            + " or add --verbose for the causes)").withDetail(causes(found)));
+        }
+        for (ProviderInfo p : found) {
+            if (p.name().equals(name)) {
+                if (p.isAvailable()) {
+                    return p.provider().orElseThrow();
+                }
+                throw new CliException("backend '" + name + "' is unavailable here (see 'blockxfer backends', or add"
+                        + " --verbose for the cause)").withDetail(causes(found));
+            }
+        }
+        String known = found.isEmpty() ? "none found" : "known: " + String.join(", ",
+                found.stream().map(ProviderInfo::name).toList());
+        throw CliException.usage("unknown backend '" + name + "' (" + known + ")").withDetail(causes(found));
+    }
+
+    /** One line per provider: its name, priority and availability with the full cause. */
+    public static String causes(List<ProviderInfo> found) {
+        if (found.isEmpty()) {
+            return "no provider found (is a backend jar on the class path or in --classpath?)";
+        }
+        return String.join("\n", found.stream().map(ProviderInfo::describe).toList());
     }
 }

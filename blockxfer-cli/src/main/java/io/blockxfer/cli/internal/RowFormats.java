@@ -5,34 +5,68 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Collectors;
+import java.util.function.Function;
 
 /**
  * Prints benchmark rows as a table for people, as CSV with a header line, or as a JSON array of
- * objects with the fields of {@link BenchRow#fields()}.
+ * objects with the fields of {@link BenchRow#fields()} (through Jackson). The table shows the
+ * columns every run has, plus the poll style, progress mode and hog when the run varied them, and
+ * the TCP ceiling when the target was remote.
  *
  * <p><b>Thread safety:</b> stateless.
  */
 public final class RowFormats {
+
+    private record Column(String title, boolean right, Function<BenchRow, String> cell) {
+    }
 
     private RowFormats() {
     }
 
     /** The rows as an aligned table. */
     public static void table(List<BenchRow> rows, PrintWriter out) {
-        Table t = new Table("BACKEND", "OP", "BLOCK", "BATCH", "WINDOW", "GB/s", "MEMCPY GB/s", "RATIO",
-                "TRANSFERS/s", "P50 us", "P99 us");
-        t.alignRight(2, 3, 4, 5, 6, 7, 8, 9, 10);
+        List<Column> columns = new ArrayList<>();
+        columns.add(new Column("BACKEND", false, BenchRow::backend));
+        columns.add(new Column("OP", false, BenchRow::op));
+        if (varies(rows, BenchRow::poll) || rows.stream().anyMatch(r -> !r.poll().equals("backoff"))) {
+            columns.add(new Column("POLL", false, BenchRow::poll));
+        }
+        if (rows.stream().anyMatch(r -> !r.progress().equals("auto"))) {
+            columns.add(new Column("PROGRESS", false, BenchRow::progress));
+        }
+        if (rows.stream().anyMatch(BenchRow::hog)) {
+            columns.add(new Column("HOG", false, r -> r.hog() ? "on" : "off"));
+        }
+        columns.add(new Column("BLOCK", true, r -> ByteSizes.format(r.blockBytes())));
+        columns.add(new Column("BATCH", true, r -> Integer.toString(r.batchBlocks())));
+        columns.add(new Column("WINDOW", true, r -> Integer.toString(r.window())));
+        columns.add(new Column("GB/s", true, r -> fixed(r.gbPerSec(), 2)));
+        columns.add(new Column("MEMCPY GB/s", true, r -> fixed(r.memcpyGbPerSec(), 2)));
+        columns.add(new Column("RATIO", true, r -> fixed(r.ratio(), 2) + "x"));
+        if (rows.stream().anyMatch(BenchRow::remote)) {
+            columns.add(new Column("TCP GB/s", true, r -> fixed(r.wireGbPerSec(), 2)));
+            columns.add(new Column("xTCP", true, r -> fixed(r.wireRatio(), 2) + "x"));
+        }
+        columns.add(new Column("TRANSFERS/s", true, r -> grouped(r.transfersPerSec())));
+        columns.add(new Column("P50 us", true, r -> fixed(r.p50Micros(), 1)));
+        columns.add(new Column("P99 us", true, r -> fixed(r.p99Micros(), 1)));
+        columns.add(new Column("P99.9 us", true, r -> fixed(r.p999Micros(), 1)));
+        columns.add(new Column("MAX us", true, r -> fixed(r.maxMicros(), 1)));
+        columns.add(new Column("CPU", true, r -> fixed(r.cpuCores(), 2)));
+
+        Table t = new Table(columns.stream().map(Column::title).toArray(String[]::new));
+        for (int c = 0; c < columns.size(); c++) {
+            if (columns.get(c).right()) {
+                t.alignRight(c);
+            }
+        }
         for (BenchRow r : rows) {
-            t.row(r.backend(), r.op(), ByteSizes.format(r.blockBytes()), Integer.toString(r.batchBlocks()),
-                    Integer.toString(r.window()), fixed(r.gbPerSec(), 2), fixed(r.memcpyGbPerSec(), 2),
-                    fixed(r.ratio(), 2) + "x", grouped(r.transfersPerSec()), fixed(r.p50Micros(), 1),
-                    fixed(r.p99Micros(), 1));
+            t.row(columns.stream().map(c -> c.cell().apply(r)).toArray(String[]::new));
         }
         t.print(out);
     }
 
-    /** The rows as CSV, header first. */
+    /** The rows as CSV, header first; a measurement that was not taken is an empty cell. */
     public static void csv(List<BenchRow> rows, PrintWriter out) {
         if (rows.isEmpty()) {
             return;
@@ -41,7 +75,7 @@ public final class RowFormats {
         for (BenchRow r : rows) {
             List<String> cells = new ArrayList<>();
             for (Object v : r.fields().values()) {
-                cells.add(v instanceof Double d ? Json.write(d) : csvCell(String.valueOf(v)));
+                cells.add(v == null ? "" : csvCell(String.valueOf(v)));
             }
             out.println(String.join(",", cells));
         }
@@ -50,9 +84,13 @@ public final class RowFormats {
 
     /** The rows as a JSON array. */
     public static void json(List<BenchRow> rows, PrintWriter out) {
-        List<Map<String, Object>> list = rows.stream().map(BenchRow::fields).collect(Collectors.toList());
-        out.println(Json.writeLines(list));
+        List<Map<String, Object>> list = rows.stream().map(BenchRow::fields).toList();
+        out.println(JsonOutput.pretty(list));
         out.flush();
+    }
+
+    private static boolean varies(List<BenchRow> rows, Function<BenchRow, String> field) {
+        return rows.stream().map(field).distinct().count() > 1;
     }
 
     private static String csvCell(String s) {
@@ -60,7 +98,7 @@ public final class RowFormats {
     }
 
     private static String fixed(double v, int decimals) {
-        return String.format(Locale.ROOT, "%." + decimals + "f", v);
+        return Double.isFinite(v) ? String.format(Locale.ROOT, "%." + decimals + "f", v) : "-";
     }
 
     private static String grouped(double v) {

@@ -15,11 +15,13 @@ public final class SlotPlan {
     private final int[][] local;
     private final int[][] remote;
     private final int batch;
+    private final BlockLayout layout;
 
-    private SlotPlan(int[][] local, int[][] remote, int batch) {
+    private SlotPlan(int[][] local, int[][] remote, int batch, BlockLayout layout) {
         this.local = local;
         this.remote = remote;
         this.batch = batch;
+        this.layout = layout;
     }
 
     /** A plan of {@code window} slots of {@code batch} blocks in {@code layout}; seeded, so repeatable. */
@@ -37,7 +39,7 @@ public final class SlotPlan {
                 derange(remote[s], random);
             }
         }
-        return new SlotPlan(local, remote, batch);
+        return new SlotPlan(local, remote, batch, layout);
     }
 
     /** Shuffles so that no remote index follows its left neighbour by one (no run can be merged). */
@@ -74,6 +76,11 @@ public final class SlotPlan {
     /** The number of slots. */
     public int window() {
         return local.length;
+    }
+
+    /** How local and remote blocks are paired (the same layout, window and batch give the same plan). */
+    public BlockLayout layout() {
+        return layout;
     }
 
     /** The number of blocks per transfer. */

@@ -30,9 +30,12 @@ public final class SvgChart {
     /** The chart of {@code rows} as an SVG document. */
     public static String render(List<BenchRow> rows) {
         Map<String, List<BenchRow>> series = new TreeMap<>();
+        boolean polls = rows.stream().map(BenchRow::poll).distinct().count() > 1;
+        boolean hogs = rows.stream().map(BenchRow::hog).distinct().count() > 1;
         for (BenchRow r : rows) {
             String key = r.backend() + " " + r.op() + " x" + r.batchBlocks()
-                    + (r.processes() == 2 ? " (2 processes)" : "");
+                    + (r.processes() == 2 ? " (" + r.placement() + ")" : "") + (polls ? " " + r.poll() + " poll" : "")
+                    + (hogs && r.hog() ? " hogged" : "");
             series.computeIfAbsent(key, k -> new ArrayList<>()).add(r);
         }
         series.values().forEach(list -> list.sort((a, b) -> Long.compare(a.blockBytes(), b.blockBytes())));

@@ -1,30 +1,28 @@
 package io.blockxfer.cli.internal;
 
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
 
 import io.blockxfer.loopback.LoopbackFaults;
+import io.blockxfer.tck.ConformanceRules;
 import io.blockxfer.tck.InJvmHarness;
 import io.blockxfer.tck.TckHarness;
-import io.blockxfer.tck.TransportConformanceSuite;
 import io.blockxfer.tck.TwoProcessHarness;
 import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.spi.TransportProvider;
 import java.io.File;
 import java.io.PrintWriter;
-import java.lang.reflect.Method;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.platform.engine.DiscoverySelector;
+import org.junit.platform.engine.FilterResult;
 import org.junit.platform.launcher.EngineFilter;
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.PostDiscoveryFilter;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 
@@ -94,10 +92,9 @@ public final class TckRunner {
     /** Runs the kit, printing one line per rule and a summary on {@code out}. */
     public Outcome run(PrintWriter out) {
         TckHarness harness = harness();
-        List<DiscoverySelector> selectors = selectors();
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
-                .selectors(selectors)
-                .filters(EngineFilter.includeEngines("junit-jupiter"))
+                .selectors(selectClass(CliConformanceSuite.class))
+                .filters(EngineFilter.includeEngines("junit-jupiter"), ruleFilter())
                 .configurationParameter("junit.jupiter.execution.parallel.enabled", "false")
                 .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "false")
                 .configurationParameter("junit.jupiter.testmethod.order.default",
@@ -126,40 +123,24 @@ public final class TckRunner {
         return new Outcome(reporter.passed(), reporter.failed(), reporter.skipped());
     }
 
-    private List<DiscoverySelector> selectors() {
-        if (rules.isEmpty()) {
-            return List.of(selectClass(CliConformanceSuite.class));
-        }
-        List<DiscoverySelector> selectors = new ArrayList<>();
-        Set<String> unmatched = new TreeSet<>(rules);
-        for (Method m : TransportConformanceSuite.class.getMethods()) {
-            DisplayName name = m.getAnnotation(DisplayName.class);
-            if (name == null || !name.value().startsWith("[")) {
-                continue;
-            }
-            String id = name.value().substring(1, name.value().indexOf(']'));
-            if (rules.contains(id)) {
-                selectors.add(selectMethod(CliConformanceSuite.class, m));
-                unmatched.remove(id);
-            }
-        }
-        if (!unmatched.isEmpty()) {
-            throw CliException.usage("unknown conformance rule ids " + unmatched
+    /** Keeps the tests of the chosen rules (all when none were chosen), by the id their display name starts with. */
+    private PostDiscoveryFilter ruleFilter() {
+        Set<String> unknown = new TreeSet<>(rules);
+        Arrays.stream(ConformanceRules.values()).map(Enum::name).forEach(unknown::remove);
+        if (!unknown.isEmpty()) {
+            throw CliException.usage("unknown conformance rule ids " + unknown
                     + " (rules are listed by 'blockxfer tck --list-rules')");
         }
-        return selectors;
+        return descriptor -> {
+            String name = descriptor.getDisplayName();
+            boolean chosen = !descriptor.isTest() || rules.isEmpty()
+                    || (name.startsWith("[") && rules.contains(name.substring(1, Math.max(1, name.indexOf(']')))));
+            return chosen ? FilterResult.included("chosen rule") : FilterResult.excluded("not among " + rules);
+        };
     }
 
-    /** Every rule id with its display name, in the suite's order. */
+    /** Every rule id with its class and what it checks, in the kit's order. */
     public static List<String> ruleNames() {
-        List<String> names = new ArrayList<>();
-        for (Method m : TransportConformanceSuite.class.getMethods()) {
-            DisplayName name = m.getAnnotation(DisplayName.class);
-            if (name != null && name.value().startsWith("[")) {
-                names.add(name.value());
-            }
-        }
-        names.sort(null);
-        return names;
+        return Arrays.stream(ConformanceRules.values()).map(ConformanceRules::displayName).toList();
     }
 }

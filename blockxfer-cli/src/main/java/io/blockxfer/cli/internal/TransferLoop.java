@@ -3,13 +3,16 @@ package io.blockxfer.cli.internal;
 import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.TransferOp;
+import java.util.Arrays;
+import org.HdrHistogram.Histogram;
 
 /**
  * The measured loop of {@code blockxfer bench}: keeps up to {@code window} transfers in flight,
  * one per {@link SlotPlan} slot, refilling a slot as soon as a poll reports its transfer, and
- * records each transfer's latency from just before its submit to the poll that reported it. Between
- * empty polls it waits as its {@link IdleStrategy} says. Uses the allocation-free {@link DataTransport#poll(String, CompletionHandler)}; nothing in the loop
- * allocates.
+ * records each transfer's latency, from just before its submit to the poll that reported it, in an
+ * HdrHistogram (three significant digits). After each poll it waits as its {@link Poller} says. It
+ * uses the allocation-free {@link DataTransport#poll(String, CompletionHandler)}, and recording
+ * allocates nothing, so nothing in the loop allocates.
  *
  * <p><b>Thread safety:</b> not thread-safe; confined to the measuring thread.
  */
@@ -17,29 +20,32 @@ final class TransferLoop implements CompletionHandler {
 
     /** How long a loop waits with transfers in flight and no report before it gives up. */
     private static final long STUCK_NANOS = BenchConfigs.TRANSFER_TIMEOUT.toNanos() + 10_000_000_000L;
+    /** Latencies above this (an hour) are recorded as this. */
+    private static final long HIGHEST_NANOS = 3_600_000_000_000L;
 
     private final DataTransport transport;
     private final TransferOp op;
     private final SlotPlan plan;
     private final long[] slotId;
     private final long[] slotStart;
-    private final LatencyHistogram latencies = new LatencyHistogram();
-    private final IdleStrategy idle;
-    private int idleCount;
+    private final Histogram latencies = new Histogram(HIGHEST_NANOS, 3);
+    private final Poller poller;
+    private final CpuClock cpu = CpuClock.ofThisProcess();
     private int inFlight;
     private long lastReport;
     private long done;
     private long failed;
     private long elapsedNanos;
+    private long cpuNanos;
 
-    TransferLoop(DataTransport transport, TransferOp op, SlotPlan plan, IdleStrategy idle) {
+    TransferLoop(DataTransport transport, TransferOp op, SlotPlan plan, Poller poller) {
         this.transport = transport;
-        this.idle = idle;
         this.op = op;
         this.plan = plan;
+        this.poller = poller;
         this.slotId = new long[plan.window()];
         this.slotStart = new long[plan.window()];
-        java.util.Arrays.fill(slotId, -1);
+        Arrays.fill(slotId, -1);
     }
 
     /**
@@ -47,11 +53,13 @@ final class TransferLoop implements CompletionHandler {
      * reported, then drains what is in flight; adds to the totals.
      */
     void run(long nanos, long minTransfers) {
+        long cpuStart = cpu.nanos();
         long start = System.nanoTime();
         long end = start + nanos;
         long target = done + failed + minTransfers;
         lastReport = start;
         int window = plan.window();
+        poller.start();
         while (true) {
             boolean open = System.nanoTime() - end < 0;
             for (int s = 0; s < window; s++) {
@@ -62,17 +70,15 @@ final class TransferLoop implements CompletionHandler {
             if (inFlight == 0) {
                 break;
             }
-            if (transport.poll(PeerPair.PEER, this) == 0) {
-                if (System.nanoTime() - lastReport > STUCK_NANOS) {
-                    throw new CliException(transport.backendName() + ": " + inFlight + " transfers got no report"
-                            + " within " + STUCK_NANOS / 1_000_000_000L + " s; the backend is stuck");
-                }
-                idle.idle(++idleCount);
-            } else {
-                idleCount = 0;
+            int reported = transport.poll(PeerPair.PEER, this);
+            if (reported == 0 && System.nanoTime() - lastReport > STUCK_NANOS) {
+                throw new CliException(transport.backendName() + ": " + inFlight + " transfers got no report"
+                        + " within " + STUCK_NANOS / 1_000_000_000L + " s; the backend is stuck");
             }
+            poller.afterPoll(reported);
         }
         elapsedNanos += lastReport - start;
+        cpuNanos += cpu.nanos() - cpuStart;
     }
 
     private void submit(int s) {
@@ -92,7 +98,7 @@ final class TransferLoop implements CompletionHandler {
         long now = System.nanoTime();
         for (int s = 0; s < slotId.length; s++) {
             if (slotId[s] == transferId) {
-                latencies.record(now - slotStart[s]);
+                latencies.recordValue(Math.min(HIGHEST_NANOS, Math.max(0, now - slotStart[s])));
                 slotId[s] = -1;
                 inFlight--;
                 break;
@@ -112,6 +118,7 @@ final class TransferLoop implements CompletionHandler {
         done = 0;
         failed = 0;
         elapsedNanos = 0;
+        cpuNanos = 0;
     }
 
     long done() {
@@ -126,7 +133,13 @@ final class TransferLoop implements CompletionHandler {
         return elapsedNanos;
     }
 
-    LatencyHistogram latencies() {
+    /** CPU time this process spent while the loop ran, over the loop's wall time; NaN if unknown. */
+    double cpuCores() {
+        return elapsedNanos <= 0 || cpuNanos < 0 || !cpu.available() ? Double.NaN : (double) cpuNanos / elapsedNanos;
+    }
+
+    /** The recorded latencies, in nanoseconds. */
+    Histogram latencies() {
         return latencies;
     }
 }

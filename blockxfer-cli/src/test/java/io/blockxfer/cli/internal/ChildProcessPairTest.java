@@ -17,7 +17,7 @@ class ChildProcessPairTest {
     @Test
     void targetProcessStartsAndAnInJvmBackendCannotReachIt() {
         var loopback = Transports.select("loopback", getClass().getClassLoader());
-        var e = assertThrows(PeerRegistrationException.class, () -> ChildProcessPair.open(loopback, 4, 4096).close());
+        var e = assertThrows(PeerRegistrationException.class, () -> ChildProcessPair.open(loopback, 4, 4096, Tuning.DEFAULT).close());
         assertTrue(e.getMessage().contains("another process"), e::getMessage);
     }
 }

@@ -205,9 +205,12 @@ public final class CompletionTracker {
     // ------------------------------------------------------------------ retired registrations
 
     /**
-     * Takes a registration out of service: aborts its transfers in flight, owes the next poll a
-     * report of each (done if it had completed, otherwise failed), and keeps the handles that are
-     * not terminal yet as orphans. The caller holds the slot's monitor.
+     * Takes a registration out of service: owes the next poll a report of each of its transfers
+     * (done if it had completed, otherwise failed), aborts the connection if any is still in
+     * flight, and keeps the handles that are not terminal yet as orphans. States are read before
+     * the abort, so a transfer that completed but was not yet polled is reported done even where
+     * the native layer forgets a finished request's outcome when its connection is torn down. The
+     * caller holds the slot's monitor.
      *
      * @return the engine peer handle to disconnect now (outside the lock), or null if transfers
      *     still hold it
@@ -217,14 +220,24 @@ public final class CompletionTracker {
         int ended = 0;
         if (table.size() > 0) {
             long now = System.nanoTime();
-            engine.abort(reg);
             boolean[] keep = slot.keepFlags();
+            int[] states = new int[table.size()]; // not the hot path: a peer is removed or replaced
+            boolean anyPending = false;
             for (int i = 0; i < table.size(); i++) {
                 keep[i] = table.registration(i) != reg;
                 if (!keep[i]) {
+                    states[i] = engine.status(table.handle(i));
+                    anyPending |= states[i] == TransferEngine.PENDING;
+                }
+            }
+            if (anyPending) {
+                engine.abort(reg);
+            }
+            for (int i = 0; i < table.size(); i++) {
+                if (!keep[i]) {
                     ended++;
                     Object handle = table.handle(i);
-                    int status = engine.status(handle);
+                    int status = states[i];
                     telemetry.ended(slot.peerId, table.id(i), table.op(i), table.blocks(i),
                             table.blocks(i) * blockLength, now - table.startNanos(i), status == TransferEngine.DONE);
                     if (status == TransferEngine.PENDING) {

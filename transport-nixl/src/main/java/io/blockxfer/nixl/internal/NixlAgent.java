@@ -263,9 +263,9 @@ public final class NixlAgent implements AutoCloseable {
      * {@code base + i * blockLength} on device {@code deviceId}, and prepares it for
      * {@code agentName} ({@code ""} for the local side). The unprepared list is freed here.
      *
-     * @return the prepared list handle, for {@link #releasePrepared}
+     * @return the prepared list handle (an address), for {@link #releasePrepared}
      */
-    public MemorySegment prepare(String agentName, long base, long blockLength, int count, long deviceId) {
+    public long prepare(String agentName, long base, long blockLength, int count, long deviceId) {
         try (Arena call = Arena.ofConfined()) {
             MemorySegment out = call.allocate(ADDRESS);
             NixlStatus.check("nixl_capi_create_xfer_dlist", NixlNative.createXferDlist(NixlNative.MEM_DRAM, out));
@@ -279,23 +279,27 @@ public final class NixlAgent implements AutoCloseable {
                 }
                 out.set(ADDRESS, 0, MemorySegment.NULL);
                 int status = NixlNative.prepXferDlist(agent, call.allocateFrom(agentName), list, out, NO_OPT_ARGS);
-                MemorySegment handle = out.get(ADDRESS, 0);
+                long handle = out.get(ADDRESS, 0).address();
                 if (status != NixlStatus.SUCCESS) {
-                    if (!handle.equals(MemorySegment.NULL)) {
+                    if (handle != 0) {
+                        // NIXL 1.0-1.4 leave the handle allocated when prep fails
                         NixlNative.releaseXferDlistHandle(agent, handle);
                     }
                     throw new NixlException("nixl_capi_prep_xfer_dlist('" + agentName + "', " + count + " x "
                             + blockLength + " B at 0x" + Long.toHexString(base) + ")", status);
                 }
-                return NixlNative.scoped(handle, arena);
+                if (handle == 0) {
+                    throw new NixlException("nixl_capi_prep_xfer_dlist returned no handle", NixlStatus.ERROR_BACKEND);
+                }
+                return handle;
             } finally {
                 NixlNative.destroyXferDlist(list);
             }
         }
     }
 
-    /** Releases a prepared list; returns NIXL's status. */
-    public int releasePrepared(MemorySegment handle) {
+    /** Releases a prepared list; returns NIXL's status. Throws {@link IllegalStateException} once the agent is closed. */
+    public int releasePrepared(long handle) {
         return NixlNative.releaseXferDlistHandle(agent, handle);
     }
 

@@ -22,9 +22,9 @@ public final class NixlDowncallProbe implements AutoCloseable {
     private final NixlAgent agent;
     private final Arena memory = Arena.ofShared();
     private final MemorySegment registration;
-    private final MemorySegment local;
-    private final MemorySegment self;
-    private final MemorySegment request;
+    private final long local;
+    private final long self;
+    private final long request;
     private boolean closed;
 
     private NixlDowncallProbe() {
@@ -39,7 +39,7 @@ public final class NixlDowncallProbe implements AutoCloseable {
             NixlStatus.check("nixl_capi_make_xfer_req", NixlNative.makeXferReq(agent.handle(), NixlNative.OP_WRITE,
                     local, call.allocateFrom(JAVA_INT, 0), 1, self, call.allocateFrom(JAVA_INT, 1), 1, out,
                     MemorySegment.NULL));
-            request = NixlNative.scoped(out.get(ADDRESS, 0), agent.arena());
+            request = out.get(ADDRESS, 0).address();
         }
         int status = NixlNative.postXferReq(agent.handle(), request, MemorySegment.NULL);
         long deadline = System.nanoTime() + 10_000_000_000L;

@@ -66,7 +66,7 @@ public final class NixlEngine implements TransferEngine {
     private final Arena regionArena;
     private final BlockRegion region;
     private final MemorySegment registration;
-    private final MemorySegment localList;
+    private final long localList;
     private final byte[] metadata;
     private final long nonce;
     private final int pid;
@@ -75,6 +75,7 @@ public final class NixlEngine implements TransferEngine {
     private final Object remotesLock = new Object();
     private final Map<String, RemoteAgent> remotes = new HashMap<>();
     private final List<NixlXfer> unreleased = new ArrayList<>();
+    private final XferPool pool = new XferPool();
     private volatile boolean closed;
 
     /**
@@ -89,11 +90,12 @@ public final class NixlEngine implements TransferEngine {
         this.settings = NixlSettings.from(config.options());
         this.closeTimeoutNanos = config.closeTimeout().toNanos();
         this.telemetry = new TelemetryRing(settings.telemetry(), settings.telemetryHistory());
+        NativeResources.preload();
         RegionSpec spec = config.region();
         Arena memory = null;
         NixlAgent created = null;
         MemorySegment reg = null;
-        MemorySegment local = null;
+        long local = 0;
         LocalAgents.Fence f = null;
         long n;
         try {
@@ -135,9 +137,9 @@ public final class NixlEngine implements TransferEngine {
         this.localList = local;
     }
 
-    private static void undo(NixlAgent agent, MemorySegment reg, MemorySegment local, Arena memory) {
+    private static void undo(NixlAgent agent, MemorySegment reg, long local, Arena memory) {
         if (agent != null) {
-            if (local != null) {
+            if (local != 0) {
                 agent.releasePrepared(local);
             }
             if (reg != null) {
@@ -199,11 +201,11 @@ public final class NixlEngine implements TransferEngine {
     static final class NixlPeer {
         final String peerId;
         final RemoteAgent remote;
-        final MemorySegment remoteList;
+        final long remoteList;
         volatile boolean aborted;
         boolean disconnected;
 
-        NixlPeer(String peerId, RemoteAgent remote, MemorySegment remoteList) {
+        NixlPeer(String peerId, RemoteAgent remote, long remoteList) {
             this.peerId = peerId;
             this.remote = remote;
             this.remoteList = remoteList;
@@ -234,7 +236,7 @@ public final class NixlEngine implements TransferEngine {
                     + " is closed");
         }
         RemoteAgent remote = acquire(peerId, md, targetFence);
-        MemorySegment list;
+        long list;
         try {
             list = agent.prepare(remote.name, peer.baseAddress(), peer.blockLength(), peer.numBlocks(),
                     holder.deviceId());
@@ -264,8 +266,16 @@ public final class NixlEngine implements TransferEngine {
             try {
                 loaded = agent.loadRemote(md.nixlBlob());
             } catch (NixlException e) {
-                throw new MalformedPeerDescriptorException("NIXL refused the metadata of peer '" + peerId + "' (agent '"
-                        + md.agentName() + "'): " + e.getMessage(), e);
+                // The blob passed every structural check, so a refusal is NIXL or UCX failing to connect:
+                // name a native resource cause when there is one; never call exhaustion "malformed".
+                java.util.Optional<String> exhausted = NativeResources.exhaustion();
+                if (exhausted.isPresent()) {
+                    throw new PeerRegistrationException("NIXL could not load the metadata of peer '" + peerId
+                            + "' (agent '" + md.agentName() + "'): " + exhausted.get() + "; " + e.getMessage(), e);
+                }
+                throw new PeerRegistrationException("NIXL could not connect to peer '" + peerId + "' (agent '"
+                        + md.agentName() + "') from metadata that is well-formed: " + e.getMessage()
+                        + " (its transports may be unreachable from here, or a native resource ran out)", e);
             }
             RemoteAgent remote = new RemoteAgent(loaded, md.nixlBlob(), targetFence);
             if (!loaded.equals(md.agentName())) {
@@ -351,14 +361,18 @@ public final class NixlEngine implements TransferEngine {
 
     // ------------------------------------------------------------------ transfers
 
-    /** One transfer: NIXL's request and what the engine tracks about it. */
+    /**
+     * One transfer: NIXL's request and what the engine tracks about it. Pooled: after
+     * {@link #release} the object is reused for a later transfer, so a steady stream of transfers
+     * allocates nothing.
+     */
     static final class NixlXfer {
-        final long id;
-        final MemorySegment request;
-        final NixlPeer peer;
-        final TransferOp op;
-        final int blocks;
-        int state = PENDING;
+        long id;
+        long request;
+        NixlPeer peer;
+        TransferOp op;
+        int blocks;
+        int state;
         boolean fenced;
         boolean measured;
         long postMicros;
@@ -366,28 +380,56 @@ public final class NixlEngine implements TransferEngine {
         long bytes;
         long descriptors;
 
-        NixlXfer(long id, MemorySegment request, NixlPeer peer, TransferOp op, int blocks, boolean fenced) {
-            this.id = id;
-            this.request = request;
-            this.peer = peer;
-            this.op = op;
-            this.blocks = blocks;
-            this.fenced = fenced;
+        NixlXfer set(long transferId, long req, NixlPeer p, TransferOp o, int n, boolean isFenced) {
+            this.id = transferId;
+            this.request = req;
+            this.peer = p;
+            this.op = o;
+            this.blocks = n;
+            this.state = PENDING;
+            this.fenced = isFenced;
+            this.measured = false;
+            return this;
         }
     }
 
-    /** Per-thread native scratch for index arrays and out-parameters. */
+    /** A bounded stack of released transfer objects; a lock, as submit and release may run on different threads. */
+    private static final class XferPool {
+        private static final int MAX = 4096;
+        private final NixlXfer[] free = new NixlXfer[MAX];
+        private int size;
+
+        synchronized NixlXfer take() {
+            if (size == 0) {
+                return new NixlXfer();
+            }
+            NixlXfer x = free[--size];
+            free[size] = null;
+            return x;
+        }
+
+        synchronized void give(NixlXfer x) {
+            x.peer = null;
+            if (size < MAX) {
+                free[size++] = x;
+            }
+        }
+    }
+
+    /** Per-thread native scratch for index arrays and out-parameters: nothing is allocated per transfer. */
     private static final class Scratch {
         final Arena arena = Arena.ofAuto();
         final MemorySegment out = arena.allocate(ADDRESS);
         final MemorySegment telemetry = arena.allocate(NixlNative.XFER_TELEMETRY);
-        MemorySegment indices = arena.allocate(JAVA_INT, 2048);
+        MemorySegment localIndices = arena.allocate(JAVA_INT, 1024);
+        MemorySegment remoteIndices = arena.allocate(JAVA_INT, 1024);
 
-        MemorySegment indices(int count) {
-            if (indices.byteSize() < (long) count * 2 * Integer.BYTES) {
-                indices = Arena.ofAuto().allocate(JAVA_INT, Math.max((long) count * 2, indices.byteSize() / 2));
+        void ensure(int count) {
+            if (localIndices.byteSize() < (long) count * Integer.BYTES) {
+                long n = Math.max(count, localIndices.byteSize() / Integer.BYTES * 2);
+                localIndices = Arena.ofAuto().allocate(JAVA_INT, n);
+                remoteIndices = Arena.ofAuto().allocate(JAVA_INT, n);
             }
-            return indices;
         }
     }
 
@@ -411,28 +453,28 @@ public final class NixlEngine implements TransferEngine {
         try {
             int n = localBlocks.length;
             Scratch s = SCRATCH.get();
-            MemorySegment indices = s.indices(n);
-            MemorySegment.copy(localBlocks, 0, indices, JAVA_INT, 0, n);
-            MemorySegment.copy(remoteBlocks, 0, indices, JAVA_INT, (long) n * Integer.BYTES, n);
+            s.ensure(n);
+            MemorySegment.copy(localBlocks, 0, s.localIndices, JAVA_INT, 0, n);
+            MemorySegment.copy(remoteBlocks, 0, s.remoteIndices, JAVA_INT, 0, n);
             MemorySegment out = s.out;
-            out.set(ADDRESS, 0, MemorySegment.NULL);
+            out.set(JAVA_LONG, 0, 0L);
             int status = NixlNative.makeXferReq(agentHandle, op == TransferOp.WRITE ? NixlNative.OP_WRITE
-                    : NixlNative.OP_READ, localList, indices, n, peer.remoteList,
-                    indices.asSlice((long) n * Integer.BYTES), n, out, NO_OPT_ARGS);
+                    : NixlNative.OP_READ, localList, s.localIndices, n, peer.remoteList, s.remoteIndices, n, out,
+                    NO_OPT_ARGS);
             if (status != NixlStatus.SUCCESS) {
                 if (status != NixlStatus.ERROR_INVALID_PARAM) {
                     markDead(remote, NixlStatus.describe("nixl_capi_make_xfer_req", status));
                 }
                 throw new NixlException("nixl_capi_make_xfer_req to " + peer, status);
             }
-            MemorySegment request = NixlNative.scoped(out.get(ADDRESS, 0), agent.arena());
+            long request = out.get(JAVA_LONG, 0);
             status = NixlNative.postXferReq(agentHandle, request, NO_OPT_ARGS);
             if (NixlStatus.isError(status)) {
                 dispose(request);
                 markDead(remote, NixlStatus.describe("nixl_capi_post_xfer_req", status));
                 throw new NixlException("nixl_capi_post_xfer_req to " + peer, status);
             }
-            NixlXfer x = new NixlXfer(transferId, request, peer, op, n, fenceHeld);
+            NixlXfer x = pool.take().set(transferId, request, peer, op, n, fenceHeld);
             fenceHeld = false;
             if (status == NixlStatus.SUCCESS) {
                 finish(x, status);
@@ -516,10 +558,11 @@ public final class NixlEngine implements TransferEngine {
             throw new NixlException("nixl_capi_release_xfer_req (kept for a retry at close)", status);
         }
         NixlNative.destroyXferReq(x.request);
+        pool.give(x);
     }
 
     /** Releases a request that never became a transfer (its post failed, so it is terminal). */
-    private void dispose(MemorySegment request) {
+    private void dispose(long request) {
         if (NixlNative.releaseXferReq(agentHandle, request) == NixlStatus.SUCCESS) {
             NixlNative.destroyXferReq(request);
         }

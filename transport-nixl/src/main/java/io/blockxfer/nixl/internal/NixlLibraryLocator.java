@@ -21,12 +21,18 @@ import java.util.function.Function;
  *   <li>the system property {@value #LIB_PROPERTY}: the path of the library (an explicit choice:
  *       if it does not exist, nothing else is tried);</li>
  *   <li>the environment variable {@value #LIB_ENV}, likewise;</li>
- *   <li>the project folder {@code <natives>/nixl/.nixl_cu12.mesonpy.libs/libnixl_capi.so}, where
- *       {@code <natives>} is the system property {@value #NATIVES_PROPERTY}, the environment
- *       variable {@value #NATIVES_ENV}, or a {@code natives/} folder found walking up from
- *       {@code user.dir};</li>
- *   <li>an installed Python package {@code nixl_cu12} or {@code nixl_cu13}, in the site-packages
- *       folders {@code python3} reports;</li>
+ *   <li>the project folder {@code <natives>/nixl/.nixl_cuNN.mesonpy.libs/libnixl_capi.so} (either
+ *       CUDA build), where {@code <natives>} is the system property {@value #NATIVES_PROPERTY},
+ *       the environment variable {@value #NATIVES_ENV}, or a {@code natives/} folder found walking
+ *       up from {@code user.dir}. With the system property {@value #VERSION_PROPERTY} (or the
+ *       environment variable {@value #VERSION_ENV}) set to a release, e.g. {@code 1.4.1}, the
+ *       folder {@code <natives>/nixl-1.4.1} or {@code <natives>/nixl-cu13-1.4.1} is used instead
+ *       ({@code scripts/install-natives --nixl 1.4.1} fills it; {@code cu13-1.5.1} names the CUDA 13
+ *       build's folder explicitly), and nothing else is tried;</li>
+ *   <li>an installed Python package in the site-packages folders {@code python3} reports: the one
+ *       the {@code nixl} meta package would import ({@code nixl_cuNN} for the CUDA major of the
+ *       installed torch, else {@code nixl_cu13}, else {@code nixl_cu12}), or without the meta
+ *       package {@code nixl_cu12}, then {@code nixl_cu13};</li>
  *   <li>the system: {@code libnixl_capi.so} by name, through the dynamic linker's search path.</li>
  * </ol>
  * Every step taken is written to the trace, so an unavailability message can say where it looked.
@@ -44,15 +50,21 @@ public final class NixlLibraryLocator {
     public static final String NATIVES_PROPERTY = "blockxfer.natives.dir";
     /** Environment variable: the project's natives folder. */
     public static final String NATIVES_ENV = "BLOCKXFER_NATIVES_DIR";
+    /** System property: the NIXL release to load from {@code <natives>/nixl-<release>}. */
+    public static final String VERSION_PROPERTY = "blockxfer.nixl.version";
+    /** Environment variable: the NIXL release to load from {@code <natives>/nixl-<release>}. */
+    public static final String VERSION_ENV = "BLOCKXFER_NIXL_VERSION";
     /** The library's file name. */
     public static final String LIBRARY = "libnixl_capi.so";
-    /** The wheel flavours searched, in order. */
+    /** The wheel flavours searched, in order, when the {@code nixl} meta package does not choose. */
     static final List<String> FLAVOURS = List.of("nixl_cu12", "nixl_cu13");
+    /** The order the {@code nixl} meta package tries when it detects no CUDA stack. */
+    static final List<String> META_FLAVOURS = List.of("nixl_cu13", "nixl_cu12");
 
     private final Function<String, String> properties;
     private final Function<String, String> environment;
     private final Path userDir;
-    private final Function<List<String>, List<Path>> pythonSiteDirs;
+    private final Function<List<String>, PythonSites> pythonSiteDirs;
 
     /** What {@link #locate()} found. */
     public enum Source {
@@ -91,7 +103,12 @@ public final class NixlLibraryLocator {
             if (site == null || !Files.isDirectory(site)) {
                 return Optional.empty();
             }
-            try (DirectoryStream<Path> dirs = Files.newDirectoryStream(site, "nixl_cu*-*.dist-info")) {
+            // the dist-info of the wheel whose library this is: .nixl_cu13.mesonpy.libs -> nixl_cu13-X.Y.Z.dist-info
+            String folder = library.get().toAbsolutePath().getParent().getFileName().toString();
+            String glob = folder.startsWith(".nixl_cu") && folder.endsWith(".mesonpy.libs")
+                    ? folder.substring(1, folder.length() - ".mesonpy.libs".length()) + "-*.dist-info"
+                    : "nixl_cu*-*.dist-info";
+            try (DirectoryStream<Path> dirs = Files.newDirectoryStream(site, glob)) {
                 for (Path d : dirs) {
                     String name = d.getFileName().toString();
                     String version = name.substring(name.indexOf('-') + 1, name.length() - ".dist-info".length());
@@ -117,7 +134,7 @@ public final class NixlLibraryLocator {
 
     /** A locator over the given sources; for tests. */
     public NixlLibraryLocator(Function<String, String> properties, Function<String, String> environment, Path userDir,
-            Function<List<String>, List<Path>> pythonSiteDirs) {
+            Function<List<String>, PythonSites> pythonSiteDirs) {
         this.properties = Objects.requireNonNull(properties, "properties");
         this.environment = Objects.requireNonNull(environment, "environment");
         this.userDir = Objects.requireNonNull(userDir, "userDir");
@@ -138,6 +155,35 @@ public final class NixlLibraryLocator {
             return new Location(Optional.of(Path.of(explicit)), Source.ENVIRONMENT, List.copyOf(trace));
         }
         Optional<Path> natives = nativesDir(trace);
+        String release = blankToNull(properties.apply(VERSION_PROPERTY));
+        String releaseSource = "system property " + VERSION_PROPERTY;
+        if (release == null) {
+            release = blankToNull(environment.apply(VERSION_ENV));
+            releaseSource = "environment " + VERSION_ENV;
+        }
+        if (release != null) {
+            trace.add(releaseSource + "=" + release);
+            if (natives.isEmpty()) {
+                trace.add("no natives folder to look for NIXL " + release + " in");
+                return new Location(Optional.of(Path.of("natives", "nixl-" + release, "." + FLAVOURS.getFirst()
+                        + ".mesonpy.libs", LIBRARY)), Source.PROJECT, List.copyOf(trace));
+            }
+            List<String> dirs = release.startsWith("cu") ? List.of("nixl-" + release)
+                    : List.of("nixl-" + release, "nixl-cu13-" + release);
+            for (String dir : dirs) {
+                for (String flavour : FLAVOURS) {
+                    Path candidate = libraryIn(natives.get().resolve(dir), flavour);
+                    if (Files.isRegularFile(candidate)) {
+                        trace.add("project folder: found " + candidate);
+                        return new Location(Optional.of(candidate), Source.PROJECT, List.copyOf(trace));
+                    }
+                }
+            }
+            trace.add("project folder " + natives.get().resolve("nixl-" + release) + " holds no NIXL wheel (run"
+                    + " scripts/install-natives --nixl " + release + ")");
+            return new Location(Optional.of(libraryIn(natives.get().resolve("nixl-" + release), FLAVOURS.getFirst())),
+                    Source.PROJECT, List.copyOf(trace));
+        }
         if (natives.isPresent()) {
             for (String flavour : FLAVOURS) {
                 Path candidate = libraryIn(natives.get().resolve("nixl"), flavour);
@@ -149,15 +195,23 @@ public final class NixlLibraryLocator {
             trace.add("project folder " + natives.get().resolve("nixl")
                     + " holds no NIXL wheel (run scripts/install-natives nixl)");
         }
-        List<Path> sites;
+        PythonSites python;
         try {
-            sites = pythonSiteDirs.apply(trace);
+            python = pythonSiteDirs.apply(trace);
         } catch (RuntimeException e) {
             trace.add("python3 site-packages: " + e);
-            sites = List.of();
+            python = PythonSites.NONE;
         }
-        for (Path site : sites) {
-            for (String flavour : FLAVOURS) {
+        List<Path> sites = python.dirs();
+        List<String> order = FLAVOURS;
+        if (python.metaChoice().isPresent()) {
+            String choice = python.metaChoice().get();
+            order = choice.isEmpty() ? META_FLAVOURS : List.of(choice);
+            trace.add("the nixl meta package chooses " + (choice.isEmpty() ? "the first of " + META_FLAVOURS
+                    + " installed (no CUDA stack detected)" : choice));
+        }
+        for (String flavour : order) {
+            for (Path site : sites) {
                 Path candidate = libraryIn(site, flavour);
                 if (Files.isRegularFile(candidate)) {
                     trace.add("Python package: found " + candidate);
@@ -166,7 +220,7 @@ public final class NixlLibraryLocator {
             }
         }
         if (!sites.isEmpty()) {
-            trace.add("no nixl_cu12/nixl_cu13 package in " + sites);
+            trace.add("no " + String.join("/", order) + " package in " + sites);
         }
         trace.add("falling back to " + LIBRARY + " on the system library path");
         return new Location(Optional.empty(), Source.SYSTEM, List.copyOf(trace));
@@ -205,44 +259,77 @@ public final class NixlLibraryLocator {
         return s == null || s.isBlank() ? null : s.trim();
     }
 
-    /** Asks {@code python3} for its site-packages folders (5 s at most). */
-    static List<Path> askPython(List<String> trace) {
+    /**
+     * What {@code python3} reports: its site-packages folders, and the backend package the
+     * {@code nixl} meta package would import if it is installed.
+     *
+     * @param dirs the site-packages folders
+     * @param metaChoice empty without the meta package; else {@code nixl_cuNN} for the CUDA major
+     *     of the installed torch, or {@code ""} when no CUDA stack is found (the meta package then
+     *     imports the first of {@link #META_FLAVOURS} installed)
+     */
+    public record PythonSites(List<Path> dirs, Optional<String> metaChoice) {
+        /** Nothing found. */
+        public static final PythonSites NONE = new PythonSites(List.of(), Optional.empty());
+
+        /** Copies the list. */
+        public PythonSites {
+            dirs = List.copyOf(dirs);
+        }
+    }
+
+    /** Asks {@code python3} for its site-packages folders and the meta package's choice (5 s at most). */
+    static PythonSites askPython(List<String> trace) {
+        // the meta package reads torch's CUDA version off disk (nixl_meta_utils) without importing torch
         String script = "import site,sysconfig\n"
                 + "d=[sysconfig.get_paths().get(k) for k in ('purelib','platlib')]\n"
                 + "d+=getattr(site,'getsitepackages',lambda:[])()\n"
                 + "d.append(getattr(site,'getusersitepackages',lambda:'')())\n"
-                + "print('\\n'.join(x for x in d if x))\n";
+                + "print('\\n'.join(x for x in d if x))\n"
+                + "try:\n"
+                + "  import nixl_meta_utils as m\n"
+                + "  v=m._torch_cuda_version_from_disk()\n"
+                + "  print('META nixl_cu'+v.split('.')[0] if v else 'META ')\n"
+                + "except Exception:\n"
+                + "  pass\n";
         Process p;
         try {
             p = new ProcessBuilder("python3", "-c", script).redirectErrorStream(true).start();
         } catch (IOException e) {
             trace.add("python3 not runnable: " + e.getMessage());
-            return List.of();
+            return PythonSites.NONE;
         }
         try (InputStream in = p.getInputStream()) {
             p.getOutputStream().close();
             if (!p.waitFor(5, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 trace.add("python3 did not answer within 5 s");
-                return List.of();
+                return PythonSites.NONE;
             }
             String out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             if (p.exitValue() != 0) {
                 trace.add("python3 failed (exit " + p.exitValue() + "): " + out.strip());
-                return List.of();
+                return PythonSites.NONE;
             }
             Set<Path> dirs = new LinkedHashSet<>();
-            out.lines().map(String::strip).filter(s -> !s.isEmpty()).forEach(s -> dirs.add(Path.of(s)));
+            Optional<String> meta = Optional.empty();
+            for (String line : out.lines().map(String::strip).toList()) {
+                if (line.startsWith("META")) {
+                    meta = Optional.of(line.substring(4).strip());
+                } else if (!line.isEmpty()) {
+                    dirs.add(Path.of(line));
+                }
+            }
             trace.add("python3 site-packages: " + dirs);
-            return List.copyOf(dirs);
+            return new PythonSites(List.copyOf(dirs), meta);
         } catch (IOException e) {
             trace.add("reading python3's answer failed: " + e.getMessage());
-            return List.of();
+            return PythonSites.NONE;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             p.destroyForcibly();
             trace.add("interrupted while asking python3");
-            return List.of();
+            return PythonSites.NONE;
         }
     }
 }

@@ -24,13 +24,19 @@ import java.util.zip.CRC32C;
  *   <li><b>Raw</b>: NIXL's own blob as {@code get_local_md} (C) or {@code get_agent_metadata()}
  *       (Python) returns it, for peers that are plain NIXL agents such as vLLM's.</li>
  * </ul>
- * In both forms NIXL's blob is parsed strictly, in the serialisation layout of NIXL 1.5.1
- * ({@code "nixlSerDes|"}, then tagged, length-prefixed, {@code '|'}-terminated fields: the agent
- * name, one connection blob per backend, and the registered memory sections with their
- * descriptors). The parse must consume the blob exactly. This matters: NIXL 1.5.1 loads a blob
- * whose memory section is cut short far enough to leave the agent unable to load that name ever
- * again, so a truncated blob must never reach it. The parse also yields the regions the peer
- * really registered, against which a descriptor's geometry is checked.
+ * In both forms NIXL's blob is parsed strictly, in the serialisation layout every certified NIXL
+ * release (1.0 to 1.5) writes ({@code "nixlSerDes|"}, then tagged, length-prefixed,
+ * {@code '|'}-terminated fields: the agent name, one connection blob per backend, and the
+ * registered memory sections with their descriptors). The parse must consume the blob exactly.
+ * This matters: NIXL loads a blob whose memory section is cut short far enough to leave the agent
+ * unable to load that name ever again, so a truncated blob must never reach it. The parse also
+ * yields the regions the peer registered, against which a descriptor's geometry is checked.
+ *
+ * <p>Inside the blob, the two objects NIXL's UCX plugin hands to UCX without a length are walked
+ * field by field as UCX would walk them ({@link UcxWireFormat}): the UCX worker address (the UCX
+ * backend's connection blob) and the packed remote key of every registered region. A changed byte
+ * there used to abort the process inside UCX ({@code addr_version} assertion) or make it read past
+ * the blob.
  *
  * <p><b>Thread safety:</b> immutable.
  *
@@ -190,8 +196,11 @@ public record NixlMetadata(String agentName, byte[] nixlBlob, long nonce, int pi
                 throw r.bad("backend count " + conns + " out of range [1, " + MAX_BACKENDS + "]");
             }
             for (long c = 0; c < conns; c++) {
-                r.string("t", 64);
-                r.field("c", 1 << 20);
+                String backend = r.string("t", 64);
+                ByteBuffer conn = r.field("c", 1 << 20);
+                if (backend.equals("UCX")) {
+                    UcxWireFormat.checkWorkerAddress(blob, conn.arrayOffset() + conn.position(), conn.remaining());
+                }
             }
             String section = r.string("", 16);
             if (!section.equals("MemSection")) {
@@ -203,7 +212,7 @@ public record NixlMetadata(String agentName, byte[] nixlBlob, long nonce, int pi
             }
             List<Region> regions = new ArrayList<>();
             for (long s = 0; s < sections; s++) {
-                r.string("bknd", 64);
+                String backend = r.string("bknd", 64);
                 String kind = r.string("nixlDList", 16);
                 if (!kind.equals("nixlSDList") && !kind.equals("nixlBDList")) {
                     throw r.bad("unknown descriptor list kind '" + printable(kind) + "'");
@@ -233,7 +242,18 @@ public record NixlMetadata(String agentName, byte[] nixlBlob, long nonce, int pi
                         if (desc.remaining() < 24) {
                             throw r.bad("descriptor of " + desc.remaining() + " bytes, at least 24 expected");
                         }
-                        regions.add(new Region(memType, desc.getLong(), desc.getLong(), desc.getLong()));
+                        Region region = new Region(memType, desc.getLong(), desc.getLong(), desc.getLong());
+                        if (region.length() <= 0 || region.address() == 0
+                                || Long.compareUnsigned(region.address() + region.length(), region.address()) < 0) {
+                            throw r.bad("registered region of " + region.length() + " bytes at 0x"
+                                    + Long.toHexString(region.address()) + " is empty, null or wraps around");
+                        }
+                        if (backend.equals("UCX")) {
+                            // the rest is the region's packed UCX remote key, unpacked by UCX on load
+                            UcxWireFormat.checkRkey(blob, desc.arrayOffset() + desc.position(), desc.remaining(),
+                                    memType);
+                        }
+                        regions.add(region);
                     }
                 }
             }

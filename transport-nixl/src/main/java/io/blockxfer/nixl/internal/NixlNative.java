@@ -18,19 +18,33 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * The binding: owns every downcall handle into {@code libnixl_capi.so} (the C ABI of the
- * {@code nixl-cu12} 1.5.1 wheel) and the few libc functions it needs. Each handle is a
- * {@code static final} {@link MethodHandle} called with {@code invokeExact}; each method here is
- * one C call, returning its {@code nixl_capi_status_t} unchanged (see {@link NixlStatus}).
+ * The binding: owns every downcall handle into {@code libnixl_capi.so} and the few libc functions
+ * it needs. A C function is one {@code static final} {@link MethodHandle} line (its symbol and
+ * {@link FunctionDescriptor}) plus a one-line method that calls it through the invoker of its
+ * shape ({@code call(...)}, the only place that catches {@code invokeExact}'s {@code Throwable});
+ * each returns its {@code nixl_capi_status_t} unchanged (see {@link NixlStatus}).
  *
- * <p>The function descriptors are written by hand against the 1.5.1 {@code wrapper.h} (upstream,
- * not shipped in the wheel, not copied here). Pointers are {@code ADDRESS}, {@code size_t} and
- * {@code uint64_t} are {@code JAVA_LONG}, enums and {@code int} are {@code JAVA_INT}, C
- * {@code bool} is {@code JAVA_BOOLEAN}. No C++ exception reaches the JVM: each bound function
- * wraps its body in {@code try { ... } catch (...)} and returns {@link NixlStatus#ERROR_BACKEND}
- * instead, except the destroy functions, {@code is_stub} and the string-list reads, whose bodies
- * cannot throw; {@code scripts/nixl-check-abi} verifies this on the installed binary from its
- * exception tables.
+ * <p><b>Versions.</b> The library's C ABI is told from its symbols and its release from the wheel
+ * metadata beside it, and both are checked against the certified list ({@link NixlAbi}). Every
+ * function bound here has the same signature in every certified release (1.0.0 to 1.5.1), so one
+ * descriptor table serves them all; where releases differ in behaviour (whether {@code NOT_FOUND}
+ * is reported, a wrapper leak of 1.0-1.4) callers ask {@link #abi()}. The descriptors are written
+ * by hand against each release's {@code wrapper.h} (upstream, not shipped in the wheels, not
+ * copied here). Pointers are {@code ADDRESS}, {@code size_t} and {@code uint64_t} are
+ * {@code JAVA_LONG}, enums and {@code int} are {@code JAVA_INT}, C {@code bool} is
+ * {@code JAVA_BOOLEAN}.
+ *
+ * <p><b>The hot path</b> ({@code make}, {@code post}, {@code status}, {@code release},
+ * {@code destroy} of transfer requests, and their telemetry) takes the request and the prepared
+ * list handles as {@code long} addresses, bound as {@code JAVA_LONG}: on the 64-bit Linux ABIs
+ * (x86-64 System V, AArch64) a pointer and a 64-bit integer travel in the same register, and this
+ * saves a {@link MemorySegment} per call. The agent stays a segment in its agent's arena, so a call
+ * on a destroyed agent still throws instead of touching freed memory.
+ *
+ * <p>No C++ exception reaches the JVM: each bound function wraps its body in
+ * {@code try { ... } catch (...)}, except the destroy functions, {@code is_stub} and the
+ * string-list reads, whose bodies cannot throw; {@code scripts/nixl-check-abi} verifies this on
+ * the installed binary from its exception tables.
  *
  * <p>Loading happens once, when this class initialises: the library is found by
  * {@link NixlLibraryLocator}; before it loads, {@code UCX_ERROR_SIGNALS} is set empty (UCX's
@@ -49,10 +63,7 @@ import java.util.Optional;
 @SuppressWarnings("restricted")
 public final class NixlNative {
 
-    /** The C ABI this binding is written against. */
-    public static final String TARGET_VERSION = "1.5.1";
-
-    // enums of the 1.5.1 C ABI
+    // enums, identical in every certified C ABI
     /** {@code nixl_capi_mem_type_t DRAM_SEG}. */
     public static final int MEM_DRAM = 0;
     /** {@code nixl_capi_xfer_op_t NIXL_CAPI_XFER_OP_READ}. */
@@ -63,9 +74,9 @@ public final class NixlNative {
     public static final int THREAD_SYNC_RW = 2;
 
     /**
-     * {@code struct nixl_capi_agent_config_s} (40 bytes): {@code bool enable_prog_thread; bool
-     * enable_listen_thread; int listen_port; int thread_sync; unsigned num_workers; uint64_t
-     * pthr_delay_us; uint64_t lthr_delay_us; bool capture_telemetry;}.
+     * {@code struct nixl_capi_agent_config_s} (40 bytes, the same in every certified C ABI):
+     * {@code bool enable_prog_thread; bool enable_listen_thread; int listen_port; int thread_sync;
+     * unsigned num_workers; uint64_t pthr_delay_us; uint64_t lthr_delay_us; bool capture_telemetry;}.
      */
     public static final StructLayout AGENT_CONFIG = MemoryLayout.structLayout(
             JAVA_BOOLEAN.withName("enable_prog_thread"),
@@ -95,6 +106,18 @@ public final class NixlNative {
     private static final FunctionDescriptor I_P = FunctionDescriptor.of(JAVA_INT, ADDRESS);
     private static final FunctionDescriptor I_PP = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
     private static final FunctionDescriptor I_PPP = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+    private static final FunctionDescriptor I_PPPP = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
+            ADDRESS);
+    private static final FunctionDescriptor I_PPPPP = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
+            ADDRESS, ADDRESS);
+    private static final FunctionDescriptor I_IP = FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS);
+    private static final FunctionDescriptor I_J = FunctionDescriptor.of(JAVA_INT, JAVA_LONG);
+    private static final FunctionDescriptor I_PJ = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG);
+    private static final FunctionDescriptor I_PJP = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS);
+    private static final FunctionDescriptor I_PJJJ = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG,
+            JAVA_LONG);
+    private static final FunctionDescriptor I_PPJP = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG,
+            ADDRESS);
 
     // ---------------------------------------------------------------- libc
     private static final MethodHandle SETENV = libc("setenv", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
@@ -107,48 +130,43 @@ public final class NixlNative {
     // ---------------------------------------------------------------- the library
     private static final Loaded LOADED = Loaded.load();
 
-    // ---------------------------------------------------------------- nixl_capi
+    // ---------------------------------------------------------------- nixl_capi: one line per function
     private static final MethodHandle IS_STUB = nixl("nixl_capi_is_stub", FunctionDescriptor.of(JAVA_BOOLEAN));
     private static final MethodHandle CREATE_CONFIGURED_AGENT = nixl("nixl_capi_create_configured_agent", I_PPP);
     private static final MethodHandle DESTROY_AGENT = nixl("nixl_capi_destroy_agent", I_P);
     private static final MethodHandle GET_AVAILABLE_PLUGINS = nixl("nixl_capi_get_available_plugins", I_PP);
     private static final MethodHandle STRING_LIST_SIZE = nixl("nixl_capi_string_list_size", I_PP);
-    private static final MethodHandle STRING_LIST_GET = nixl("nixl_capi_string_list_get",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    private static final MethodHandle STRING_LIST_GET = nixl("nixl_capi_string_list_get", I_PJP);
     private static final MethodHandle DESTROY_STRING_LIST = nixl("nixl_capi_destroy_string_list", I_P);
     private static final MethodHandle CREATE_PARAMS = nixl("nixl_capi_create_params", I_P);
     private static final MethodHandle PARAMS_ADD = nixl("nixl_capi_params_add", I_PPP);
     private static final MethodHandle DESTROY_PARAMS = nixl("nixl_capi_destroy_params", I_P);
-    private static final MethodHandle CREATE_BACKEND = nixl("nixl_capi_create_backend",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle CREATE_BACKEND = nixl("nixl_capi_create_backend", I_PPPP);
     private static final MethodHandle DESTROY_BACKEND = nixl("nixl_capi_destroy_backend", I_P);
-    private static final MethodHandle CREATE_REG_DLIST = nixl("nixl_capi_create_reg_dlist",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    private static final MethodHandle CREATE_REG_DLIST = nixl("nixl_capi_create_reg_dlist", I_IP);
     private static final MethodHandle REG_DLIST_ADD_DESC = nixl("nixl_capi_reg_dlist_add_desc",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG));
     private static final MethodHandle DESTROY_REG_DLIST = nixl("nixl_capi_destroy_reg_dlist", I_P);
     private static final MethodHandle REGISTER_MEM = nixl("nixl_capi_register_mem", I_PPP);
     private static final MethodHandle DEREGISTER_MEM = nixl("nixl_capi_deregister_mem", I_PPP);
     private static final MethodHandle GET_LOCAL_MD = nixl("nixl_capi_get_local_md", I_PPP);
-    private static final MethodHandle LOAD_REMOTE_MD = nixl("nixl_capi_load_remote_md",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
+    private static final MethodHandle LOAD_REMOTE_MD = nixl("nixl_capi_load_remote_md", I_PPJP);
     private static final MethodHandle INVALIDATE_REMOTE_MD = nixl("nixl_capi_invalidate_remote_md", I_PP);
     private static final MethodHandle CHECK_REMOTE_MD = nixl("nixl_capi_check_remote_md", I_PPP);
-    private static final MethodHandle CREATE_XFER_DLIST = nixl("nixl_capi_create_xfer_dlist",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
-    private static final MethodHandle XFER_DLIST_ADD_DESC = nixl("nixl_capi_xfer_dlist_add_desc",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle CREATE_XFER_DLIST = nixl("nixl_capi_create_xfer_dlist", I_IP);
+    private static final MethodHandle XFER_DLIST_ADD_DESC = nixl("nixl_capi_xfer_dlist_add_desc", I_PJJJ);
     private static final MethodHandle DESTROY_XFER_DLIST = nixl("nixl_capi_destroy_xfer_dlist", I_P);
-    private static final MethodHandle PREP_XFER_DLIST = nixl("nixl_capi_prep_xfer_dlist",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
-    private static final MethodHandle RELEASE_XFER_DLIST_HANDLE = nixl("nixl_capi_release_xfer_dlist_handle", I_PP);
+    private static final MethodHandle PREP_XFER_DLIST = nixl("nixl_capi_prep_xfer_dlist", I_PPPPP);
+    private static final MethodHandle RELEASE_XFER_DLIST_HANDLE = nixl("nixl_capi_release_xfer_dlist_handle", I_PJ);
+    // the hot path: request and prepared-list handles as JAVA_LONG (see the class comment)
     private static final MethodHandle MAKE_XFER_REQ = nixl("nixl_capi_make_xfer_req", FunctionDescriptor.of(JAVA_INT,
-            ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
-    private static final MethodHandle POST_XFER_REQ = nixl("nixl_capi_post_xfer_req", I_PPP);
-    private static final MethodHandle GET_XFER_STATUS = nixl("nixl_capi_get_xfer_status", I_PP);
-    private static final MethodHandle RELEASE_XFER_REQ = nixl("nixl_capi_release_xfer_req", I_PP);
-    private static final MethodHandle DESTROY_XFER_REQ = nixl("nixl_capi_destroy_xfer_req", I_P);
-    private static final MethodHandle GET_XFER_TELEMETRY = nixl("nixl_capi_get_xfer_telemetry", I_PPP);
+            ADDRESS, JAVA_INT, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
+    private static final MethodHandle POST_XFER_REQ = nixl("nixl_capi_post_xfer_req",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    private static final MethodHandle GET_XFER_STATUS = nixl("nixl_capi_get_xfer_status", I_PJ);
+    private static final MethodHandle RELEASE_XFER_REQ = nixl("nixl_capi_release_xfer_req", I_PJ);
+    private static final MethodHandle DESTROY_XFER_REQ = nixl("nixl_capi_destroy_xfer_req", I_J);
+    private static final MethodHandle GET_XFER_TELEMETRY = nixl("nixl_capi_get_xfer_telemetry", I_PJP);
 
     private NixlNative() {
     }
@@ -160,8 +178,118 @@ public final class NixlNative {
 
     private static MethodHandle nixl(String name, FunctionDescriptor fd) {
         MemorySegment symbol = LOADED.lookup.find(name).orElseThrow(() -> new NixlLoadException(LOADED.describe()
-                + " lacks " + name + "(): it is not the NIXL " + TARGET_VERSION + " C ABI"));
+                + " lacks " + name + "(), which every certified NIXL C ABI (" + NixlAbi.certifiedRange() + ") has"));
         return LINKER.downcallHandle(symbol, fd);
+    }
+
+    // ---------------------------------------------------------------- the invokers, one per shape
+    // The only places that catch invokeExact's Throwable. Small and static, so the JIT inlines them
+    // and the handle, a static final at every call site, stays a constant.
+
+    private static int call(MethodHandle h, MemorySegment a) {
+        try {
+            return (int) h.invokeExact(a);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static int call(MethodHandle h, MemorySegment a, MemorySegment b) {
+        try {
+            return (int) h.invokeExact(a, b);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static int call(MethodHandle h, MemorySegment a, MemorySegment b, MemorySegment c) {
+        try {
+            return (int) h.invokeExact(a, b, c);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static int call(MethodHandle h, MemorySegment a, MemorySegment b, MemorySegment c, MemorySegment d) {
+        try {
+            return (int) h.invokeExact(a, b, c, d);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static int call(MethodHandle h, MemorySegment a, MemorySegment b, MemorySegment c, MemorySegment d,
+            MemorySegment e) {
+        try {
+            return (int) h.invokeExact(a, b, c, d, e);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static int call(MethodHandle h, int a, MemorySegment b) {
+        try {
+            return (int) h.invokeExact(a, b);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static int call(MethodHandle h, long a) {
+        try {
+            return (int) h.invokeExact(a);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static int call(MethodHandle h, MemorySegment a, long b) {
+        try {
+            return (int) h.invokeExact(a, b);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static int call(MethodHandle h, MemorySegment a, long b, MemorySegment c) {
+        try {
+            return (int) h.invokeExact(a, b, c);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static int call(MethodHandle h, MemorySegment a, long b, long c, long d) {
+        try {
+            return (int) h.invokeExact(a, b, c, d);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static int call(MethodHandle h, MemorySegment a, MemorySegment b, long c, MemorySegment d) {
+        try {
+            return (int) h.invokeExact(a, b, c, d);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static int call(MethodHandle h, MemorySegment a, long b, long c, long d, MemorySegment e, long f) {
+        try {
+            return (int) h.invokeExact(a, b, c, d, e, f);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static int call(MethodHandle h, MemorySegment a, int b, long c, MemorySegment d, long e, long f,
+            MemorySegment g, long i, MemorySegment j, MemorySegment k) {
+        try {
+            return (int) h.invokeExact(a, b, c, d, e, f, g, i, j, k);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     private static RuntimeException rethrow(Throwable t) {
@@ -174,8 +302,8 @@ public final class NixlNative {
         throw new IllegalStateException("unexpected checked exception from a downcall", t);
     }
 
-    /** The loaded library, where it came from, and its version. */
-    private record Loaded(SymbolLookup lookup, NixlLibraryLocator.Location location, String version) {
+    /** The loaded library, where it came from, its release and its C ABI. */
+    private record Loaded(SymbolLookup lookup, NixlLibraryLocator.Location location, String version, NixlAbi abi) {
 
         static Loaded load() {
             NixlLibraryLocator.Location location = NixlLibraryLocator.fromSystem().locate();
@@ -201,10 +329,13 @@ public final class NixlNative {
                 lookup = open(NixlLibraryLocator.LIBRARY, location,
                         () -> SymbolLookup.libraryLookup(NixlLibraryLocator.LIBRARY, arena));
             }
-            String version = location.wheelVersion().orElse("unknown version");
-            Loaded loaded = new Loaded(lookup, location, version);
-            loaded.checkAbi();
-            return loaded;
+            String library = describe(location);
+            NixlAbi abi = NixlAbi.fromSymbols(lookup, library);
+            Optional<String> wheel = location.wheelVersion();
+            NixlAbi.check(abi, wheel, library, Boolean.getBoolean(NixlAbi.ALLOW_UNCERTIFIED));
+            String version = wheel.orElse("unknown release (no wheel metadata beside the library), C ABI of "
+                    + abi.describe());
+            return new Loaded(lookup, location, version, abi);
         }
 
         private static SymbolLookup open(String what, NixlLibraryLocator.Location location,
@@ -218,27 +349,11 @@ public final class NixlNative {
             }
         }
 
-        private void checkAbi() {
-            Optional<String> wheel = location.wheelVersion();
-            if (wheel.isPresent() && !wheel.get().endsWith(" " + TARGET_VERSION)) {
-                throw new NixlLoadException(describe() + " comes from " + wheel.get() + "; this binding is written"
-                        + " against the " + TARGET_VERSION + " C ABI (install nixl-cu12==" + TARGET_VERSION + ")");
-            }
-            if (lookup.find("nixl_capi_create_configured_agent").isEmpty()) {
-                throw new NixlLoadException(describe() + " is not NIXL's C library: it exports no"
-                        + " nixl_capi_create_configured_agent");
-            }
-            if (lookup.find("nixl_capi_get_version").isPresent()) {
-                throw new NixlLoadException(describe() + " exports nixl_capi_get_version, which " + TARGET_VERSION
-                        + " does not: a newer C ABI whose agent config layout differs; refusing to call it");
-            }
-            if (lookup.find("nixl_capi_opt_args_set_custom_param").isEmpty()) {
-                throw new NixlLoadException(describe() + " lacks nixl_capi_opt_args_set_custom_param: an older C ABI"
-                        + " than " + TARGET_VERSION + "; refusing to call it");
-            }
+        String describe() {
+            return describe(location);
         }
 
-        String describe() {
+        static String describe(NixlLibraryLocator.Location location) {
             return location.library().map(p -> "library " + p).orElse("library " + NixlLibraryLocator.LIBRARY
                     + " (system search path)");
         }
@@ -281,9 +396,14 @@ public final class NixlNative {
         return LOADED.describe();
     }
 
-    /** The wheel and version the library came from, or {@code "unknown version"}. */
+    /** The wheel and release the library came from (e.g. {@code "nixl-cu12 1.4.1"}), or what is known of it. */
     public static String version() {
         return LOADED.version;
+    }
+
+    /** The C ABI of the loaded library. */
+    public static NixlAbi abi() {
+        return LOADED.abi;
     }
 
     /** Where the locator looked. */
@@ -330,10 +450,7 @@ public final class NixlNative {
 
     // ================================================================ nixl_capi: misc and agents
 
-    /**
-     * {@code bool nixl_capi_is_stub(void)}: whether the library is the Rust crate's stub. Also the
-     * cheapest downcall of the binding, for measuring FFM call overhead.
-     */
+    /** {@code bool nixl_capi_is_stub(void)}: whether the library is the Rust crate's stub; the cheapest downcall. */
     public static boolean isStub() {
         try {
             return (boolean) IS_STUB.invokeExact();
@@ -344,238 +461,138 @@ public final class NixlNative {
 
     /** {@code nixl_capi_create_configured_agent(const char*, const nixl_capi_agent_config_t*, nixl_capi_agent_t*)}. */
     public static int createConfiguredAgent(MemorySegment name, MemorySegment config, MemorySegment outAgent) {
-        try {
-            return (int) CREATE_CONFIGURED_AGENT.invokeExact(name, config, outAgent);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(CREATE_CONFIGURED_AGENT, name, config, outAgent);
     }
 
     /** {@code nixl_capi_destroy_agent(nixl_capi_agent_t)}. */
     public static int destroyAgent(MemorySegment agent) {
-        try {
-            return (int) DESTROY_AGENT.invokeExact(agent);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(DESTROY_AGENT, agent);
     }
 
     /** {@code nixl_capi_get_available_plugins(nixl_capi_agent_t, nixl_capi_string_list_t*)}. */
     public static int getAvailablePlugins(MemorySegment agent, MemorySegment outList) {
-        try {
-            return (int) GET_AVAILABLE_PLUGINS.invokeExact(agent, outList);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(GET_AVAILABLE_PLUGINS, agent, outList);
     }
 
     /** {@code nixl_capi_string_list_size(nixl_capi_string_list_t, size_t*)}. */
     public static int stringListSize(MemorySegment list, MemorySegment outSize) {
-        try {
-            return (int) STRING_LIST_SIZE.invokeExact(list, outSize);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(STRING_LIST_SIZE, list, outSize);
     }
 
-    /** {@code nixl_capi_string_list_get(nixl_capi_string_list_t, size_t, const char**)}; the string stays owned by the list. */
+    /** {@code nixl_capi_string_list_get(list, size_t, const char**)}; the string stays owned by the list. */
     public static int stringListGet(MemorySegment list, long index, MemorySegment outString) {
-        try {
-            return (int) STRING_LIST_GET.invokeExact(list, index, outString);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(STRING_LIST_GET, list, index, outString);
     }
 
     /** {@code nixl_capi_destroy_string_list(nixl_capi_string_list_t)}. */
     public static int destroyStringList(MemorySegment list) {
-        try {
-            return (int) DESTROY_STRING_LIST.invokeExact(list);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(DESTROY_STRING_LIST, list);
     }
 
     // ================================================================ backends
 
     /** {@code nixl_capi_create_params(nixl_capi_params_t*)}. */
     public static int createParams(MemorySegment outParams) {
-        try {
-            return (int) CREATE_PARAMS.invokeExact(outParams);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(CREATE_PARAMS, outParams);
     }
 
     /** {@code nixl_capi_params_add(nixl_capi_params_t, const char* key, const char* value)}. */
     public static int paramsAdd(MemorySegment params, MemorySegment key, MemorySegment value) {
-        try {
-            return (int) PARAMS_ADD.invokeExact(params, key, value);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(PARAMS_ADD, params, key, value);
     }
 
     /** {@code nixl_capi_destroy_params(nixl_capi_params_t)}. */
     public static int destroyParams(MemorySegment params) {
-        try {
-            return (int) DESTROY_PARAMS.invokeExact(params);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(DESTROY_PARAMS, params);
     }
 
-    /** {@code nixl_capi_create_backend(nixl_capi_agent_t, const char* plugin, nixl_capi_params_t, nixl_capi_backend_t*)}. */
+    /** {@code nixl_capi_create_backend(agent, const char* plugin, nixl_capi_params_t, nixl_capi_backend_t*)}. */
     public static int createBackend(MemorySegment agent, MemorySegment plugin, MemorySegment params,
             MemorySegment outBackend) {
-        try {
-            return (int) CREATE_BACKEND.invokeExact(agent, plugin, params, outBackend);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(CREATE_BACKEND, agent, plugin, params, outBackend);
     }
 
     /** {@code nixl_capi_destroy_backend(nixl_capi_backend_t)}: frees the wrapper only; the agent keeps the backend. */
     public static int destroyBackend(MemorySegment backend) {
-        try {
-            return (int) DESTROY_BACKEND.invokeExact(backend);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(DESTROY_BACKEND, backend);
     }
 
     // ================================================================ registration
 
     /** {@code nixl_capi_create_reg_dlist(nixl_capi_mem_type_t, nixl_capi_reg_dlist_t*)}. */
     public static int createRegDlist(int memType, MemorySegment outList) {
-        try {
-            return (int) CREATE_REG_DLIST.invokeExact(memType, outList);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(CREATE_REG_DLIST, memType, outList);
     }
 
     /** {@code nixl_capi_reg_dlist_add_desc(list, uintptr_t addr, size_t len, uint64_t dev_id, const void* meta, size_t meta_len)}. */
     public static int regDlistAddDesc(MemorySegment list, long address, long length, long deviceId, MemorySegment meta,
             long metaLength) {
-        try {
-            return (int) REG_DLIST_ADD_DESC.invokeExact(list, address, length, deviceId, meta, metaLength);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(REG_DLIST_ADD_DESC, list, address, length, deviceId, meta, metaLength);
     }
 
     /** {@code nixl_capi_destroy_reg_dlist(nixl_capi_reg_dlist_t)}. */
     public static int destroyRegDlist(MemorySegment list) {
-        try {
-            return (int) DESTROY_REG_DLIST.invokeExact(list);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(DESTROY_REG_DLIST, list);
     }
 
     /** {@code nixl_capi_register_mem(nixl_capi_agent_t, nixl_capi_reg_dlist_t, nixl_capi_opt_args_t)}. */
     public static int registerMem(MemorySegment agent, MemorySegment list, MemorySegment optArgs) {
-        try {
-            return (int) REGISTER_MEM.invokeExact(agent, list, optArgs);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(REGISTER_MEM, agent, list, optArgs);
     }
 
     /** {@code nixl_capi_deregister_mem(nixl_capi_agent_t, nixl_capi_reg_dlist_t, nixl_capi_opt_args_t)}. */
     public static int deregisterMem(MemorySegment agent, MemorySegment list, MemorySegment optArgs) {
-        try {
-            return (int) DEREGISTER_MEM.invokeExact(agent, list, optArgs);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(DEREGISTER_MEM, agent, list, optArgs);
     }
 
     // ================================================================ metadata
 
     /** {@code nixl_capi_get_local_md(agent, void** data, size_t* len)}; {@code *data} is malloc'd: {@link #free} it. */
     public static int getLocalMd(MemorySegment agent, MemorySegment outData, MemorySegment outLength) {
-        try {
-            return (int) GET_LOCAL_MD.invokeExact(agent, outData, outLength);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(GET_LOCAL_MD, agent, outData, outLength);
     }
 
     /** {@code nixl_capi_load_remote_md(agent, const void* data, size_t len, char** name)}; {@code *name} is strdup'd: {@link #free} it. */
     public static int loadRemoteMd(MemorySegment agent, MemorySegment data, long length, MemorySegment outName) {
-        try {
-            return (int) LOAD_REMOTE_MD.invokeExact(agent, data, length, outName);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(LOAD_REMOTE_MD, agent, data, length, outName);
     }
 
     /** {@code nixl_capi_invalidate_remote_md(agent, const char* remote)}. */
     public static int invalidateRemoteMd(MemorySegment agent, MemorySegment remoteName) {
-        try {
-            return (int) INVALIDATE_REMOTE_MD.invokeExact(agent, remoteName);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(INVALIDATE_REMOTE_MD, agent, remoteName);
     }
 
     /** {@code nixl_capi_check_remote_md(agent, const char* remote, nixl_capi_xfer_dlist_t or NULL)}. */
     public static int checkRemoteMd(MemorySegment agent, MemorySegment remoteName, MemorySegment descs) {
-        try {
-            return (int) CHECK_REMOTE_MD.invokeExact(agent, remoteName, descs);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(CHECK_REMOTE_MD, agent, remoteName, descs);
     }
 
     // ================================================================ descriptor lists
 
     /** {@code nixl_capi_create_xfer_dlist(nixl_capi_mem_type_t, nixl_capi_xfer_dlist_t*)}. */
     public static int createXferDlist(int memType, MemorySegment outList) {
-        try {
-            return (int) CREATE_XFER_DLIST.invokeExact(memType, outList);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(CREATE_XFER_DLIST, memType, outList);
     }
 
     /** {@code nixl_capi_xfer_dlist_add_desc(list, uintptr_t addr, size_t len, uint64_t dev_id)}. */
     public static int xferDlistAddDesc(MemorySegment list, long address, long length, long deviceId) {
-        try {
-            return (int) XFER_DLIST_ADD_DESC.invokeExact(list, address, length, deviceId);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(XFER_DLIST_ADD_DESC, list, address, length, deviceId);
     }
 
     /** {@code nixl_capi_destroy_xfer_dlist(nixl_capi_xfer_dlist_t)}. */
     public static int destroyXferDlist(MemorySegment list) {
-        try {
-            return (int) DESTROY_XFER_DLIST.invokeExact(list);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(DESTROY_XFER_DLIST, list);
     }
 
     /** {@code nixl_capi_prep_xfer_dlist(agent, const char* agent_name ("" = local), list, handle*, opt)}. */
     public static int prepXferDlist(MemorySegment agent, MemorySegment agentName, MemorySegment list,
             MemorySegment outHandle, MemorySegment optArgs) {
-        try {
-            return (int) PREP_XFER_DLIST.invokeExact(agent, agentName, list, outHandle, optArgs);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(PREP_XFER_DLIST, agent, agentName, list, outHandle, optArgs);
     }
 
     /** {@code nixl_capi_release_xfer_dlist_handle(agent, handle)}. */
-    public static int releaseXferDlistHandle(MemorySegment agent, MemorySegment handle) {
-        try {
-            return (int) RELEASE_XFER_DLIST_HANDLE.invokeExact(agent, handle);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+    public static int releaseXferDlistHandle(MemorySegment agent, long handle) {
+        return call(RELEASE_XFER_DLIST_HANDLE, agent, handle);
     }
 
     // ================================================================ transfers (the hot path)
@@ -584,59 +601,35 @@ public final class NixlNative {
      * {@code nixl_capi_make_xfer_req(agent, op, local_handle, const int* local_idx, size_t n,
      * remote_handle, const int* remote_idx, size_t n, nixl_capi_xfer_req_t* req, opt)}.
      */
-    public static int makeXferReq(MemorySegment agent, int op, MemorySegment localHandle, MemorySegment localIndices,
-            long localCount, MemorySegment remoteHandle, MemorySegment remoteIndices, long remoteCount,
+    public static int makeXferReq(MemorySegment agent, int op, long localHandle, MemorySegment localIndices,
+            long localCount, long remoteHandle, MemorySegment remoteIndices, long remoteCount,
             MemorySegment outRequest, MemorySegment optArgs) {
-        try {
-            return (int) MAKE_XFER_REQ.invokeExact(agent, op, localHandle, localIndices, localCount, remoteHandle,
-                    remoteIndices, remoteCount, outRequest, optArgs);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return call(MAKE_XFER_REQ, agent, op, localHandle, localIndices, localCount, remoteHandle, remoteIndices,
+                remoteCount, outRequest, optArgs);
     }
 
     /** {@code nixl_capi_post_xfer_req(agent, req, opt)}: SUCCESS (done inline), IN_PROG, or an error. May block while it copies. */
-    public static int postXferReq(MemorySegment agent, MemorySegment request, MemorySegment optArgs) {
-        try {
-            return (int) POST_XFER_REQ.invokeExact(agent, request, optArgs);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+    public static int postXferReq(MemorySegment agent, long request, MemorySegment optArgs) {
+        return call(POST_XFER_REQ, agent, request, optArgs);
     }
 
     /** {@code nixl_capi_get_xfer_status(agent, req)}: SUCCESS, IN_PROG, or an error; progresses the backend. */
-    public static int getXferStatus(MemorySegment agent, MemorySegment request) {
-        try {
-            return (int) GET_XFER_STATUS.invokeExact(agent, request);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+    public static int getXferStatus(MemorySegment agent, long request) {
+        return call(GET_XFER_STATUS, agent, request);
     }
 
     /** {@code nixl_capi_release_xfer_req(agent, req)}: frees NIXL's request; must precede {@link #destroyXferReq}. */
-    public static int releaseXferReq(MemorySegment agent, MemorySegment request) {
-        try {
-            return (int) RELEASE_XFER_REQ.invokeExact(agent, request);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+    public static int releaseXferReq(MemorySegment agent, long request) {
+        return call(RELEASE_XFER_REQ, agent, request);
     }
 
     /** {@code nixl_capi_destroy_xfer_req(req)}: frees the wrapper; INVALID_STATE unless released first. */
-    public static int destroyXferReq(MemorySegment request) {
-        try {
-            return (int) DESTROY_XFER_REQ.invokeExact(request);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+    public static int destroyXferReq(long request) {
+        return call(DESTROY_XFER_REQ, request);
     }
 
     /** {@code nixl_capi_get_xfer_telemetry(agent, req, nixl_capi_xfer_telemetry_t*)}. */
-    public static int getXferTelemetry(MemorySegment agent, MemorySegment request, MemorySegment outTelemetry) {
-        try {
-            return (int) GET_XFER_TELEMETRY.invokeExact(agent, request, outTelemetry);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+    public static int getXferTelemetry(MemorySegment agent, long request, MemorySegment outTelemetry) {
+        return call(GET_XFER_TELEMETRY, agent, request, outTelemetry);
     }
 }

@@ -19,7 +19,22 @@ public final class NixlProbe {
 
     private static final class Holder {
         static final Availability AVAILABILITY = probe();
-        static final String VERSION = AVAILABILITY.isAvailable() ? NixlNative.version() : "";
+        static final String VERSION = describeVersion(AVAILABILITY.isAvailable());
+    }
+
+    /** What was found and what is certified, e.g. {@code "nixl-cu12 1.4.1 (certified: 1.0.0 to 1.5.1)"}. */
+    private static String describeVersion(boolean available) {
+        String certified = "certified: " + NixlAbi.certifiedRange();
+        if (available) {
+            return NixlNative.version() + " (" + certified + ")";
+        }
+        try {
+            return NixlLibraryLocator.fromSystem().locate().wheelVersion()
+                    .map(found -> found + " (refused; " + certified + ")")
+                    .orElse("none usable (" + certified + ")");
+        } catch (RuntimeException e) {
+            return "none usable (" + certified + ")";
+        }
     }
 
     /** The cached outcome. */
@@ -27,7 +42,11 @@ public final class NixlProbe {
         return Holder.AVAILABILITY;
     }
 
-    /** The wheel and version of the loaded library, or {@code ""} when unavailable. */
+    /**
+     * The NIXL release found and the certified range: {@code "nixl-cu12 1.5.1 (certified: 1.0.0 to
+     * 1.5.1)"}, {@code "nixl-cu12 0.10.1 (refused; certified: ...)"}, or {@code "none usable
+     * (certified: ...)"}.
+     */
     public static String version() {
         return Holder.VERSION;
     }

@@ -12,12 +12,21 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The lookup order: property, environment, project folder, Python package, system. */
+/**
+ * The lookup order: property, environment, project folder (or a chosen release beside it), Python
+ * package (as the {@code nixl} meta package would choose), system.
+ */
 class NixlLibraryLocatorTest {
 
     private static NixlLibraryLocator locator(Map<String, String> props, Map<String, String> env, Path userDir,
             List<Path> sites) {
-        return new NixlLibraryLocator(props::get, env::get, userDir, trace -> sites);
+        return new NixlLibraryLocator(props::get, env::get, userDir,
+                trace -> new NixlLibraryLocator.PythonSites(sites, Optional.empty()));
+    }
+
+    private static NixlLibraryLocator withMeta(Path userDir, List<Path> sites, String metaChoice) {
+        return new NixlLibraryLocator(k -> null, k -> null, userDir,
+                trace -> new NixlLibraryLocator.PythonSites(sites, Optional.of(metaChoice)));
     }
 
     private static Path wheel(Path site, String flavour, String version) throws IOException {
@@ -81,5 +90,42 @@ class NixlLibraryLocatorTest {
         assertEquals(NixlLibraryLocator.Source.SYSTEM, sys.source());
         assertTrue(sys.library().isEmpty());
         assertTrue(sys.describe().contains("system library path"), sys.describe());
+    }
+
+    @Test
+    void aChosenReleaseComesFromItsOwnFolderBesideTheDefault(@TempDir Path tmp) throws IOException {
+        Path natives = tmp.resolve("natives");
+        wheel(natives.resolve("nixl"), "nixl_cu12", "1.5.1");
+        Path old = wheel(natives.resolve("nixl-1.4.1"), "nixl_cu12", "1.4.1");
+        Path cu13 = wheel(natives.resolve("nixl-cu13-1.5.0"), "nixl_cu13", "1.5.0");
+        var byProperty = locator(Map.of(NixlLibraryLocator.NATIVES_PROPERTY, natives.toString(),
+                NixlLibraryLocator.VERSION_PROPERTY, "1.4.1"), Map.of(), tmp, List.of()).locate();
+        assertEquals(Optional.of(old), byProperty.library());
+        assertEquals(Optional.of("nixl-cu12 1.4.1"), byProperty.wheelVersion());
+        var byEnv = locator(Map.of(NixlLibraryLocator.NATIVES_PROPERTY, natives.toString()),
+                Map.of(NixlLibraryLocator.VERSION_ENV, "1.5.0"), tmp, List.of()).locate();
+        assertEquals(Optional.of(cu13), byEnv.library());
+        assertEquals(Optional.of("nixl-cu13 1.5.0"), byEnv.wheelVersion());
+        var missing = locator(Map.of(NixlLibraryLocator.NATIVES_PROPERTY, natives.toString(),
+                NixlLibraryLocator.VERSION_PROPERTY, "1.3.2"), Map.of(), tmp, List.of()).locate();
+        assertEquals(NixlLibraryLocator.Source.PROJECT, missing.source(), "a chosen release never falls back");
+        assertTrue(missing.describe().contains("scripts/install-natives --nixl 1.3.2"), missing.describe());
+    }
+
+    @Test
+    void theMetaPackagesChoiceDecidesBetweenInstalledBuilds(@TempDir Path tmp) throws IOException {
+        Path site = tmp.resolve("site-packages");
+        Path cu12 = wheel(site, "nixl_cu12", "1.5.1");
+        Path cu13 = wheel(site, "nixl_cu13", "1.5.1");
+        Path empty = Files.createDirectories(tmp.resolve("work"));
+        var plain = locator(Map.of(), Map.of(), empty, List.of(site)).locate();
+        assertEquals(Optional.of(cu12), plain.library(), "without the meta package: nixl_cu12 first");
+        var torch12 = withMeta(empty, List.of(site), "nixl_cu12").locate();
+        assertEquals(Optional.of(cu12), torch12.library());
+        assertEquals(Optional.of("nixl-cu12 1.5.1"), torch12.wheelVersion());
+        var noCuda = withMeta(empty, List.of(site), "").locate();
+        assertEquals(Optional.of(cu13), noCuda.library(), "no CUDA stack: the meta package imports nixl_cu13 first");
+        assertEquals(Optional.of("nixl-cu13 1.5.1"), noCuda.wheelVersion());
+        assertTrue(noCuda.describe().contains("meta package"), noCuda.describe());
     }
 }

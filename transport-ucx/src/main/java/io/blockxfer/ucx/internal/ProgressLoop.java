@@ -5,33 +5,47 @@ import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.internal.queue.MpscRing;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.System.Logger.Level;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpRemoteKey;
 import org.openucx.jucx.ucp.UcpWorker;
 
 /**
- * The one thread that owns a transport's UCP worker (workers are single-threaded): it takes commands
- * from a queue, issues each transfer as one put or get per contiguous run of blocks plus one flush
- * of the endpoint, progresses the worker, and publishes each transfer's outcome from its flush
- * callback.
+ * Drives a transport's UCP worker (workers are single-threaded): takes commands from a queue,
+ * issues each transfer as one put or get per contiguous run of blocks plus one flush of the
+ * endpoint, progresses the worker, and publishes each transfer's outcome from its flush callback.
  *
- * <p>While transfers or endpoint closes are outstanding it keeps calling {@code progress()}, which
- * is also where UCX's keepalive runs, spinning first and then parking briefly; with nothing
- * outstanding it spins a moment longer (so back-to-back transfers pay no wakeup), then sleeps in
- * {@code waitForEvents()}, and submitters wake it with {@code signal()}: an idle transport costs
- * no CPU.
+ * <p><b>Who drives.</b> Exactly one thread at a time owns the worker, the command queue and
+ * everything below marked "owner only"; ownership is a flag taken with a compare-and-set (which
+ * also hands the owner's state over to the next owner). The loop's own thread owns it by default.
+ * When polling threads may drive ({@link io.blockxfer.transport.ProgressMode#POLLING_THREAD}),
+ * every poll tries to take the flag for one round (drain commands, {@code progress()}, finish
+ * closes) and gives up at once if another thread holds it; while polls keep coming the loop's
+ * thread lets go of the worker and sleeps ({@link WakeupGate#DORMANT}) instead of competing with
+ * them for a core, and takes over again when they stop, or at once for a command that waits
+ * (a peer registration). With {@link io.blockxfer.transport.ProgressMode#BACKEND_THREAD} only the
+ * loop's thread drives.
+ *
+ * <p><b>Sleeping.</b> While transfers or endpoint closes are outstanding the loop's thread keeps
+ * calling {@code progress()}, which is also where UCX's keepalive runs, spinning first and then
+ * parking briefly; with nothing outstanding it spins a moment longer (so back-to-back transfers pay
+ * no wakeup), then sleeps in {@code waitForEvents()}. Submitters wake it through a
+ * {@link WakeupGate}, so no submit is missed. A full command queue slows the submitter (bounded,
+ * {@value #QUEUE_FULL_WAIT_MILLIS} ms) instead of failing its transfer.
  *
  * <p>A peer whose endpoint fails (its error handler fires, or an operation reports the failure) is
  * marked failed once: nothing more is issued on it, its endpoint is force-closed (UCX cannot abort
  * an RMA put otherwise) and every transfer still in flight on it fails when the close completes.
  * The same happens on {@link #abort}.
  *
- * <p><b>Thread safety:</b> {@link #execute} and {@link #stop} from any thread; everything else on
- * the loop thread.
+ * <p><b>Thread safety:</b> {@link #execute}, {@link #driveFromPoller} and {@link #stop} from any
+ * thread; everything else by the current owner of the worker.
  */
 final class ProgressLoop implements Runnable {
 
@@ -42,42 +56,74 @@ final class ProgressLoop implements Runnable {
      *  then never pay for a wakeup. */
     private static final long IDLE_SPIN_NANOS = 200_000;
     private static final int DRAIN_BATCH = 1024;
+    /** How long after the last poll the loop's thread keeps leaving the worker to polling threads. */
+    private static final long POLLER_GRACE_NANOS = 1_000_000;
+    /** Polls note their time at most this often (a shared write per poll would cost more). */
+    private static final long POLLER_NOTE_NANOS = 20_000;
+    /** How long a submitter waits for room in a full command queue before its transfer fails. */
+    static final long QUEUE_FULL_WAIT_MILLIS = 5_000;
     /** How long a force-close may take before the peer's transfers are failed without it. */
     private static final long FORCE_CLOSE_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** How long a graceful close may take before it is left to the worker's destruction. */
     private static final long FLUSH_CLOSE_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** How long shutdown waits for endpoints to close. */
     private static final long SHUTDOWN_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** Default size of the command queue. */
+    static final int QUEUE_CAPACITY = 1 << 16;
 
-    private static final int RUNNING = 0;
-    private static final int PARKED = 1;
-    private static final int WAITING = 2;
+    private static final VarHandle OWNER;
+
+    static {
+        try {
+            OWNER = MethodHandles.lookup().findVarHandle(ProgressLoop.class, "owner", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final String name;
     private final UcpWorker worker;
     private final long localBase;
     private final long blockLength;
-    private final MpscRing<LoopCommand> commands = new MpscRing<>(1 << 16);
+    private final boolean pollersDrive;
+    private final long queueFullWaitNanos;
+    private final MpscRing<LoopCommand> commands;
+    private final WakeupGate gate = new WakeupGate();
     private final Object rejectLock = new Object();
     private final Thread thread;
     private final Object signalLock = new Object();
-    private volatile int idleState = RUNNING;
+    @SuppressWarnings("unused") // accessed through OWNER: 1 while a thread drives the worker
+    private volatile int owner;
+    private volatile long lastPollNanos = System.nanoTime() - 2 * POLLER_GRACE_NANOS;
     private volatile boolean stopping;
     private volatile boolean terminated;
     private boolean workerClosed; // guarded by signalLock
+    private final AtomicLong waits = new AtomicLong();
+    private final AtomicLong pollerRounds = new AtomicLong();
+    private final AtomicLong queueFullWaits = new AtomicLong();
 
-    // ---- loop thread only
+    // ---- owner only
+    private boolean drivingClosed;
     private final ArrayList<UcxPeer> peers = new ArrayList<>();
     private final ArrayDeque<UcxPeer> toForceClose = new ArrayDeque<>();
     private final ArrayList<UcxPeer> closing = new ArrayList<>();
     private final ArrayDeque<OpCallback> callbacks = new ArrayDeque<>();
     private int inFlight;
 
-    ProgressLoop(String name, UcpWorker worker, long localBase, long blockLength) {
+    ProgressLoop(String name, UcpWorker worker, long localBase, long blockLength, boolean pollersDrive) {
+        this(name, worker, localBase, blockLength, pollersDrive, QUEUE_CAPACITY, QUEUE_FULL_WAIT_MILLIS);
+    }
+
+    /** A loop with a queue of {@code queueCapacity} commands, whose submitters wait for room at most {@code queueFullWaitMillis}. */
+    ProgressLoop(String name, UcpWorker worker, long localBase, long blockLength, boolean pollersDrive,
+            int queueCapacity, long queueFullWaitMillis) {
+        this.queueFullWaitNanos = TimeUnit.MILLISECONDS.toNanos(queueFullWaitMillis);
         this.name = name;
         this.worker = worker;
         this.localBase = localBase;
         this.blockLength = blockLength;
+        this.pollersDrive = pollersDrive;
+        this.commands = new MpscRing<>(queueCapacity);
         this.thread = Thread.ofPlatform().name(name).daemon().unstarted(this);
     }
 
@@ -88,35 +134,113 @@ final class ProgressLoop implements Runnable {
     // ------------------------------------------------------------------ any thread
 
     /**
-     * Queues a command and wakes the loop.
+     * Queues a command and wakes whoever drives: transfers are left to an active polling thread,
+     * other commands always wake the loop's thread. Waits (bounded) while the queue is full.
      *
-     * @throws IllegalStateException if the loop stopped or its queue is full
+     * @throws IllegalStateException if the loop stopped, or the queue stayed full too long
      */
     void execute(LoopCommand command) {
         if (stopping) {
             throw new IllegalStateException(name + " is stopped");
         }
         if (!commands.offer(command)) {
-            throw new IllegalStateException(name + ": command queue full");
+            offerWhenRoom(command);
         }
-        wake();
+        int was = gate.published();
+        if (was == WakeupGate.PARKED || (was == WakeupGate.DORMANT && !(command instanceof UcxTransfer))) {
+            LockSupport.unpark(thread);
+        } else if (was == WakeupGate.WAITING) {
+            signalWorker();
+        }
         if (terminated) {
-            // the loop thread no longer consumes: reject what it left, this command included
+            // nobody drives any more: reject what it left, this command included
             rejectQueued();
         }
     }
 
-    private void wake() {
-        int s = idleState;
-        if (s == PARKED) {
+    /** Back-pressure: waits until the full queue takes {@code command}, driving it where allowed. */
+    private void offerWhenRoom(LoopCommand command) {
+        queueFullWaits.incrementAndGet();
+        long start = System.nanoTime();
+        for (int round = 0; !commands.offer(command); round++) {
+            if (stopping) {
+                throw new IllegalStateException(name + " is stopped");
+            }
+            if (System.nanoTime() - start > queueFullWaitNanos) {
+                throw new IllegalStateException(name + ": the command queue stayed full for "
+                        + TimeUnit.NANOSECONDS.toMillis(queueFullWaitNanos) + " ms (the UCX progress thread is not"
+                        + " draining it)");
+            }
+            if (driveFromPoller() > 0) {
+                continue;
+            }
             LockSupport.unpark(thread);
-        } else if (s == WAITING) {
-            synchronized (signalLock) {
-                if (!workerClosed) {
-                    worker.signal();
-                }
+            if (gate.state() == WakeupGate.WAITING) {
+                signalWorker();
+            }
+            if (round < 64) {
+                Thread.onSpinWait();
+            } else if (round < 128) {
+                Thread.yield();
+            } else {
+                LockSupport.parkNanos(Math.min(1_000_000L, 10_000L << Math.min(round - 128, 7)));
             }
         }
+    }
+
+    private void signalWorker() {
+        synchronized (signalLock) {
+            if (!workerClosed) {
+                worker.signal();
+            }
+        }
+    }
+
+    /**
+     * A polling thread's turn: one round of driving the worker if nobody else drives it now
+     * (never waits), nothing when only the loop's thread may drive.
+     *
+     * @return the events processed (commands, completions, closes)
+     */
+    int driveFromPoller() {
+        if (!pollersDrive) {
+            return 0;
+        }
+        long now = System.nanoTime();
+        if (now - lastPollNanos > POLLER_NOTE_NANOS) {
+            lastPollNanos = now;
+        }
+        if (!tryOwn()) {
+            if (gate.state() == WakeupGate.WAITING) {
+                // the loop's thread sleeps holding the worker: wake it, it will leave it to us
+                signalWorker();
+            }
+            return 0;
+        }
+        try {
+            if (drivingClosed) {
+                return 0;
+            }
+            int work = round();
+            if (work > 0) {
+                pollerRounds.incrementAndGet();
+            }
+            return work;
+        } finally {
+            disown();
+        }
+    }
+
+    private boolean tryOwn() {
+        return OWNER.compareAndSet(this, 0, 1);
+    }
+
+    private void disown() {
+        OWNER.setVolatile(this, 0);
+    }
+
+    private boolean pollersActive() {
+        return pollersDrive && System.nanoTime() - lastPollNanos < POLLER_GRACE_NANOS;
     }
 
     /**
@@ -127,11 +251,7 @@ final class ProgressLoop implements Runnable {
     boolean stop(long timeoutMillis) {
         stopping = true;
         LockSupport.unpark(thread);
-        synchronized (signalLock) {
-            if (!workerClosed) {
-                worker.signal();
-            }
-        }
+        signalWorker();
         if (Thread.currentThread() == thread) {
             return false;
         }
@@ -147,13 +267,21 @@ final class ProgressLoop implements Runnable {
 
     @Override
     public void run() {
+        boolean owned = false;
         try {
-            loop();
+            owned = loop();
         } catch (Throwable t) {
             LOG.log(Level.ERROR, name + ": the UCX progress thread failed; every transfer of this transport fails", t);
         } finally {
             stopping = true;
             try {
+                if (!owned) {
+                    // polling threads hold the worker for one round at most
+                    while (!tryOwn()) {
+                        LockSupport.parkNanos(10_000);
+                    }
+                }
+                drivingClosed = true; // never released again: polls no longer drive
                 shutdown();
             } finally {
                 // after this, execute() rejects what it queued itself; what got in before is
@@ -178,13 +306,42 @@ final class ProgressLoop implements Runnable {
         }
     }
 
-    private void loop() throws Exception {
+    /** The loop of the loop's thread; returns whether it ends owning the worker. */
+    private boolean loop() throws Exception {
+        boolean owned = false;
         int idle = 0;
         long lastWork = System.nanoTime();
         while (!stopping) {
-            int work = drain();
-            work += worker.progress();
-            work += afterProgress();
+            if (pollersActive()) {
+                // polls drive: stay out of their way, but run commands nobody else runs
+                if (owned) {
+                    disown();
+                    owned = false;
+                }
+                if (gate.maySleep(WakeupGate.DORMANT) && !stopping) {
+                    LockSupport.parkNanos(POLLER_GRACE_NANOS);
+                }
+                gate.awake();
+                if (tryOwn()) {
+                    try {
+                        if (!drivingClosed && !commands.isEmpty()) {
+                            round();
+                        }
+                    } finally {
+                        disown();
+                    }
+                }
+                lastWork = System.nanoTime();
+                continue;
+            }
+            if (!owned) {
+                if (!tryOwn()) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                owned = true;
+            }
+            int work = round();
             if (work > 0) {
                 idle = 0;
                 lastWork = System.nanoTime();
@@ -194,21 +351,36 @@ final class ProgressLoop implements Runnable {
                 if (++idle < SPINS) {
                     Thread.onSpinWait();
                 } else {
-                    idleState = PARKED;
-                    if (commands.isEmpty() && !stopping) {
+                    if (gate.maySleep(WakeupGate.PARKED) && commands.isEmpty() && !stopping) {
                         LockSupport.parkNanos(PARK_NANOS);
                     }
-                    idleState = RUNNING;
+                    gate.awake();
                 }
             } else {
                 idle = 0;
-                idleState = WAITING;
-                if (commands.isEmpty() && !stopping) {
+                if (gate.maySleep(WakeupGate.WAITING) && commands.isEmpty() && !stopping) {
+                    waits.incrementAndGet();
                     worker.waitForEvents();
                 }
-                idleState = RUNNING;
+                gate.awake();
             }
         }
+        return owned;
+    }
+
+    /** One round of driving: run queued commands, progress the worker, finish closes. */
+    private int round() {
+        int work = drain();
+        try {
+            work += worker.progress();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            // JUCX declares Exception but throws only UcxException (unchecked)
+            throw new IllegalStateException(name + ": UcpWorker.progress() failed", e);
+        }
+        work += afterProgress();
+        return work;
     }
 
     private int drain() {
@@ -216,7 +388,17 @@ final class ProgressLoop implements Runnable {
         LoopCommand c;
         while (n < DRAIN_BATCH && (c = commands.poll()) != null) {
             n++;
-            c.run(this);
+            try {
+                c.run(this);
+            } catch (RuntimeException | LinkageError e) {
+                // one command's failure (a class that cannot load when descriptors ran out, say)
+                // ends that command, not the loop
+                try {
+                    c.reject(name + ": running " + c.getClass().getSimpleName() + " failed: " + e);
+                } catch (RuntimeException | LinkageError ignored) {
+                    // nothing more to tell it
+                }
+            }
         }
         return n;
     }
@@ -374,7 +556,8 @@ final class ProgressLoop implements Runnable {
             p.state = UcxPeer.FAILED;
             p.failure = "registration failed";
             c.result.completeExceptionally(new PeerRegistrationException("UCX could not reach peer '" + p.peerId
-                    + "' from its metadata (" + p.metadata + "): " + UcsStatus.describe(e), e));
+                    + "' from its metadata (" + p.metadata + "): " + UcsStatus.describe(e)
+                    + ResourceShortage.describe(), e));
             return;
         }
         peers.add(p);
@@ -522,6 +705,31 @@ final class ProgressLoop implements Runnable {
 
     boolean isTerminated() {
         return terminated;
+    }
+
+    /** The state of the sleep handshake (for tests). */
+    int gateState() {
+        return gate.state();
+    }
+
+    /** How often the loop's thread slept in {@code waitForEvents()} (for tests). */
+    long waits() {
+        return waits.get();
+    }
+
+    /** How many rounds polling threads drove that did some work (for tests). */
+    long pollerRounds() {
+        return pollerRounds.get();
+    }
+
+    /** How many submits found the command queue full and had to wait (for tests). */
+    long queueFullWaits() {
+        return queueFullWaits.get();
+    }
+
+    /** Whether polls may drive the worker. */
+    boolean pollersDrive() {
+        return pollersDrive;
     }
 
     @Override

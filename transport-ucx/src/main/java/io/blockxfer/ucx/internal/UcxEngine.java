@@ -3,6 +3,7 @@ package io.blockxfer.ucx.internal;
 import io.blockxfer.transport.BlockRegion;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PeerRegistrationException;
+import io.blockxfer.transport.ProgressMode;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.TransportException;
@@ -36,6 +37,22 @@ import org.openucx.jucx.ucp.UcpWorkerParams;
 public final class UcxEngine implements TransferEngine {
 
     private static final System.Logger LOG = System.getLogger(UcxEngine.class.getName());
+
+    static {
+        // classes of failure paths, loaded now: loading a class takes a file descriptor, and one of
+        // those paths is running out of them
+        for (Class<?> c : new Class<?>[] {UcsStatus.class, ConnectCommand.class, PeerCommand.class,
+                PeerMemoryCheck.class, OwnerMappings.class, LocalWorkers.class, MemoryBudget.class, ResourceShortage.class,
+                MemoryBudget.Snapshot.class,
+                io.blockxfer.ucx.InsufficientMemoryException.class, PeerRegistrationException.class,
+                TransportException.class}) {
+            try {
+                Class.forName(c.getName(), true, c.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+    }
     private static final long CONNECT_TIMEOUT_MILLIS = 15_000;
     private static final long STOP_TIMEOUT_MILLIS = 10_000;
     private static final int POOL_LIMIT = 4096;
@@ -44,7 +61,9 @@ public final class UcxEngine implements TransferEngine {
     private final UcpContext context;
     private final LocalRegion region;
     private final ProgressLoop loop;
+    private final ProgressMode progressMode;
     private final byte[] metadata;
+    private final LocalIdentity identity;
     private final ArrayDeque<UcxTransfer> pool = new ArrayDeque<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -53,16 +72,26 @@ public final class UcxEngine implements TransferEngine {
      *
      * @throws io.blockxfer.transport.TransportUnavailableException if UCX cannot be loaded here
      * @throws IllegalArgumentException if the options are unknown or UCX rejects them
+     * @throws io.blockxfer.ucx.InsufficientMemoryException if the region to allocate does not fit
+     *     this host ({@link MemoryBudget})
      */
     public UcxEngine(TransportConfig config) {
         UcxLibrary.ensureLoaded();
         this.agentName = config.agentName();
         UcxSettings settings = UcxSettings.resolve(config.options());
+        if (config.region().callerMemory().isEmpty()) {
+            String order = settings.ucxConfig().get("ALLOC_PRIO");
+            MemoryBudget.check(config.region().byteSize(), order != null ? order : System.getenv("UCX_ALLOC_PRIO"));
+        }
         UcpParams params = new UcpParams().requestRmaFeature().requestWakeupFeature();
         settings.ucxConfig().forEach(params::setConfig);
         try {
             this.context = new UcpContext(params);
         } catch (RuntimeException e) {
+            String shortage = ResourceShortage.describe();
+            if (!shortage.isEmpty()) {
+                throw new TransportException("UCX could not create a context: " + UcsStatus.describe(e) + shortage, e);
+            }
             throw new IllegalArgumentException("UCX refused to create a context with settings " + settings + ": "
                     + UcsStatus.describe(e), e);
         }
@@ -76,13 +105,22 @@ public final class UcxEngine implements TransferEngine {
             byte[] workerAddress = new byte[address.remaining()];
             address.duplicate().get(workerAddress);
             this.metadata = new UcxMetadata(r.baseAddress(), r.byteSize(), workerAddress, mapped.packedRkey()).encode();
+            try {
+                this.identity = LocalIdentity.of(workerAddress, mapped.packedRkey(), r.baseAddress(), r.byteSize());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException("this UCX's own worker address or remote key does not parse as UCX "
+                        + "1.18 formats, so peer descriptors cannot be checked (" + e.getMessage() + ")", e);
+            }
             this.region = mapped;
-            this.loop = new ProgressLoop("blockxfer-ucx-" + agentName, worker, r.baseAddress(), r.blockLength());
+            this.progressMode = resolve(config.progressMode());
+            this.loop = new ProgressLoop("blockxfer-ucx-" + agentName, worker, r.baseAddress(), r.blockLength(),
+                    progressMode == ProgressMode.POLLING_THREAD);
         } catch (RuntimeException | Error e) {
             closeQuietly(mapped, worker, e);
             throw new TransportException("opening a UCX transport for " + config.region() + " failed: "
-                    + UcsStatus.describe(e), e);
+                    + UcsStatus.describe(e) + ResourceShortage.describe(), e);
         }
+        LocalWorkers.add(identity.worker);
         loop.start();
     }
 
@@ -98,6 +136,31 @@ public final class UcxEngine implements TransferEngine {
         } catch (RuntimeException e) {
             failure.addSuppressed(e);
         }
+    }
+
+    /**
+     * The mode {@code requested} runs in: {@link ProgressMode#AUTO} is
+     * {@link ProgressMode#POLLING_THREAD}, where a caller that polls drives the worker itself and the
+     * progress thread only stands in for callers that poll rarely (on a busy host the two threads
+     * would otherwise compete for a core).
+     */
+    static ProgressMode resolve(ProgressMode requested) {
+        return requested == ProgressMode.AUTO ? ProgressMode.POLLING_THREAD : requested;
+    }
+
+    /** The progress mode this engine runs in (never {@link ProgressMode#AUTO}). */
+    ProgressMode progressMode() {
+        return progressMode;
+    }
+
+    /** The engine's progress loop (for tests). */
+    ProgressLoop loop() {
+        return loop;
+    }
+
+    @Override
+    public int progress() {
+        return loop.driveFromPoller();
     }
 
     @Override
@@ -119,6 +182,7 @@ public final class UcxEngine implements TransferEngine {
     public Object connect(String peerId, PeerDescriptor peer) {
         UcxMetadata remote = UcxMetadata.decode(peerId, peer.metadata());
         remote.checkCovers(peerId, peer);
+        PeerMemoryCheck.check(peerId, peer, remote, identity);
         ConnectCommand command = new ConnectCommand(new UcxPeer(peerId, peer.baseAddress(), peer.numBlocks(), remote));
         try {
             loop.execute(command);
@@ -207,6 +271,8 @@ public final class UcxEngine implements TransferEngine {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        // from now on no peer descriptor may name this worker or its memory
+        LocalWorkers.remove(identity.worker);
         boolean stopped = loop.stop(STOP_TIMEOUT_MILLIS);
         if (!stopped) {
             LOG.log(Level.WARNING, "{0}: the UCX progress thread did not stop within {1} ms", this,

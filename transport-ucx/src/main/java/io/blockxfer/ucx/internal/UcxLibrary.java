@@ -2,6 +2,7 @@ package io.blockxfer.ucx.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.blockxfer.transport.TransportUnavailableException;
 import io.blockxfer.transport.spi.Availability;
@@ -11,9 +12,12 @@ import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Properties;
@@ -38,8 +42,10 @@ import org.openucx.jucx.ucp.UcpParams;
 public final class UcxLibrary {
 
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final int REQUIRED_MAJOR = 1;
-    private static final int REQUIRED_MINOR = 18;
+    private static final System.Logger LOG = System.getLogger(UcxLibrary.class.getName());
+    /** The UCX release line jucx is built against: the only one it is certified with. */
+    private static final int CERTIFIED_MAJOR = 1;
+    private static final int CERTIFIED_MINOR = 18;
 
     private static volatile Probe probe;
 
@@ -92,6 +98,8 @@ public final class UcxLibrary {
     }
 
     private static Probe load() {
+        // posix segments of UCX processes that were killed: gone with the first start after them
+        ShmSweeper.sweep();
         UcxLocator.Location location;
         try {
             location = UcxLocator.locate();
@@ -111,7 +119,7 @@ public final class UcxLibrary {
                 return unavailable("UCX not found: " + String.join("; ", location.misses())
                         + "; and no libucp.so.0 on the system's library path (" + e.getMessage() + "). Run"
                         + " scripts/install-natives ucx, or point " + UcxOptions.LIBDIR_PROPERTY + " or "
-                        + UcxOptions.LIBDIR_ENV + " at a directory holding UCX " + UcxOptions.REQUIRED_VERSION
+                        + UcxOptions.LIBDIR_ENV + " at a directory holding UCX " + UcxOptions.CERTIFIED_VERSIONS
                         + " libraries", e, "", "");
             }
         } else {
@@ -137,9 +145,14 @@ public final class UcxLibrary {
             return unavailable("UCX from " + location + " has no usable ucp_get_version: " + e, e, "", location.toString());
         }
         String version = v[0] + "." + v[1] + "." + v[2];
-        String tooOld = versionProblem(v, file);
-        if (tooOld != null) {
-            return unavailable(tooOld, null, version, file);
+        String uncertified = versionProblem(v, file);
+        if (uncertified != null) {
+            if (!Boolean.getBoolean(UcxOptions.ALLOW_UNCERTIFIED_PROPERTY)) {
+                return unavailable(uncertified, null, version, file);
+            }
+            LOG.log(System.Logger.Level.WARNING, "RUNNING ON AN UNCERTIFIED UCX because " + UcxOptions
+                    .ALLOW_UNCERTIFIED_PROPERTY + "=true: " + uncertified + ". Expect crashes of this JVM; peer"
+                    + " descriptors are checked against UCX 1.18's formats, which this UCX may not use.");
         }
         try {
             // the first JUCX class touched: its static initialiser loads libjucx, whose NEEDED
@@ -154,17 +167,25 @@ public final class UcxLibrary {
 
     /**
      * Why UCX {@code version} (major, minor, release) loaded from {@code file} cannot serve jucx, or
-     * null when it can.
+     * null when it is a certified release (1.18.x).
      */
     static String versionProblem(int[] version, String file) {
-        if (version[0] > REQUIRED_MAJOR || (version[0] == REQUIRED_MAJOR && version[1] >= REQUIRED_MINOR)) {
+        if (version[0] == CERTIFIED_MAJOR && version[1] == CERTIFIED_MINOR) {
             return null;
         }
-        return "UCX " + version[0] + "." + version[1] + "." + version[2] + " at " + file + " is too old: jucx "
-                + jucxVersion() + " needs UCX >= " + UcxOptions.REQUIRED_VERSION + " (older UCX lacks functions"
-                + " jucx calls and kills the JVM on first use; Debian 12's libucx0 is 1.13.1). Run"
-                + " scripts/install-natives ucx, or point " + UcxOptions.LIBDIR_PROPERTY + " at UCX "
-                + UcxOptions.REQUIRED_VERSION + " libraries";
+        boolean older = version[0] < CERTIFIED_MAJOR || (version[0] == CERTIFIED_MAJOR
+                && version[1] < CERTIFIED_MINOR);
+        return "UCX " + version[0] + "." + version[1] + "." + version[2] + " at " + file + " is not certified with jucx "
+                + jucxVersion() + ", which works with UCX " + UcxOptions.CERTIFIED_VERSIONS + " only: its JNI library"
+                + " is built against UCX " + UcxOptions.CERTIFIED_VERSIONS + (older
+                        ? " and calls functions older UCX lacks, which kills the JVM on first use (Debian 12's libucx0"
+                                + " is 1.13.1)"
+                        : " and its internals; newer UCX crashes it (UCX 1.22.0: SIGSEGV in ucp_request_dt_dereg when a"
+                                + " worker closes)")
+                + ". Get UCX " + UcxOptions.CERTIFIED_VERSIONS + " with scripts/install-natives ucx (the pinned"
+                + " libucx-cu12 1.18.1 wheel, into natives/ucx), or point " + UcxOptions.LIBDIR_PROPERTY + " at a UCX "
+                + UcxOptions.CERTIFIED_VERSIONS + " build; -D" + UcxOptions.ALLOW_UNCERTIFIED_PROPERTY
+                + "=true runs on it anyway, unsupported";
     }
 
     private static Probe unavailable(String cause, Throwable error, String version, String where) {
@@ -233,6 +254,128 @@ public final class UcxLibrary {
         } catch (Throwable t) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * A SysV shared-memory segment as the kernel describes it ({@code shmctl(IPC_STAT)}).
+     *
+     * @param size the segment's size in bytes
+     * @param creatorPid the pid of the process that created it
+     */
+    record SysvSegment(long size, long creatorPid) {
+    }
+
+    /** {@code IPC_STAT}. */
+    private static final int IPC_STAT = 2;
+    /** Offsets in the LP64 Linux {@code struct shmid_ds} (x86_64 and aarch64 alike). */
+    private static final long SHM_SEGSZ_OFFSET = 48;
+    private static final long SHM_CPID_OFFSET = 80;
+    private static final long SHMID_DS_BYTES = 112;
+    private static final StructLayout ERRNO_STATE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = ERRNO_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+
+    /**
+     * The segment {@code shmid}, through {@code shmctl(shmid, IPC_STAT)}.
+     *
+     * @throws IllegalArgumentException naming the errno when the kernel does not describe it (no
+     *     such segment, removed, or not readable by this user)
+     */
+    static SysvSegment sysvSegment(int shmid) {
+        MethodHandle h = Shmctl.HANDLE;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(ERRNO_STATE);
+            MemorySegment ds = arena.allocate(SHMID_DS_BYTES, 8);
+            int rc = (int) h.invokeExact(state, shmid, IPC_STAT, ds);
+            if (rc != 0) {
+                int errno = (int) ERRNO.get(state, 0L);
+                throw new IllegalArgumentException("shmctl(" + shmid + ", IPC_STAT) failed with errno " + errno
+                        + errnoName(errno));
+            }
+            return new SysvSegment(ds.get(JAVA_LONG, SHM_SEGSZ_OFFSET), ds.get(JAVA_INT, SHM_CPID_OFFSET));
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("shmctl failed", t);
+        }
+    }
+
+    /** What {@link #removeIfUnused} did. */
+    enum Removal {
+        /** The file was unused and is gone. */
+        REMOVED,
+        /** Another open file (an open descriptor or a mapping) holds it; it stays. */
+        IN_USE,
+        /** This kernel or file system cannot tell (no file leases): nothing was done. */
+        CANNOT_TELL
+    }
+
+    private static final int O_RDONLY_NOFOLLOW_CLOEXEC = 0x20000 | 0x80000;
+    private static final int F_SETLEASE = 1024;
+    private static final int F_WRLCK = 1;
+    private static final int F_UNLCK = 2;
+    private static final int EAGAIN = 11;
+
+    /**
+     * Removes {@code file} if no process has it open or mapped, which the kernel tells by granting
+     * a write lease ({@code fcntl(F_SETLEASE, F_WRLCK)} succeeds only while no other open file of it
+     * exists, and a mapping keeps its file open). The file is unlinked while the lease is held, so
+     * nobody can open it in between.
+     */
+    static Removal removeIfUnused(Path file) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(ERRNO_STATE);
+            int fd = (int) FileCalls.OPEN.invokeExact(state, arena.allocateFrom(file.toString()),
+                    O_RDONLY_NOFOLLOW_CLOEXEC);
+            if (fd < 0) {
+                return Removal.CANNOT_TELL;
+            }
+            try {
+                int rc = (int) FileCalls.FCNTL.invokeExact(state, fd, F_SETLEASE, F_WRLCK);
+                if (rc != 0) {
+                    return (int) ERRNO.get(state, 0L) == EAGAIN ? Removal.IN_USE : Removal.CANNOT_TELL;
+                }
+                try {
+                    java.nio.file.Files.deleteIfExists(file);
+                } finally {
+                    int ignored = (int) FileCalls.FCNTL.invokeExact(state, fd, F_SETLEASE, F_UNLCK);
+                }
+                return Removal.REMOVED;
+            } finally {
+                int ignored = (int) FileCalls.CLOSE.invokeExact(fd);
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            return Removal.CANNOT_TELL;
+        } catch (Throwable t) {
+            throw new IllegalStateException("file lease calls failed", t);
+        }
+    }
+
+    /** {@code open}, {@code fcntl} and {@code close}, made on first use. */
+    private static final class FileCalls {
+        static final MethodHandle OPEN = LINKER.downcallHandle(libc("open"),
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), Linker.Option.firstVariadicArg(2),
+                Linker.Option.captureCallState("errno"));
+        static final MethodHandle FCNTL = LINKER.downcallHandle(libc("fcntl"),
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2),
+                Linker.Option.captureCallState("errno"));
+        static final MethodHandle CLOSE = LINKER.downcallHandle(libc("close"),
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
+
+    /** The {@code shmctl} handle, made on first use. */
+    private static final class Shmctl {
+        static final MethodHandle HANDLE = LINKER.downcallHandle(libc("shmctl"),
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), Linker.Option.captureCallState("errno"));
+    }
+
+    private static String errnoName(int errno) {
+        return switch (errno) {
+            case 2 -> " (ENOENT)";
+            case 13 -> " (EACCES: not this user's segment)";
+            case 22 -> " (EINVAL: no such segment)";
+            case 43 -> " (EIDRM: removed)";
+            default -> "";
+        };
     }
 
     private static MemorySegment libc(String name) {

@@ -16,7 +16,8 @@ import java.util.zip.CRC32C;
  * and u64 length of the registered memory, u32 length + packed worker address (1 to
  * {@value #MAX_ADDRESS_BYTES} bytes), u32 length + packed remote key (9 to {@value #MAX_RKEY_BYTES}
  * bytes), u32 CRC-32C of everything before it. Nothing may follow. The checksum catches garbling in
- * transit, and {@link PackedFormats} checks UCX's own formats, before a byte reaches UCX.
+ * transit; {@link UcpWorkerAddress} and {@link PackedRkey} check UCX's own formats field by field,
+ * before a byte reaches UCX.
  *
  * <p><b>Thread safety:</b> immutable; accessors return copies.
  */
@@ -35,12 +36,37 @@ public final class UcxMetadata {
     private final long memoryLength;
     private final byte[] workerAddress;
     private final byte[] rkey;
+    private final UcpWorkerAddress address;
+    private final PackedRkey packedRkey;
 
     UcxMetadata(long memoryAddress, long memoryLength, byte[] workerAddress, byte[] rkey) {
+        this(memoryAddress, memoryLength, workerAddress, rkey, null, null);
+    }
+
+    private UcxMetadata(long memoryAddress, long memoryLength, byte[] workerAddress, byte[] rkey,
+            UcpWorkerAddress address, PackedRkey packedRkey) {
         this.memoryAddress = memoryAddress;
         this.memoryLength = memoryLength;
         this.workerAddress = workerAddress.clone();
         this.rkey = rkey.clone();
+        this.address = address;
+        this.packedRkey = packedRkey;
+    }
+
+    /** The parsed worker address (metadata from {@link #decode} only). */
+    UcpWorkerAddress address() {
+        if (address == null) {
+            throw new IllegalStateException("metadata built locally is not parsed");
+        }
+        return address;
+    }
+
+    /** The parsed remote key (metadata from {@link #decode} only). */
+    PackedRkey packedRkey() {
+        if (packedRkey == null) {
+            throw new IllegalStateException("metadata built locally is not parsed");
+        }
+        return packedRkey;
     }
 
     /** The native address of the registered memory. */
@@ -119,14 +145,15 @@ public final class UcxMetadata {
             throw new MalformedPeerDescriptorException(who + " describes an impossible memory range: "
                     + length + " bytes at 0x" + Long.toHexString(address));
         }
-        String problem = PackedFormats.addressProblem(worker);
-        if (problem == null) {
-            problem = PackedFormats.rkeyProblem(key);
+        UcpWorkerAddress parsedAddress;
+        PackedRkey parsedKey;
+        try {
+            parsedAddress = UcpWorkerAddress.parse(worker);
+            parsedKey = PackedRkey.parse(key, parsedAddress);
+        } catch (IllegalArgumentException e) {
+            throw new MalformedPeerDescriptorException(who + ": " + e.getMessage(), e);
         }
-        if (problem != null) {
-            throw new MalformedPeerDescriptorException(who + ": " + problem);
-        }
-        return new UcxMetadata(address, length, worker, key);
+        return new UcxMetadata(address, length, worker, key, parsedAddress, parsedKey);
     }
 
     private static byte[] lengthPrefixed(ByteBuffer buf, String who, String what, int min, int max) {

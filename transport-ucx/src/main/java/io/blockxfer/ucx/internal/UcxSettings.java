@@ -1,10 +1,14 @@
 package io.blockxfer.ucx.internal;
 
 import io.blockxfer.ucx.UcxOptions;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 
 /**
  * Resolves a transport's {@code ucx.*} options into the UCX settings its context is created with
@@ -23,7 +27,11 @@ public final class UcxSettings {
         new Known(UcxOptions.NET_DEVICES, "NET_DEVICES", null),
         new Known(UcxOptions.KEEPALIVE, "KEEPALIVE_INTERVAL", UcxOptions.DEFAULT_KEEPALIVE),
         new Known(UcxOptions.MM_ERROR_HANDLING, "MM_ERROR_HANDLING", UcxOptions.DEFAULT_MM_ERROR_HANDLING),
+        new Known(UcxOptions.RCACHE, "RCACHE_ENABLE", null),
     };
+
+    /** Where RDMA devices appear; without one, UCX's registration cache buys nothing. */
+    private static final Path RDMA_DEVICES = Path.of("/sys/class/infiniband");
 
     private final Map<String, String> ucxConfig;
 
@@ -33,7 +41,16 @@ public final class UcxSettings {
 
     /** The settings for {@code options}, with this process's system properties and environment. */
     public static UcxSettings resolve(Map<String, String> options) {
-        return resolve(options, System::getProperty, System::getenv);
+        return resolve(options, System::getProperty, System::getenv, hasRdmaDevice());
+    }
+
+    /** Whether this host has an RDMA device ({@code /sys/class/infiniband} lists one). */
+    static boolean hasRdmaDevice() {
+        try (Stream<Path> devices = Files.list(RDMA_DEVICES)) {
+            return devices.findAny().isPresent();
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /**
@@ -43,6 +60,17 @@ public final class UcxSettings {
      */
     public static UcxSettings resolve(Map<String, String> options, UnaryOperator<String> properties,
             UnaryOperator<String> environment) {
+        return resolve(options, properties, environment, true);
+    }
+
+    /**
+     * The settings for {@code options}; {@link UcxOptions#RCACHE} defaults to off where
+     * {@code rdmaDevice} is false.
+     *
+     * @throws IllegalArgumentException for an unknown {@code ucx.*} key or an empty value
+     */
+    public static UcxSettings resolve(Map<String, String> options, UnaryOperator<String> properties,
+            UnaryOperator<String> environment, boolean rdmaDevice) {
         Map<String, String> config = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : options.entrySet()) {
             String key = e.getKey();
@@ -60,7 +88,7 @@ public final class UcxSettings {
             } else if (find(key) == null) {
                 throw new IllegalArgumentException("unknown UCX option '" + key + "'; known: " + UcxOptions.TLS + ", "
                         + UcxOptions.NET_DEVICES + ", " + UcxOptions.KEEPALIVE + ", " + UcxOptions.MM_ERROR_HANDLING
-                        + ", " + UcxOptions.CONFIG_PREFIX + "NAME");
+                        + ", " + UcxOptions.RCACHE + ", " + UcxOptions.CONFIG_PREFIX + "NAME");
             }
         }
         for (Known k : KNOWN) {
@@ -69,7 +97,8 @@ public final class UcxSettings {
                 value = properties.apply("blockxfer." + k.option);
             }
             if (value == null && environment.apply("UCX_" + k.ucxName) == null) {
-                value = k.defaultValue;
+                value = k.option.equals(UcxOptions.RCACHE) && !rdmaDevice ? UcxOptions.DEFAULT_RCACHE_WITHOUT_RDMA
+                        : k.defaultValue;
             }
             if (value != null) {
                 config.put(k.ucxName, requireValue(k.option, value));

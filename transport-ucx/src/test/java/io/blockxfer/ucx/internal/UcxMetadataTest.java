@@ -22,9 +22,9 @@ class UcxMetadataTest {
     private static final long BASE = 0x7f00_0000_0000L;
     private static final long LENGTH = 64 * 4096;
 
-    /** A worker address header (version 2) and a packed rkey for memory domains 0 and 3. */
-    static final byte[] ADDRESS = {0x01, 0x06, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-    static final byte[] RKEY = rkey(0b1001L, 0, new byte[] {1, 2, 3, 4}, new byte[] {5, 6, 7, 8, 9, 10, 11, 12});
+    /** A worker address and the key of a SysV region, as UCX 1.18.1 packed them. */
+    static final byte[] ADDRESS = UcxFormatFixtures.ADDRESS_V1;
+    static final byte[] RKEY = UcxFormatFixtures.RKEY_SYSV;
 
     static byte[] rkey(long mdMap, int memType, byte[]... keys) {
         ByteBuffer b = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
@@ -114,13 +114,16 @@ class UcxMetadataTest {
         byte[] overrun = rkey(0b11, 0, new byte[] {1, 2}, new byte[] {3});
         overrun[overrun.length - 2] = 9; // second key claims 9 bytes
         malformed(withChecksum(BASE, LENGTH, ADDRESS, overrun), "rkey key overrunning the blob");
-        malformed(withChecksum(BASE, LENGTH, ADDRESS, Arrays.copyOf(rkey(0b1001, 0, new byte[] {1, 2, 3, 4},
-                new byte[] {5, 6}), 14)), "rkey truncated inside its keys");
+        malformed(withChecksum(BASE, LENGTH, ADDRESS, Arrays.copyOf(RKEY, RKEY.length - 3)),
+                "rkey truncated inside its keys");
+        malformed(withChecksum(BASE, LENGTH, Arrays.copyOf(ADDRESS, ADDRESS.length - 1), RKEY),
+                "worker address truncated inside its last device");
         malformed(withChecksum(0, LENGTH, ADDRESS, RKEY), "null memory address");
         malformed(withChecksum(BASE, 0, ADDRESS, RKEY), "empty memory");
         malformed(withChecksum(Long.MAX_VALUE - 10, LENGTH, ADDRESS, RKEY), "memory wrapping the address space");
-        assertDoesNotThrow(() -> UcxMetadata.decode("p", withChecksum(BASE, LENGTH, ADDRESS,
-                Arrays.copyOf(RKEY, RKEY.length + 3))), "a trailer after the keys is UCX's own (distances)");
+        malformed(withChecksum(BASE, LENGTH, ADDRESS, Arrays.copyOf(RKEY, RKEY.length + 3)),
+                "a device-memory trailer after the keys");
+        assertDoesNotThrow(() -> UcxMetadata.decode("p", withChecksum(BASE, LENGTH, ADDRESS, RKEY)));
     }
 
     @Test

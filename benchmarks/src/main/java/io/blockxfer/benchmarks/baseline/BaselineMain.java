@@ -1,0 +1,260 @@
+package io.blockxfer.benchmarks.baseline;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Fair baselines in one run ({@code scripts/bench-nixl}, {@code scripts/bench-ucx}): every
+ * contender runs the same {@link BaselineCase}s, one transfer in flight, on distinct blocks,
+ * interleaved round by round (the order rotates each round, each contender set up afresh), and the
+ * report gives each one's median and range over the rounds, the load average of each round, and
+ * the ratios that matter.
+ *
+ * <pre>
+ * BaselineMain nixl [--rounds 5] [--seconds 2] [--only NAME,...]
+ *     the Java NIXL backend with the Python original's agent configuration (4 UCX threads, telemetry,
+ *     a progress thread that never sleeps) and with the backend's defaults; NIXL's Python API driven
+ *     like the original (nixl_driver.py); the same C calls over libnixl_capi.so, compiled here with
+ *     gcc (nixl_floor.c); memcpy in Java and in C
+ * BaselineMain ucx [--rounds 5] [--seconds 2] [--only NAME,...] [--perftest PATH]
+ *     the Java UCX backend (target in a child JVM); raw JUCX (the same, without blockxfer); memcpy;
+ *     ucx_perftest from the same UCX build when PATH is given
+ * </pre>
+ * The natives come from {@code blockxfer.natives.dir} ({@code scripts/install-natives}).
+ *
+ * <p><b>Thread safety:</b> a program.
+ */
+public final class BaselineMain {
+
+    private BaselineMain() {
+    }
+
+    /**
+     * Runs one baseline set.
+     *
+     * @param args {@code nixl} or {@code ucx}, then options
+     */
+    public static void main(String[] args) throws Exception {
+        if (args.length == 0 || !(args[0].equals("nixl") || args[0].equals("ucx"))) {
+            System.err.println("usage: BaselineMain nixl|ucx [--rounds N] [--seconds S] [--only NAME,...]"
+                    + " [--perftest PATH]");
+            System.exit(2);
+        }
+        int rounds = 5;
+        double seconds = 2;
+        List<String> only = List.of();
+        Path perftest = null;
+        for (int i = 1; i < args.length; i++) {
+            switch (args[i]) {
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--seconds" -> seconds = Double.parseDouble(args[++i]);
+                case "--only" -> only = List.of(args[++i].split(","));
+                case "--perftest" -> perftest = Path.of(args[++i]);
+                default -> {
+                    System.err.println("BaselineMain: unknown argument " + args[i]);
+                    System.exit(2);
+                }
+            }
+        }
+        Path natives = Path.of(System.getProperty("blockxfer.natives.dir", "natives")).toAbsolutePath();
+        Path scratch = Files.createTempDirectory("blockxfer-baselines");
+        try {
+            List<Contender> contenders = args[0].equals("nixl") ? nixl(natives, scratch) : ucx(natives, perftest);
+            List<String> chosen = only;
+            contenders.removeIf(c -> !chosen.isEmpty() && !chosen.contains(c.name()));
+            run(args[0], contenders, rounds, seconds);
+        } finally {
+            try (var files = Files.walk(scratch)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private static List<Contender> nixl(Path natives, Path scratch) throws IOException, InterruptedException {
+        Map<String, String> original = new LinkedHashMap<>();
+        original.put("nixl.ucx.num_threads", "4");
+        original.put("nixl.telemetry", "true");
+        original.put("nixl.progressThread", "true");
+        original.put("nixl.progressDelayMicros", "0");
+        Path libs = natives.resolve("nixl/.nixl_cu12.mesonpy.libs");
+        Map<String, String> nixlEnv = Map.of("NIXL_PLUGIN_DIR", libs.resolve("plugins").toString());
+        Path python = extract("nixl_driver.py", scratch);
+        Map<String, String> pyEnv = new LinkedHashMap<>(nixlEnv);
+        pyEnv.put("PYTHONPATH", natives.resolve("nixl") + ":" + natives.resolve("python"));
+        String floor = scratch.resolve("nixl_floor").toString();
+        String cProblem = compile(extract("nixl_floor.c", scratch), floor, libs);
+        List<Contender> list = new ArrayList<>();
+        list.add(new TransportContender("Java NIXL", "nixl", original, false));
+        list.add(new TransportContender("Java NIXL (defaults)", "nixl", Map.of(), false));
+        list.add(new DriverContender("Python NIXL", "NIXL's Python API, called as vLLM's NixlTransport calls it,"
+                + " its agent configured the same (num_threads=4, capture_telemetry=True, progress thread)",
+                List.of("python3", python.toString()), pyEnv, null));
+        list.add(new DriverContender("C NIXL", "the same calls in C over libnixl_capi.so (the floor), same agent"
+                + " configuration", List.of(floor, "nixl"), nixlEnv, cProblem));
+        list.add(new MemcpyContender());
+        list.add(new DriverContender("memcpy (C)", "C memcpy of the same blocks, one block at a time",
+                List.of(floor, "memcpy"), nixlEnv, cProblem));
+        return list;
+    }
+
+    private static List<Contender> ucx(Path natives, Path perftest) {
+        List<Contender> list = new ArrayList<>();
+        list.add(new TransportContender("Java UCX", "ucx", Map.of(), true));
+        list.add(new RawJucx());
+        list.add(new MemcpyContender());
+        if (perftest != null) {
+            Path ucx = natives.resolve("ucx");
+            list.add(new PerftestContender(perftest, Map.of("LD_LIBRARY_PATH", ucx.resolve("libucx/lib") + ":"
+                    + ucx.resolve("libucx_cu12.libs"), "UCX_MM_ERROR_HANDLING", "y", "UCX_WARN_UNUSED_ENV_VARS", "n")));
+        }
+        return list;
+    }
+
+    /** Copies a driver from the class path into {@code dir}. */
+    private static Path extract(String resource, Path dir) throws IOException {
+        Path file = dir.resolve(resource);
+        try (InputStream in = BaselineMain.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IOException("missing resource " + resource);
+            }
+            Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+        }
+        return file;
+    }
+
+    /** Compiles the C driver against the wheel's libnixl_capi.so; why it could not, or null. */
+    private static String compile(Path source, String binary, Path libs) throws IOException, InterruptedException {
+        if (!Files.isRegularFile(libs.resolve("libnixl_capi.so"))) {
+            return "no libnixl_capi.so in " + libs + " (scripts/install-natives nixl)";
+        }
+        Process gcc;
+        try {
+            gcc = new ProcessBuilder("gcc", "-O2", "-std=c11", "-Wall", "-o", binary, source.toString(),
+                    "-L" + libs, "-lnixl_capi", "-Wl,-rpath," + libs).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            return "no C compiler: " + e.getMessage();
+        }
+        String out = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        if (!gcc.waitFor(120, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
+            return "gcc failed: " + out;
+        }
+        return null;
+    }
+
+    private static void run(String set, List<Contender> all, int rounds, double seconds) {
+        List<Contender> contenders = new ArrayList<>();
+        for (Contender c : all) {
+            String why = c.unavailable();
+            if (why == null) {
+                contenders.add(c);
+            } else {
+                System.out.println("leaving out " + c.name() + ": " + why);
+            }
+        }
+        System.out.printf(Locale.ROOT, "%s baselines: %d rounds x %.1f s per case, interleaved (the order rotates"
+                + " each round), one transfer in flight, distinct blocks; %d CPUs%n", set, rounds, seconds,
+                Runtime.getRuntime().availableProcessors());
+        for (Contender c : contenders) {
+            System.out.println("  " + c.name() + ": " + c.description());
+        }
+        List<BaselineCase> cases = List.of(BaselineCase.values());
+        Map<String, Map<BaselineCase, Samples>> results = new LinkedHashMap<>();
+        contenders.forEach(c -> results.put(c.name(), new EnumMap<>(BaselineCase.class)));
+        List<String> loads = new ArrayList<>();
+        for (int r = 0; r < rounds; r++) {
+            String load = loadAverage();
+            loads.add(load);
+            System.out.printf(Locale.ROOT, "round %d of %d (load average %s):", r + 1, rounds, load);
+            for (int i = 0; i < contenders.size(); i++) {
+                Contender c = contenders.get((i + r) % contenders.size());
+                try {
+                    Map<BaselineCase, Double> rates = c.round(cases, seconds);
+                    rates.forEach((k, v) -> results.get(c.name()).computeIfAbsent(k, x -> new Samples()).add(v));
+                    System.out.print(" " + c.name() + " ok;");
+                } catch (Exception | Error e) {
+                    System.out.print(" " + c.name() + " FAILED (" + e + ");");
+                }
+                System.out.flush();
+            }
+            System.out.println();
+        }
+        System.out.println();
+        report(set, contenders, cases, results, loads, loadAverage());
+    }
+
+    private static void report(String set, List<Contender> contenders, List<BaselineCase> cases,
+            Map<String, Map<BaselineCase, Samples>> results, List<String> loads, String loadAfter) {
+        StringBuilder header = new StringBuilder("| case |");
+        StringBuilder rule = new StringBuilder("|---|");
+        for (Contender c : contenders) {
+            header.append(' ').append(c.name()).append(" |");
+            rule.append("---|");
+        }
+        System.out.println("median (min-max) over the rounds:");
+        System.out.println(header);
+        System.out.println(rule);
+        for (BaselineCase k : cases) {
+            StringBuilder row = new StringBuilder("| " + k.title() + " |");
+            for (Contender c : contenders) {
+                Samples s = results.get(c.name()).get(k);
+                row.append(' ').append(s == null ? "-" : s.cell()).append(" |");
+            }
+            System.out.println(row);
+        }
+        System.out.println("load average (1, 5, 15 min) at the start of each round: " + String.join("; ", loads)
+                + "; after: " + loadAfter);
+        System.out.println();
+        System.out.println("ratios of the medians (small = 1 x 4 KiB transfers/s, large = 64 x 256 KiB GB/s):");
+        List<String[]> pairs = new ArrayList<>();
+        if (set.equals("nixl")) {
+            pairs.add(new String[] {"Java NIXL", "C NIXL"});
+            pairs.add(new String[] {"Java NIXL", "Python NIXL"});
+            pairs.add(new String[] {"Java NIXL (defaults)", "C NIXL"});
+            pairs.add(new String[] {"Python NIXL", "C NIXL"});
+        } else {
+            pairs.add(new String[] {"Java UCX", "raw JUCX"});
+            pairs.add(new String[] {"Java UCX", "ucx_perftest"});
+            pairs.add(new String[] {"raw JUCX", "ucx_perftest"});
+        }
+        for (Contender c : contenders) {
+            if (!c.name().startsWith("memcpy")) {
+                pairs.add(new String[] {c.name(), "memcpy (Java)"});
+            }
+        }
+        for (String[] p : pairs) {
+            Map<BaselineCase, Samples> a = results.get(p[0]);
+            Map<BaselineCase, Samples> b = results.get(p[1]);
+            if (a == null || b == null) {
+                continue;
+            }
+            StringBuilder line = new StringBuilder("  " + p[0] + " / " + p[1] + ":");
+            for (BaselineCase k : cases) {
+                Samples x = a.get(k);
+                Samples y = b.get(k);
+                line.append(' ').append(k.key()).append(' ').append(x == null || y == null ? "-"
+                        : String.format(Locale.ROOT, "%.2f", x.median() / y.median()));
+            }
+            System.out.println(line);
+        }
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+}

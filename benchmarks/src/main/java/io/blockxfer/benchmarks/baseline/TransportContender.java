@@ -1,0 +1,108 @@
+package io.blockxfer.benchmarks.baseline;
+
+import io.blockxfer.transport.CompletionHandler;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.ProviderInfo;
+import io.blockxfer.transport.RegionSpec;
+import io.blockxfer.transport.TransportConfig;
+import io.blockxfer.transport.Transports;
+import io.blockxfer.transport.spi.TransportProvider;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A blockxfer backend through its public API: an initiator in this JVM and a target in this JVM
+ * (as NIXL's Python and C drivers run their two agents) or in a child JVM; each transfer is one
+ * {@code writeBlocks} followed by {@code poll(peer, handler)} in a spin until it is reported.
+ *
+ * <p><b>Thread safety:</b> not thread-safe.
+ */
+final class TransportContender implements Contender, CompletionHandler {
+
+    private static final String PEER = "target";
+
+    private final String name;
+    private final String backend;
+    private final Map<String, String> options;
+    private final boolean targetInChild;
+    private long reported = -1;
+    private boolean failed;
+
+    TransportContender(String name, String backend, Map<String, String> options, boolean targetInChild) {
+        this.name = name;
+        this.backend = backend;
+        this.options = Map.copyOf(options);
+        this.targetInChild = targetInChild;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String description() {
+        return "blockxfer " + backend + " backend, writeBlocks + spinning poll, target "
+                + (targetInChild ? "in a child JVM" : "in this JVM") + (options.isEmpty() ? ", backend defaults"
+                : ", options " + options);
+    }
+
+    @Override
+    public String unavailable() {
+        ProviderInfo p = Transports.providers(getClass().getClassLoader()).stream()
+                .filter(i -> i.name().equals(backend)).findFirst().orElse(null);
+        if (p == null) {
+            return "no " + backend + " backend on the class path";
+        }
+        return p.isAvailable() ? null : p.availability().cause();
+    }
+
+    @Override
+    public Map<BaselineCase, Double> round(List<BaselineCase> cases, double seconds) throws Exception {
+        TransportProvider provider = Transports.select(backend, getClass().getClassLoader());
+        Map<BaselineCase, Double> rates = new EnumMap<>(BaselineCase.class);
+        for (BaselineCase c : cases) {
+            TransportConfig config = config(c, "baseline-initiator");
+            try (DataTransport initiator = provider.open(config);
+                    TargetChild.Handle target = targetInChild ? TargetChild.blockxfer(backend, c, options)
+                            : TargetChild.inThisJvm(provider.open(config(c, "baseline-target")))) {
+                initiator.region().segment().fill((byte) 1);
+                PeerDescriptor d = target.descriptor();
+                initiator.addPeer(PEER, d);
+                int[][] local = new int[c.slots()][];
+                int[][] remote = new int[c.slots()][];
+                for (int s = 0; s < c.slots(); s++) {
+                    local[s] = c.local(s);
+                    remote[s] = c.remote(s);
+                }
+                rates.put(c, OneInFlight.rate(c, s -> transfer(initiator, local[s], remote[s]), seconds));
+            }
+        }
+        return rates;
+    }
+
+    private void transfer(DataTransport initiator, int[] local, int[] remote) {
+        long id = initiator.writeBlocks(PEER, local, remote);
+        while (reported != id) {
+            initiator.poll(PEER, this);
+        }
+        if (failed) {
+            throw new IllegalStateException(backend + ": transfer " + id + " failed");
+        }
+    }
+
+    @Override
+    public void onTerminal(long transferId, boolean success) {
+        reported = transferId;
+        failed |= !success;
+    }
+
+    private TransportConfig config(BaselineCase c, String agent) {
+        return TransportConfig.builder(RegionSpec.allocate(c.regionBlocks(), c.blockBytes()))
+                .agentName(agent + "-" + ProcessHandle.current().pid()).options(options)
+                .transferTimeout(Duration.ofSeconds(30)).build();
+    }
+}

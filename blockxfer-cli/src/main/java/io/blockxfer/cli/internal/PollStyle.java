@@ -1,0 +1,29 @@
+package io.blockxfer.cli.internal;
+
+import java.util.Locale;
+
+/**
+ * How a benchmark's caller loops on {@code poll}: the three callers the progress model is measured
+ * with (DESIGN.md, "Progress model").
+ *
+ * <p><b>Thread safety:</b> an enum; immutable.
+ */
+public enum PollStyle {
+    /** Polls again at once after an empty poll: the lowest latency, one core busy polling. */
+    SPIN,
+    /**
+     * After an empty poll, spins a few times, then yields, then parks for a few microseconds:
+     * frees the core for the threads that move the bytes, at a cost of some microseconds.
+     */
+    BACKOFF,
+    /**
+     * Polls once per interval ({@code --poll-interval}, 100 us by default) whatever the poll
+     * found, sleeping in between: a caller that checks on its transfers now and then.
+     */
+    INTERVAL;
+
+    /** The name in options and reports. */
+    public String label() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}

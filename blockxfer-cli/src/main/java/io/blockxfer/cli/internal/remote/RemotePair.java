@@ -1,0 +1,131 @@
+package io.blockxfer.cli.internal.remote;
+
+import io.blockxfer.cli.internal.BenchConfigs;
+import io.blockxfer.cli.internal.CliException;
+import io.blockxfer.cli.internal.PeerPair;
+import io.blockxfer.cli.internal.SlotPlan;
+import io.blockxfer.cli.internal.Tuning;
+import io.blockxfer.cli.internal.WireProbe;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.spi.TransportProvider;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Optional;
+
+/**
+ * An initiator here and its target on a bench server's host, opened through a
+ * {@link BenchClient}; block patterns are written and checked over there through the control
+ * channel, and the {@link WireProbe} measures the link itself. The memcpy baseline copies between
+ * the initiator's region and a stand-in of the same size here.
+ *
+ * <p><b>Thread safety:</b> see {@link PeerPair}.
+ */
+final class RemotePair implements PeerPair, WireProbe {
+
+    private final BenchClient client;
+    private final Arena arena;
+    private final DataTransport initiator;
+    private final MemorySegment standIn;
+    private final int target;
+    private final long blockBytes;
+
+    private RemotePair(BenchClient client, Arena arena, DataTransport initiator, MemorySegment standIn, int target,
+            long blockBytes) {
+        this.client = client;
+        this.arena = arena;
+        this.initiator = initiator;
+        this.standIn = standIn;
+        this.target = target;
+        this.blockBytes = blockBytes;
+    }
+
+    /** Opens the initiator here, a target over there, and registers it. */
+    static RemotePair open(BenchClient client, TransportProvider provider, int numBlocks, long blockBytes,
+            Tuning tuning) {
+        Arena arena = Arena.ofShared();
+        DataTransport initiator = null;
+        int target = 0;
+        try {
+            initiator = provider.open(BenchConfigs.config(provider, arena, numBlocks, blockBytes, "bench-initiator",
+                    tuning));
+            MemorySegment standIn = arena.allocate(numBlocks * blockBytes, 4096);
+            BenchClient.Opened opened = client.open(provider.name(), numBlocks, blockBytes, tuning.progress());
+            target = opened.target();
+            PeerDescriptor d = opened.descriptor();
+            if (!d.backend().equals(provider.name()) || d.numBlocks() != numBlocks || d.blockLength() != blockBytes) {
+                throw new CliException("the server at " + client.address() + " opened a target that is not what was"
+                        + " asked for: " + d.backend() + ", " + d.numBlocks() + " x " + d.blockLength()
+                        + " bytes instead of " + provider.name() + ", " + numBlocks + " x " + blockBytes);
+            }
+            initiator.addPeer(PEER, d);
+            return new RemotePair(client, arena, initiator, standIn, target, blockBytes);
+        } catch (RuntimeException | Error e) {
+            try {
+                if (target > 0) {
+                    client.closeTarget(target);
+                }
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            } finally {
+                if (initiator != null) {
+                    initiator.close();
+                }
+                arena.close();
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public DataTransport initiator() {
+        return initiator;
+    }
+
+    @Override
+    public MemorySegment baselineTarget() {
+        return standIn;
+    }
+
+    @Override
+    public void fillTarget(int block, long seed) {
+        client.fill(target, block, seed);
+    }
+
+    @Override
+    public long targetMismatch(int block, long seed) {
+        return client.mismatch(target, block, seed);
+    }
+
+    @Override
+    public Optional<WireProbe> wire() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public Rate stream(TransferOp op, SlotPlan plan, long blockLength, long nanos) {
+        return client.stream(target, op, plan, initiator.region().segment(), blockBytes, nanos);
+    }
+
+    @Override
+    public Rate remoteMemcpy(TransferOp op, SlotPlan plan, long blockLength, long nanos) {
+        return client.remoteMemcpy(target, op, plan, nanos);
+    }
+
+    @Override
+    public void close() {
+        if (!arena.scope().isAlive()) {
+            return;
+        }
+        try {
+            initiator.close();
+        } finally {
+            try {
+                client.closeTarget(target);
+            } finally {
+                arena.close();
+            }
+        }
+    }
+}

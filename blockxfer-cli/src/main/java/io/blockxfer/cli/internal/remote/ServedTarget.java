@@ -1,0 +1,109 @@
+package io.blockxfer.cli.internal.remote;
+
+import io.blockxfer.cli.internal.BenchConfigs;
+import io.blockxfer.cli.internal.MemcpyLoop;
+import io.blockxfer.cli.internal.SlotPlan;
+import io.blockxfer.cli.internal.Tuning;
+import io.blockxfer.cli.internal.WireProbe;
+import io.blockxfer.tck.BlockPattern;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.spi.TransportProvider;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.function.BooleanSupplier;
+
+/**
+ * One target a bench server opened for an initiator: the transport (its region is what the
+ * initiator's transfers land in), and a stand-in of the region's size for the memcpy ceiling, both
+ * freed by {@link #close()}.
+ *
+ * <p><b>Thread safety:</b> not thread-safe; used by its session's thread.
+ */
+final class ServedTarget implements AutoCloseable {
+
+    private static final long MEMCPY_SLICE_NANOS = 100_000_000L;
+
+    private final Arena arena;
+    private final DataTransport transport;
+    private final MemorySegment standIn;
+    private final long bytes;
+
+    private ServedTarget(Arena arena, DataTransport transport, MemorySegment standIn, long bytes) {
+        this.arena = arena;
+        this.transport = transport;
+        this.standIn = standIn;
+        this.bytes = bytes;
+    }
+
+    /** Opens a target of {@code numBlocks} blocks of {@code blockBytes}, its region and stand-in touched. */
+    static ServedTarget open(TransportProvider provider, int numBlocks, long blockBytes, Tuning tuning, String agent) {
+        Arena arena = Arena.ofShared();
+        DataTransport transport = null;
+        try {
+            transport = provider.open(BenchConfigs.config(provider, arena, numBlocks, blockBytes, agent, tuning));
+            MemorySegment standIn = arena.allocate(numBlocks * blockBytes, 4096);
+            transport.region().segment().fill((byte) 2);
+            standIn.fill((byte) 3);
+            return new ServedTarget(arena, transport, standIn, numBlocks * blockBytes);
+        } catch (RuntimeException | Error e) {
+            if (transport != null) {
+                transport.close();
+            }
+            arena.close();
+            throw e;
+        }
+    }
+
+    DataTransport transport() {
+        return transport;
+    }
+
+    /** Region and stand-in together. */
+    long bytesHeld() {
+        return 2 * bytes;
+    }
+
+    int numBlocks() {
+        return transport.region().numBlocks();
+    }
+
+    long blockBytes() {
+        return transport.region().blockLength();
+    }
+
+    void fill(int block, long seed) {
+        BlockPattern.fill(transport.region().block(block), seed);
+    }
+
+    long mismatch(int block, long seed) {
+        return BlockPattern.firstMismatch(transport.region().block(block), seed);
+    }
+
+    /**
+     * Copies the plan's blocks between the stand-in (as the initiator's side) and the region for
+     * about {@code nanos}, in slices, stopping early when {@code stopping} says so.
+     */
+    WireProbe.Rate memcpy(TransferOp op, SlotPlan plan, long nanos, BooleanSupplier stopping) {
+        MemcpyLoop loop = new MemcpyLoop(standIn, transport.region().segment(), op == TransferOp.WRITE, plan,
+                blockBytes());
+        long left = nanos;
+        do {
+            long slice = Math.min(left, MEMCPY_SLICE_NANOS);
+            loop.run(slice);
+            left -= slice;
+        } while (left > 0 && !stopping.getAsBoolean());
+        return new WireProbe.Rate(loop.bytes(), loop.elapsedNanos());
+    }
+
+    @Override
+    public void close() {
+        if (arena.scope().isAlive()) {
+            try {
+                transport.close();
+            } finally {
+                arena.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,444 @@
+package io.blockxfer.tck.process;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+
+/**
+ * A child JVM started on this JVM's class path with this JVM's {@code java}, driven over a line
+ * protocol: lines sent to its stdin, lines read from its stdout, stderr kept (its last lines) for
+ * error messages. It can be frozen and thawed ({@code SIGSTOP}/{@code SIGCONT}) and killed
+ * ({@code SIGKILL}); it is always reaped, and no child outlives this JVM: {@link #close()} ends it,
+ * and a shutdown hook ends any child still running when this JVM exits normally. Child programs
+ * should also exit when their stdin closes (see {@link #exitWhenParentDies()} for the case where
+ * this JVM is killed).
+ *
+ * <pre>{@code
+ * try (ChildJvm child = ChildJvm.builder(MyTarget.class).args("ucx", "64").forwardSystemProperties(
+ *         key -> key.startsWith("blockxfer.")).start()) {
+ *     String ready = child.nextLine(Duration.ofSeconds(30));
+ *     child.suspend();            // SIGSTOP
+ *     child.resume();             // SIGCONT
+ *     String answer = child.request("CHECK 3", Duration.ofSeconds(30));
+ * }
+ * }</pre>
+ *
+ * <p><b>Thread safety:</b> thread-safe. {@link #request} calls are serialised, so a reply always
+ * belongs to its request; {@link #send} and {@link #nextLine} are for callers that drive the
+ * protocol themselves from one thread.
+ */
+public final class ChildJvm implements AutoCloseable {
+
+    private static final int STDERR_LINES_KEPT = 20;
+    private static final String EOF = "\u0000EOF";
+    private static final Set<ChildJvm> LIVE = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            for (ChildJvm child : LIVE) {
+                child.destroyNow();
+            }
+        }, "blockxfer-child-jvm-reaper"));
+    }
+
+    private final String name;
+    private final Process process;
+    private final PrintStream stdin;
+    private final BlockingQueue<String> stdout = new LinkedBlockingQueue<>();
+    private final ArrayDeque<String> stderrTail = new ArrayDeque<>();
+    private final Consumer<String> stderrSink;
+    private final Duration exitGrace;
+    private volatile boolean suspended;
+    private volatile boolean closed;
+
+    private ChildJvm(String name, Process process, Consumer<String> stderrSink, Duration exitGrace) {
+        this.name = name;
+        this.process = process;
+        this.stderrSink = stderrSink;
+        this.exitGrace = exitGrace;
+        this.stdin = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
+        LIVE.add(this);
+        pump(process.getInputStream(), "out", stdout::add);
+        pump(process.getErrorStream(), "err", this::onStderr);
+    }
+
+    /** A builder for a child running {@code mainClass}'s {@code main}. */
+    public static Builder builder(Class<?> mainClass) {
+        return new Builder(mainClass.getName());
+    }
+
+    /** A builder for a child running the {@code main} of the class named {@code mainClass}. */
+    public static Builder builder(String mainClass) {
+        return new Builder(Objects.requireNonNull(mainClass, "mainClass"));
+    }
+
+    /**
+     * For child programs: halts this JVM when its parent process exits, so a child never outlives
+     * a parent that was killed before it could close the child. Call it first in {@code main}.
+     */
+    public static void exitWhenParentDies() {
+        ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> Runtime.getRuntime()
+                .halt(3)));
+    }
+
+    /** The child's operating-system process id. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /** The name this child was started with, for messages. */
+    public String name() {
+        return name;
+    }
+
+    /** Sends one line to the child's stdin. */
+    public void send(String line) {
+        Objects.requireNonNull(line, "line");
+        if (line.indexOf('\n') >= 0 || line.indexOf('\r') >= 0) {
+            throw new IllegalArgumentException("a protocol line must not contain a line break: " + line);
+        }
+        stdin.println(line);
+        if (stdin.checkError() && !process.isAlive()) {
+            throw new ChildJvmException("cannot send '" + line + "' to " + describe());
+        }
+    }
+
+    /**
+     * The next line the child writes to stdout.
+     *
+     * @throws ChildJvmException if none arrives within {@code timeout} or the child's stdout ends
+     *     (the message gives its exit status and last stderr lines)
+     */
+    public String nextLine(Duration timeout) {
+        String line;
+        try {
+            line = stdout.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ChildJvmException("interrupted waiting for " + describe(), e);
+        }
+        if (line == null) {
+            throw new ChildJvmException("no line from " + describe() + " within " + timeout.toMillis() + " ms"
+                    + (suspended ? " (it is suspended)" : ""));
+        }
+        if (line == EOF) {
+            stdout.add(EOF); // every later read fails the same way
+            awaitQuietly(Duration.ofSeconds(2));
+            throw new ChildJvmException("stdout of " + describe() + " ended");
+        }
+        return line;
+    }
+
+    /** Sends {@code line} and returns the child's next stdout line; one request at a time. */
+    public synchronized String request(String line, Duration timeout) {
+        send(line);
+        return nextLine(timeout);
+    }
+
+    /** Freezes the child with {@code SIGSTOP}; it runs no code until {@link #resume()}. */
+    public void suspend() {
+        signal("STOP");
+        suspended = true;
+    }
+
+    /** Thaws a child frozen by {@link #suspend()} with {@code SIGCONT}. */
+    public void resume() {
+        signal("CONT");
+        suspended = false;
+    }
+
+    /** Whether {@link #suspend()} was called without a {@link #resume()} since. */
+    public boolean isSuspended() {
+        return suspended;
+    }
+
+    /** Kills the child with {@code SIGKILL} and reaps it (waits up to 10 s for it to be gone). */
+    public void kill() {
+        process.destroyForcibly();
+        suspended = false;
+        awaitQuietly(Duration.ofSeconds(10));
+        LIVE.remove(this);
+    }
+
+    /** Whether the child's process is still running (or frozen). */
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** The child's exit status, once it has exited; 128 + n for a child ended by signal n. */
+    public OptionalInt exitCode() {
+        return process.isAlive() ? OptionalInt.empty() : OptionalInt.of(process.exitValue());
+    }
+
+    /**
+     * Waits for the child to exit by itself and returns its exit status.
+     *
+     * @throws ChildJvmException if it is still running after {@code timeout}
+     */
+    public int awaitExit(Duration timeout) {
+        if (!awaitQuietly(timeout)) {
+            throw new ChildJvmException(describe() + " did not exit within " + timeout.toMillis() + " ms");
+        }
+        LIVE.remove(this);
+        return process.exitValue();
+    }
+
+    /** The last lines (at most 20) the child wrote to stderr, oldest first. */
+    public List<String> stderrTail() {
+        synchronized (stderrTail) {
+            return List.copyOf(stderrTail);
+        }
+    }
+
+    /** "child JVM 'name' (pid N, exit status S); its last stderr lines: ..." for messages. */
+    public String describe() {
+        StringBuilder s = new StringBuilder("child JVM '").append(name).append("' (pid ").append(pid());
+        if (!process.isAlive()) {
+            int code = process.exitValue();
+            s.append(", exit status ").append(code);
+            if (code > 128) {
+                s.append(" = signal ").append(code - 128);
+            }
+        }
+        s.append(')');
+        List<String> tail = stderrTail();
+        if (!tail.isEmpty()) {
+            s.append("; its last stderr lines: ").append(String.join(" | ", tail.subList(Math.max(0, tail.size() - 6),
+                    tail.size())));
+        }
+        return s.toString();
+    }
+
+    /**
+     * Ends the child: thaws it if frozen, closes its stdin (a well-behaved child exits on that),
+     * waits up to the exit grace, then kills it, and reaps it. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            if (process.isAlive()) {
+                if (suspended) {
+                    resume();
+                }
+                stdin.close();
+                if (!awaitQuietly(exitGrace)) {
+                    kill();
+                }
+            }
+        } catch (RuntimeException e) {
+            destroyNow();
+            throw e;
+        } finally {
+            LIVE.remove(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+
+    private void destroyNow() {
+        if (process.isAlive()) {
+            try {
+                if (suspended) {
+                    signal("CONT");
+                }
+            } catch (RuntimeException ignored) {
+                // killing below is what matters
+            }
+            process.destroyForcibly();
+        }
+    }
+
+    private boolean awaitQuietly(Duration timeout) {
+        try {
+            return process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return !process.isAlive();
+        }
+    }
+
+    private void signal(String signal) {
+        if (!process.isAlive()) {
+            throw new ChildJvmException("cannot send SIG" + signal + " to " + describe() + ": it has exited");
+        }
+        Signals.send(pid(), signal);
+    }
+
+    private void onStderr(String line) {
+        if (line == EOF) {
+            return;
+        }
+        stderrSink.accept(line);
+        if (line.isBlank() || line.startsWith("\tat ")) {
+            return;
+        }
+        synchronized (stderrTail) {
+            stderrTail.addLast(line.length() > 500 ? line.substring(0, 500) + "..." : line);
+            if (stderrTail.size() > STDERR_LINES_KEPT) {
+                stderrTail.removeFirst();
+            }
+        }
+    }
+
+    private void pump(InputStream in, String what, Consumer<String> sink) {
+        Thread.ofPlatform().daemon().name("child-jvm-" + pid() + "-" + what).start(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    sink.accept(line);
+                }
+            } catch (IOException ignored) {
+                // the process is gone: readers get EOF below
+            }
+            sink.accept(EOF);
+        });
+    }
+
+    /**
+     * Builds and starts a {@link ChildJvm}. Defaults: this JVM's {@code java} binary and class path,
+     * {@code --enable-native-access=ALL-UNNAMED}, no system properties forwarded, this JVM's
+     * environment, the child's stderr echoed to this JVM's stderr, 15 s of exit grace on close.
+     *
+     * <p><b>Thread safety:</b> not thread-safe; build on one thread.
+     */
+    public static final class Builder {
+
+        private final String mainClass;
+        private final List<String> args = new ArrayList<>();
+        private final List<String> jvmArgs = new ArrayList<>(List.of("--enable-native-access=ALL-UNNAMED"));
+        private final Map<String, String> environment = new LinkedHashMap<>();
+        private String classPath = System.getProperty("java.class.path");
+        private Path javaBinary = currentJava();
+        private Predicate<String> forwardedProperties = key -> false;
+        private Consumer<String> stderrSink = System.err::println;
+        private Duration exitGrace = Duration.ofSeconds(15);
+        private String name;
+
+        private Builder(String mainClass) {
+            this.mainClass = mainClass;
+            this.name = mainClass.substring(mainClass.lastIndexOf('.') + 1);
+        }
+
+        /** Appends program arguments. */
+        public Builder args(String... values) {
+            return args(List.of(values));
+        }
+
+        /** Appends program arguments. */
+        public Builder args(List<String> values) {
+            args.addAll(values);
+            return this;
+        }
+
+        /** Appends JVM arguments (after {@code --enable-native-access=ALL-UNNAMED}). */
+        public Builder jvmArgs(List<String> values) {
+            jvmArgs.addAll(values);
+            return this;
+        }
+
+        /** Replaces the class path (default: this JVM's {@code java.class.path}). */
+        public Builder classPath(String value) {
+            this.classPath = Objects.requireNonNull(value, "classPath");
+            return this;
+        }
+
+        /** Replaces the {@code java} binary (default: the one running this JVM). */
+        public Builder javaBinary(Path value) {
+            this.javaBinary = Objects.requireNonNull(value, "javaBinary");
+            return this;
+        }
+
+        /** Passes this JVM's system properties whose keys {@code keys} accepts on as {@code -Dkey=value}. */
+        public Builder forwardSystemProperties(Predicate<String> keys) {
+            this.forwardedProperties = Objects.requireNonNull(keys, "keys");
+            return this;
+        }
+
+        /** Sets an environment variable of the child (it inherits this JVM's environment otherwise). */
+        public Builder environment(String key, String value) {
+            environment.put(key, value);
+            return this;
+        }
+
+        /** Where each stderr line of the child goes besides the kept tail (default: this JVM's stderr). */
+        public Builder stderrTo(Consumer<String> sink) {
+            this.stderrSink = Objects.requireNonNull(sink, "sink");
+            return this;
+        }
+
+        /** How long {@link ChildJvm#close()} waits for the child to exit by itself before killing it. */
+        public Builder exitGrace(Duration value) {
+            this.exitGrace = Objects.requireNonNull(value, "exitGrace");
+            return this;
+        }
+
+        /** The name used in thread names and messages (default: the main class's simple name). */
+        public Builder name(String value) {
+            this.name = Objects.requireNonNull(value, "name");
+            return this;
+        }
+
+        /** The full command line the child will be started with. */
+        public List<String> command() {
+            List<String> cmd = new ArrayList<>();
+            cmd.add(javaBinary.toString());
+            cmd.addAll(jvmArgs);
+            System.getProperties().stringPropertyNames().stream().sorted().filter(forwardedProperties)
+                    .forEach(key -> cmd.add("-D" + key + "=" + System.getProperty(key)));
+            cmd.add("-cp");
+            cmd.add(classPath);
+            cmd.add(mainClass);
+            cmd.addAll(args);
+            return cmd;
+        }
+
+        /**
+         * Starts the child.
+         *
+         * @throws ChildJvmException if the process cannot be started
+         */
+        public ChildJvm start() {
+            List<String> cmd = command();
+            ProcessBuilder pb = new ProcessBuilder(cmd);
+            pb.environment().putAll(environment);
+            try {
+                return new ChildJvm(name, pb.start(), stderrSink, exitGrace);
+            } catch (IOException e) {
+                throw new ChildJvmException("could not start child JVM '" + name + "': " + e.getMessage()
+                        + "; command: " + cmd, e);
+            }
+        }
+
+        private static Path currentJava() {
+            return ProcessHandle.current().info().command().map(Path::of).filter(Files::isExecutable)
+                    .orElse(Path.of(System.getProperty("java.home"), "bin", "java"));
+        }
+    }
+}

@@ -1,0 +1,23 @@
+package io.blockxfer.tck.process;
+
+/**
+ * A child JVM failed to start, did not answer in time, or exited while an answer was awaited. The
+ * message names the child, its process id, its exit status when it has one, and the last lines it
+ * wrote to stderr.
+ *
+ * <p><b>Thread safety:</b> immutable.
+ */
+public final class ChildJvmException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    /** An exception with {@code message}. */
+    public ChildJvmException(String message) {
+        super(message);
+    }
+
+    /** An exception with {@code message} and its {@code cause}. */
+    public ChildJvmException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

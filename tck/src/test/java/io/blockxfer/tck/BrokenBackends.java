@@ -1,0 +1,229 @@
+package io.blockxfer.tck;
+
+import static io.blockxfer.tck.ConformanceRules.C1;
+import static io.blockxfer.tck.ConformanceRules.C2;
+import static io.blockxfer.tck.ConformanceRules.C3;
+import static io.blockxfer.tck.ConformanceRules.C4;
+import static io.blockxfer.tck.ConformanceRules.C5;
+import static io.blockxfer.tck.ConformanceRules.C6;
+import static io.blockxfer.tck.ConformanceRules.C7;
+import static io.blockxfer.tck.ConformanceRules.C8;
+import static io.blockxfer.tck.ConformanceRules.C9;
+import static io.blockxfer.tck.ConformanceRules.F1;
+import static io.blockxfer.tck.ConformanceRules.F2;
+import static io.blockxfer.tck.ConformanceRules.F3;
+import static io.blockxfer.tck.ConformanceRules.G1;
+import static io.blockxfer.tck.ConformanceRules.G2;
+import static io.blockxfer.tck.ConformanceRules.L1;
+import static io.blockxfer.tck.ConformanceRules.L2;
+import static io.blockxfer.tck.ConformanceRules.L3;
+import static io.blockxfer.tck.ConformanceRules.L4;
+import static io.blockxfer.tck.ConformanceRules.L5;
+import static io.blockxfer.tck.ConformanceRules.M2;
+import static io.blockxfer.tck.ConformanceRules.M3;
+import static io.blockxfer.tck.ConformanceRules.M4;
+import static io.blockxfer.tck.ConformanceRules.P1;
+import static io.blockxfer.tck.ConformanceRules.P10;
+import static io.blockxfer.tck.ConformanceRules.P2;
+import static io.blockxfer.tck.ConformanceRules.P3;
+import static io.blockxfer.tck.ConformanceRules.P4;
+import static io.blockxfer.tck.ConformanceRules.P5;
+import static io.blockxfer.tck.ConformanceRules.P6;
+import static io.blockxfer.tck.ConformanceRules.P7;
+import static io.blockxfer.tck.ConformanceRules.P8;
+import static io.blockxfer.tck.ConformanceRules.P9;
+import static io.blockxfer.tck.ConformanceRules.R1;
+import static io.blockxfer.tck.ConformanceRules.R2;
+import static io.blockxfer.tck.ConformanceRules.R3;
+import static io.blockxfer.tck.ConformanceRules.R4;
+import static io.blockxfer.tck.ConformanceRules.S1;
+import static io.blockxfer.tck.ConformanceRules.S2;
+import static io.blockxfer.tck.ConformanceRules.S3;
+import static io.blockxfer.tck.ConformanceRules.W1;
+import static io.blockxfer.tck.ConformanceRules.W10;
+import static io.blockxfer.tck.ConformanceRules.W11;
+import static io.blockxfer.tck.ConformanceRules.W12;
+import static io.blockxfer.tck.ConformanceRules.W2;
+import static io.blockxfer.tck.ConformanceRules.W3;
+import static io.blockxfer.tck.ConformanceRules.W4;
+import static io.blockxfer.tck.ConformanceRules.W5;
+import static io.blockxfer.tck.ConformanceRules.W6;
+import static io.blockxfer.tck.ConformanceRules.W7;
+import static io.blockxfer.tck.ConformanceRules.W8;
+import static io.blockxfer.tck.ConformanceRules.W9;
+import static io.blockxfer.tck.ConformanceRules.X1;
+import static io.blockxfer.tck.ConformanceRules.X2;
+import static io.blockxfer.tck.ConformanceRules.X3;
+import static io.blockxfer.tck.ConformanceRules.X4;
+import static io.blockxfer.tck.ConformanceRules.X5;
+import static io.blockxfer.tck.ConformanceRules.X6;
+
+import io.blockxfer.loopback.LoopbackProvider;
+import io.blockxfer.transport.Capability;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.spi.TransferEngine;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+
+/**
+ * The deliberately broken backends of the kit's own tests, each with the rule that must catch
+ * it: decorators of a working loopback initiator (a {@code DataTransport} that bypasses the managed
+ * transport) and broken loopback engines under the managed transport.
+ */
+final class BrokenBackends {
+
+    /**
+     * One broken backend.
+     *
+     * @param name what is broken, as {@link ConformanceRules#provenBy()} names it
+     * @param rule the rule that must catch it
+     * @param harness the harness that opens it
+     * @param base the working harness of the same kind, which must pass the same rule
+     */
+    record Variant(String name, ConformanceRules rule, Supplier<TckHarness> harness, Base base) {
+        @Override
+        public String toString() {
+            return name + " -> [" + rule + "]";
+        }
+    }
+
+    /** The working harness a broken variant is made from. */
+    enum Base {
+        /** The loopback backend found by name (what LoopbackConformanceTest certifies). */
+        LOOPBACK,
+        /** Loopback through its test constructor, with the engine decorator left out. */
+        LOOPBACK_ENGINE,
+        /** Loopback without the READ capability. */
+        LOOPBACK_WITHOUT_READ;
+
+        InJvmHarness harness() {
+            return switch (this) {
+                case LOOPBACK -> InJvmHarness.of(LoopbackProvider.NAME);
+                case LOOPBACK_ENGINE -> engineHarness(UnaryOperator.identity(), ALL);
+                case LOOPBACK_WITHOUT_READ -> engineHarness(UnaryOperator.identity(), WITHOUT_READ);
+            };
+        }
+    }
+
+    static final Set<Capability> ALL = new LoopbackProvider().capabilities();
+    static final Set<Capability> WITHOUT_READ;
+
+    static {
+        EnumSet<Capability> c = EnumSet.copyOf(ALL);
+        c.remove(Capability.READ);
+        WITHOUT_READ = Set.copyOf(c);
+    }
+
+    private BrokenBackends() {
+    }
+
+    static InJvmHarness engineHarness(UnaryOperator<TransferEngine> engine, Set<Capability> capabilities) {
+        return InJvmHarness.of(new LoopbackProvider(engine, capabilities));
+    }
+
+    private static Variant transport(String name, ConformanceRules rule, UnaryOperator<DataTransport> breakage) {
+        return new Variant(name, rule, () -> InJvmHarness.of(LoopbackProvider.NAME).withInitiatorDecorator(breakage),
+                Base.LOOPBACK);
+    }
+
+    private static Variant engine(String name, ConformanceRules rule, UnaryOperator<TransferEngine> breakage) {
+        return new Variant(name, rule, () -> engineHarness(breakage, ALL), Base.LOOPBACK_ENGINE);
+    }
+
+    /** Every broken backend with the rule that must catch it. */
+    static List<Variant> all() {
+        return List.of(
+                transport("descriptor-with-shifted-base", G1, BrokenTransports.descriptorWithShiftedBase()),
+                transport("descriptor-changes-every-call", G2, BrokenTransports.descriptorChangesEveryCall()),
+
+                transport("unknown-peer-throws", P1, BrokenTransports.unknownPeerThrows()),
+                transport("async-checks-on-the-registration-thread", P2,
+                        BrokenTransports.asyncChecksOnTheRegistrationThread()),
+                transport("relabels-block-length", P2, BrokenTransports.relabelsBlockLength()),
+                transport("relabels-fingerprint", P3, BrokenTransports.relabelsFingerprint()),
+                transport("rejected-re-add-removes-the-peer", P3, BrokenTransports.rejectedReAddRemovesThePeer()),
+                transport("remove-always-true", P4, BrokenTransports.removeAlwaysTrue()),
+                transport("remove-drops-in-flight-reports", P5, BrokenTransports.removeDropsInFlightReports()),
+                transport("hides-failures", P5, BrokenTransports.hidesFailures()),
+                transport("re-add-keeps-the-old-registration", P6, BrokenTransports.reAddKeepsTheOldRegistration()),
+                transport("async-future-completes-before-publishing", P7,
+                        BrokenTransports.asyncFutureCompletesBeforePublishing()),
+                transport("superseded-registration-publishes-anyway", P8,
+                        BrokenTransports.supersededRegistrationPublishesAnyway()),
+                transport("poll-all-skips-removed-peers", P9, BrokenTransports.pollAllSkipsRemovedPeers()),
+                transport("re-add-drops-owed-reports", P9, BrokenTransports.reAddDropsOwedReports()),
+                transport("retire-reports-completed-as-failed", P10, BrokenTransports.retireReportsCompletedAsFailed()),
+
+                transport("writes-one-block-off", W1, BrokenTransports.writesOneBlockOff()),
+                engine("pairs-reversed", W2, BrokenEngines.pairsReversed()),
+                engine("coalesces-runs-contiguous-on-one-side", W3, BrokenEngines.coalescesRunsContiguousOnOneSide()),
+                engine("drops-every-50th-write", W4, BrokenEngines.dropsEvery50thWrite()),
+                transport("accepts-empty-transfers", W5, BrokenTransports.acceptsEmptyTransfers()),
+                transport("rejected-calls-consume-ids", W5, BrokenTransports.rejectedCallsConsumeIds()),
+                transport("clamps-out-of-range-indices", W6, BrokenTransports.clampsOutOfRangeIndices()),
+                transport("null-peer-is-not-submitted", W7, BrokenTransports.nullPeerIsNotSubmitted()),
+                engine("done-at-submit", W8, BrokenEngines.doneAtSubmit()),
+                engine("pooled-indices-not-cleared", W9, BrokenEngines.pooledIndicesNotCleared()),
+                engine("writes-to-the-last-connected-peer", W10, BrokenEngines.writesToTheLastConnectedPeer()),
+                engine("keeps-the-callers-index-arrays", W11, BrokenEngines.keepsTheCallersIndexArrays()),
+                engine("done-before-the-copy-finishes", W12, BrokenEngines.doneBeforeTheCopyFinishes()),
+
+                engine("read-performs-a-write", R1, BrokenEngines.readPerformsAWrite()),
+                engine("read-pairs-shifted", R2, BrokenEngines.readPairsShifted()),
+                new Variant("read-without-capability-not-submitted", R3, () -> Base.LOOPBACK_WITHOUT_READ.harness()
+                        .withInitiatorDecorator(BrokenTransports.readWithoutCapabilityNotSubmitted()),
+                        Base.LOOPBACK_WITHOUT_READ),
+                engine("read-served-from-cache", R4, BrokenEngines.readServedFromCache()),
+
+                transport("ids-counted-per-peer", C1, BrokenTransports.idsCountedPerPeer()),
+                transport("drops-a-completion", C2, BrokenTransports.dropsACompletion()),
+                transport("reports-a-completion-twice", C2, BrokenTransports.reportsACompletionTwice()),
+                transport("unscoped-poll", C3, BrokenTransports.unscopedPoll()),
+                transport("poll-all-visits-one-peer", C4, BrokenTransports.pollAllVisitsOnePeer()),
+                transport("handler-count-lags", C5, BrokenTransports.handlerCountLags()),
+                transport("handler-called-under-the-lock", C6, BrokenTransports.handlerCalledUnderTheLock()),
+                transport("handler-reports-failed-as-done", C7, BrokenTransports.handlerReportsFailedAsDone()),
+                transport("reports-in-submission-order", C8, BrokenTransports.reportsInSubmissionOrder()),
+                transport("deadline-checked-before-status", C9, BrokenTransports.deadlineCheckedBeforeStatus()),
+
+                transport("ignores-immediate-cancel", X1, BrokenTransports.ignoresImmediateCancel()),
+                transport("immediate-cancel-returns-ids", X1, BrokenTransports.immediateCancelReturnsIds()),
+                transport("wait-cancel-returns-unknown-ids", X2, BrokenTransports.waitCancelReturnsUnknownIds()),
+                transport("wait-cancel-releases-what-it-returns", X2,
+                        BrokenTransports.waitCancelReleasesWhatItReturns()),
+                transport("cancel-rejects-unknown-ids", X3, BrokenTransports.cancelRejectsUnknownIds()),
+                transport("wait-cancel-acts-as-immediate", X4, BrokenTransports.waitCancelActsAsImmediate()),
+                transport("wait-cancel-returns-completed-transfers", X5,
+                        BrokenTransports.waitCancelReturnsCompletedTransfers()),
+                transport("cancel-skips-owed-reports", X6, BrokenTransports.cancelSkipsOwedReports()),
+
+                transport("hides-failures", F1, BrokenTransports.hidesFailures()),
+                transport("hides-failures", F2, BrokenTransports.hidesFailures()),
+                transport("delays-failure-reports", F2, BrokenTransports.delaysFailureReports()),
+                engine("swallows-submit-errors", F3, BrokenEngines.swallowsSubmitErrors()),
+
+                transport("accepts-garbled-metadata", M2, new BrokenTransports.AcceptsGarbledMetadata()),
+                transport("crashes-on-garbled-metadata", M2, new BrokenTransports.CrashesOnGarbledMetadata()),
+                transport("untyped-rejection", M2, new BrokenTransports.UntypedRejection()),
+                engine("accepts-one-block-more", M3, BrokenEngines.acceptsOneBlockMore()),
+                transport("tolerates-a-shifted-base", M3, new BrokenTransports.ToleratesAShiftedBase()),
+                new Variant("ignores-the-key-ring", M4, () -> InJvmHarness.of(new BrokenTransports.IgnoresTheKeyRing()),
+                        Base.LOOPBACK),
+                transport("reports-tampering-as-malformed", M4, new BrokenTransports.ReportsTamperingAsMalformed()),
+
+                transport("close-not-idempotent", L1, BrokenTransports.closeNotIdempotent()),
+                transport("concurrent-close-returns-early", L1, BrokenTransports.concurrentCloseReturnsEarly()),
+                transport("answers-polls-after-close", L2, BrokenTransports.answersPollsAfterClose()),
+                transport("close-does-not-wait", L3, BrokenTransports.closeDoesNotWait()),
+                transport("close-forgets-cancelled-transfers", L4, BrokenTransports.closeForgetsCancelledTransfers()),
+                engine("engine-close-skipped", L5, BrokenEngines.engineCloseSkipped()),
+
+                transport("shared-peer-field-without-lock", S1, BrokenTransports.sharedPeerFieldWithoutLock()),
+                transport("misroutes-handler-reports", S2, BrokenTransports.misroutesHandlerReports()),
+                transport("ignores-immediate-cancel", S2, BrokenTransports.ignoresImmediateCancel()),
+                transport("racing-calls-see-released-state", S3, BrokenTransports.racingCallsSeeReleasedState()));
+    }
+}

@@ -1,0 +1,33 @@
+package io.blockxfer.tck;
+
+import io.blockxfer.transport.BlockRegion;
+import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.spi.TransferEngine;
+import java.util.Optional;
+
+/** An engine that forwards every call; the kit's self-tests override pieces of it to break a working engine. */
+class ForwardingEngine implements TransferEngine {
+
+    final TransferEngine delegate;
+
+    ForwardingEngine(TransferEngine delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override public String backendName() { return delegate.backendName(); }
+    @Override public BlockRegion region() { return delegate.region(); }
+    @Override public byte[] agentMetadata() { return delegate.agentMetadata(); }
+    @Override public Object connect(String peerId, PeerDescriptor peer) { return delegate.connect(peerId, peer); }
+    @Override public Object submit(long transferId, Object peer, TransferOp op, int[] l, int[] r) {
+        return delegate.submit(transferId, peer, op, l, r);
+    }
+    @Override public int status(Object transfer) { return delegate.status(transfer); }
+    @Override public void release(Object transfer) { delegate.release(transfer); }
+    @Override public void abort(Object peer) { delegate.abort(peer); }
+    @Override public void disconnect(Object peer) { delegate.disconnect(peer); }
+    @Override public void close(boolean leaked) { delegate.close(leaked); }
+    @Override public boolean nativeTelemetry(Object transfer, long[] out) { return delegate.nativeTelemetry(transfer, out); }
+    @Override public int progress() { return delegate.progress(); }
+    @Override public <T> Optional<T> feature(Class<T> type) { return delegate.feature(type); }
+}

@@ -1,0 +1,101 @@
+package io.blockxfer.ucx.internal;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.util.Arrays;
+
+/**
+ * What this transport is, as a peer's UCX will see it and as {@link PeerMemoryCheck} compares
+ * peers against: read from its own worker address and remote key once, at open. Its entry in
+ * {@link LocalWorkers}, its host id for shared memory, the sizes of its own shared-memory FIFO segments (what UCX maps of a
+ * peer's FIFO, since it sizes the mapping from its own configuration), its pid, and its region.
+ *
+ * <p><b>Thread safety:</b> immutable.
+ */
+final class LocalIdentity {
+
+    private static final System.Logger LOG = System.getLogger(LocalIdentity.class.getName());
+
+    /** The shared-memory device address (host id with namespace flag, then namespace), or null. */
+    final byte[] smDevice;
+    final boolean hasSysv;
+    final boolean hasPosix;
+    /** Bytes of this worker's sysv FIFO segment, or -1 when unknown. */
+    final long sysvFifoBytes;
+    /** Bytes of this worker's posix FIFO file, or -1 when unknown. */
+    final long posixFifoBytes;
+    final long pid;
+    /** The segment key ({@link LocalWorkers}) of the region when UCX allocated it in shared memory, else null. */
+    final String regionSegment;
+    final long regionBase;
+    final long regionBytes;
+    /** This worker, as {@link LocalWorkers} lists it. */
+    final LocalWorkers.Worker worker;
+
+    private LocalIdentity(UcpWorkerAddress address, byte[] smDevice, boolean hasSysv,
+            boolean hasPosix, long sysvFifoBytes, long posixFifoBytes, String regionSegment, long regionBase,
+            long regionBytes) {
+        this.smDevice = smDevice;
+        this.hasSysv = hasSysv;
+        this.hasPosix = hasPosix;
+        this.sysvFifoBytes = sysvFifoBytes;
+        this.posixFifoBytes = posixFifoBytes;
+        this.pid = ProcessHandle.current().pid();
+        this.regionSegment = regionSegment;
+        this.regionBase = regionBase;
+        this.regionBytes = regionBytes;
+        this.worker = new LocalWorkers.Worker(address, regionBase, regionBytes, regionSegment);
+    }
+
+    /** The identity of a worker with address {@code workerAddress} and region key {@code rkey}. */
+    static LocalIdentity of(byte[] workerAddress, byte[] rkey, long regionBase, long regionBytes) {
+        UcpWorkerAddress address = UcpWorkerAddress.parse(workerAddress);
+        byte[] smDevice = null;
+        for (UcpWorkerAddress.Entry e : address.entries()) {
+            if (e.tlChecksum() == UcpWorkerAddress.SYSV || e.tlChecksum() == UcpWorkerAddress.POSIX
+                    || e.tlChecksum() == UcpWorkerAddress.CMA) {
+                smDevice = e.device();
+                break;
+            }
+        }
+        long sysvFifo = -1;
+        for (UcpWorkerAddress.Entry e : address.entriesOf(UcpWorkerAddress.SYSV)) {
+            try {
+                sysvFifo = UcxLibrary.sysvSegment((int) e.ifaceLong(0)).size();
+            } catch (RuntimeException ex) {
+                LOG.log(Level.DEBUG, () -> "own sysv FIFO segment cannot be inspected: " + ex.getMessage());
+            }
+        }
+        long posixFifo = -1;
+        for (UcpWorkerAddress.Entry e : address.entriesOf(UcpWorkerAddress.POSIX)) {
+            try {
+                posixFifo = Files.size(PosixSegmentId.file(e.ifaceLong(0), "/dev/shm"));
+            } catch (IOException | RuntimeException ex) {
+                LOG.log(Level.DEBUG, () -> "own posix FIFO file cannot be inspected: " + ex.getMessage());
+            }
+        }
+        String regionSegment = null;
+        PackedRkey key = PackedRkey.parse(rkey, address);
+        for (int md = 0; md < 64; md++) {
+            if ((key.mdMap() & (1L << md)) == 0) {
+                continue;
+            }
+            byte[] k = key.key(md);
+            if (address.transportsOf(md).contains(UcpWorkerAddress.SYSV) && k.length == PackedRkey.SYSV_KEY_BYTES) {
+                regionSegment = LocalWorkers.sysv(UcpWorkerAddress.le32(k, 0));
+            } else if (address.transportsOf(md).contains(UcpWorkerAddress.POSIX)
+                    && k.length >= PackedRkey.POSIX_KEY_BYTES) {
+                regionSegment = LocalWorkers.posix(UcpWorkerAddress.le64(k, 0));
+            }
+        }
+        return new LocalIdentity(address, smDevice, !address.entriesOf(UcpWorkerAddress.SYSV).isEmpty(),
+                !address.entriesOf(UcpWorkerAddress.POSIX).isEmpty(), sysvFifo, posixFifo, regionSegment, regionBase,
+                regionBytes);
+    }
+
+    /** Whether {@code entry} (a shared-memory transport of a peer) is on this host, as UCX decides it. */
+    boolean sameHost(UcpWorkerAddress.Entry entry) {
+        return smDevice != null && Arrays.equals(smDevice, entry.device());
+    }
+}

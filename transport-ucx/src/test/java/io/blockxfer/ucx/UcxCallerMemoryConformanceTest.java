@@ -1,0 +1,14 @@
+package io.blockxfer.ucx;
+
+import io.blockxfer.tck.InJvmHarness;
+import io.blockxfer.tck.TckHarness;
+import io.blockxfer.tck.TransportConformanceSuite;
+
+/** The UCX backend, certified by the whole kit in this JVM on memory the kit allocates ({@code RegionSpec.wrap}). */
+class UcxCallerMemoryConformanceTest extends TransportConformanceSuite {
+
+    @Override
+    protected TckHarness harness() {
+        return InJvmHarness.of(UcxProvider.NAME).withCallerMemory();
+    }
+}

@@ -1,0 +1,21 @@
+package io.blockxfer.ucx;
+
+import io.blockxfer.tck.InJvmHarness;
+import io.blockxfer.tck.TckHarness;
+import io.blockxfer.tck.TransportConformanceSuite;
+import io.blockxfer.tck.TwoProcessHarness;
+import io.blockxfer.transport.ProgressMode;
+import java.util.List;
+
+/**
+ * The UCX backend, certified by the whole kit with each target in its own JVM process and only the
+ * initiator's progress thread driving its worker ({@link ProgressMode#BACKEND_THREAD}).
+ */
+class UcxTwoProcessBackendThreadConformanceTest extends TransportConformanceSuite {
+
+    @Override
+    protected TckHarness harness() {
+        return new ProgressModeHarness(TwoProcessHarness.of(InJvmHarness.of(UcxProvider.NAME))
+                .withJvmArgs(List.of("-Djava.io.tmpdir=" + ChildTemp.directory())), ProgressMode.BACKEND_THREAD);
+    }
+}

@@ -1,0 +1,191 @@
+package io.blockxfer.ucx.internal;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blockxfer.ucx.AvailabilityProbe;
+import io.blockxfer.ucx.InsufficientMemoryException;
+import io.blockxfer.ucx.PosixRegionHolder;
+import io.blockxfer.ucx.UcxTestSupport;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Memory that cannot be had is refused before UCX maps anything, and the posix shared-memory files
+ * of a UCX process killed with SIGKILL are gone after the next start of a UCX process (while those
+ * of a live process stay).
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class UcxMemoryLimitTest {
+
+    private static final long GIB = 1L << 30;
+
+    /** A host with 24 GiB available, 24 GiB of /dev/shm, no swap, SysV limits as given. */
+    private static MemoryBudget.Snapshot host(long shmmax, long shmallPages) {
+        return new MemoryBudget.Snapshot(24 * GIB, 0, 0, Long.MAX_VALUE, Long.MAX_VALUE, 24 * GIB, shmmax,
+                shmallPages, 0);
+    }
+
+    @Test
+    void aRegionLargerThanTheMachineIsRefused() {
+        var e = assertThrows(InsufficientMemoryException.class, () -> MemoryBudget.check(1L << 40, null,
+                host(Long.MAX_VALUE, Long.MAX_VALUE)));
+        assertTrue(e.getMessage().contains("1024.0 GiB") && e.getMessage().contains("24.0 GiB of memory available"),
+                e.getMessage());
+        assertDoesNotThrow(() -> MemoryBudget.check(20 * GIB, null, host(Long.MAX_VALUE, Long.MAX_VALUE)));
+    }
+
+    @Test
+    void overcommitAndCgroupLimitsCount() {
+        var strict = new MemoryBudget.Snapshot(24 * GIB, 0, 2, 2 * GIB, Long.MAX_VALUE, 24 * GIB, Long.MAX_VALUE,
+                Long.MAX_VALUE, 0);
+        assertTrue(assertThrows(InsufficientMemoryException.class, () -> MemoryBudget.check(4 * GIB, null, strict))
+                .getMessage().contains("overcommit"));
+        var cgroup = new MemoryBudget.Snapshot(24 * GIB, 0, 0, Long.MAX_VALUE, GIB, 24 * GIB, Long.MAX_VALUE,
+                Long.MAX_VALUE, 0);
+        assertTrue(assertThrows(InsufficientMemoryException.class, () -> MemoryBudget.check(2 * GIB, null, cgroup))
+                .getMessage().contains("memory.max"));
+    }
+
+    @Test
+    void devShmMattersOnlyWhenUcxWouldUseAPosixSegment() {
+        // SysV takes it: a small /dev/shm (a container's 64 MiB) does not matter
+        var smallShm = new MemoryBudget.Snapshot(24 * GIB, 0, 0, Long.MAX_VALUE, Long.MAX_VALUE, 64L << 20,
+                Long.MAX_VALUE, Long.MAX_VALUE, 0);
+        assertDoesNotThrow(() -> MemoryBudget.check(4 * GIB, null, smallShm));
+        // SysV cannot (shmmax 1 GiB): UCX goes on to posix, and /dev/shm cannot hold it
+        var noSysv = new MemoryBudget.Snapshot(24 * GIB, 0, 0, Long.MAX_VALUE, Long.MAX_VALUE, 64L << 20, GIB,
+                Long.MAX_VALUE, 0);
+        var e = assertThrows(InsufficientMemoryException.class, () -> MemoryBudget.check(4 * GIB, null, noSysv));
+        assertTrue(e.getMessage().contains("/dev/shm") && e.getMessage().contains("shmmax"), e.getMessage());
+        // posix first by configuration
+        assertThrows(InsufficientMemoryException.class, () -> MemoryBudget.check(GIB, "md:posix", smallShm));
+        // anonymous memory after SysV: no /dev/shm needed
+        assertDoesNotThrow(() -> MemoryBudget.check(4 * GIB, "md:sysv,mmap", noSysv));
+    }
+
+    /** A terabyte region on this host, in a child JVM (if the refusal failed, UCX would fill the machine). */
+    @Test
+    void aTerabyteRegionIsRefusedOnThisHostWithoutTouchingDevShm() throws Exception {
+        UcxTestSupport.requireUcx();
+        Set<Path> before = posixFiles();
+        Process p = new ProcessBuilder(UcxTestSupport.javaCommand(TerabyteOpen.class.getName(), List.of(), List.of()))
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("REFUSED io.blockxfer.ucx.InsufficientMemoryException"), out);
+        Set<Path> after = posixFiles();
+        after.removeAll(before);
+        assertEquals(Set.of(), after, "the refused allocation left files in /dev/shm");
+    }
+
+    /** Opens a 1 TiB UCX-allocated region and prints how it was refused. */
+    public static final class TerabyteOpen {
+        private TerabyteOpen() {
+        }
+
+        /** Prints {@code REFUSED <exception class>: <message>} or {@code OPENED}. */
+        public static void main(String[] args) {
+            try (var t = new io.blockxfer.ucx.UcxProvider().open(io.blockxfer.transport.TransportConfig.builder(
+                    io.blockxfer.transport.RegionSpec.allocate(1 << 20, 1 << 20)).build())) {
+                System.out.println("OPENED " + t.region());
+            } catch (RuntimeException e) {
+                System.out.println("REFUSED " + e.getClass().getName() + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private static Set<Path> posixFiles() throws IOException {
+        try (Stream<Path> s = Files.list(Path.of("/dev/shm"))) {
+            return new HashSet<>(s.filter(f -> f.getFileName().toString().startsWith(PosixSegmentId.FILE_PREFIX))
+                    .toList());
+        }
+    }
+
+    private static Process holder() throws IOException {
+        return new ProcessBuilder(UcxTestSupport.javaCommand(PosixRegionHolder.class.getName(), List.of(), List.of()))
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
+    private static void awaitReady(Process p) throws IOException {
+        BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null && !line.startsWith("READY")) {
+            // skip
+        }
+        assertTrue(line != null, "the holder ended before its region was ready");
+    }
+
+    /** The posix files that process {@code pid} maps. */
+    private static Set<Path> mappedBy(long pid) throws IOException {
+        Set<Path> mapped = new HashSet<>();
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "maps"))) {
+            int at = line.indexOf("/dev/shm/" + PosixSegmentId.FILE_PREFIX);
+            if (at >= 0 && !line.endsWith("(deleted)")) {
+                mapped.add(Path.of(line.substring(at).trim()));
+            }
+        }
+        return mapped;
+    }
+
+    @Test
+    void theNextUcxStartRemovesWhatAKilledProcessLeftButNotWhatALiveOneHolds() throws Exception {
+        UcxTestSupport.requireUcx();
+        Process killed = holder();
+        Process alive = holder();
+        try {
+            awaitReady(killed);
+            awaitReady(alive);
+            Set<Path> killedFiles = mappedBy(killed.pid());
+            Set<Path> aliveFiles = mappedBy(alive.pid());
+            assertFalse(killedFiles.isEmpty(), "the holder maps no posix file");
+            assertFalse(aliveFiles.isEmpty());
+            killed.destroyForcibly(); // SIGKILL
+            assertTrue(killed.waitFor(30, TimeUnit.SECONDS));
+            for (Path f : killedFiles) {
+                assertTrue(Files.exists(f), "UCX itself removed " + f + "; nothing to test");
+            }
+            // age every file past the sweep's quiet time, the live holder's too: only liveness protects it
+            FileTime old = FileTime.fromMillis(System.currentTimeMillis() - 60_000);
+            for (Path f : killedFiles) {
+                Files.setLastModifiedTime(f, old);
+            }
+            for (Path f : aliveFiles) {
+                Files.setLastModifiedTime(f, old);
+            }
+            Process next = new ProcessBuilder(UcxTestSupport.javaCommand(AvailabilityProbe.class.getName(), List.of(),
+                    List.of())).redirectErrorStream(true).start();
+            String out = new String(next.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(next.waitFor(60, TimeUnit.SECONDS));
+            assertTrue(out.contains("AVAILABLE true"), out);
+            for (Path f : killedFiles) {
+                assertFalse(Files.exists(f), f + " of the killed process outlived the next UCX start");
+            }
+            for (Path f : aliveFiles) {
+                assertTrue(Files.exists(f), f + " of a live process was removed");
+            }
+        } finally {
+            killed.destroyForcibly();
+            alive.destroyForcibly();
+            alive.waitFor(30, TimeUnit.SECONDS);
+            // what the live holder leaves now that it is killed too
+            ShmSweeper.sweep(Path.of("/dev/shm"), Path.of("/proc"), System.currentTimeMillis() + 60_000);
+        }
+    }
+}

@@ -1,0 +1,175 @@
+package io.blockxfer.ucx.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.ProgressMode;
+import io.blockxfer.transport.RegionSpec;
+import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.TransportConfig;
+import io.blockxfer.transport.spi.TransferEngine;
+import io.blockxfer.ucx.UcxOptions;
+import io.blockxfer.ucx.UcxProvider;
+import io.blockxfer.ucx.UcxTestSupport;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Who advances transfers, on the engine itself (no {@code ManagedTransport}, whose polls would
+ * drive): the progress thread wakes for every lone submit after an idle gap, in both modes; polls
+ * drive the worker in {@link ProgressMode#POLLING_THREAD} and never in
+ * {@link ProgressMode#BACKEND_THREAD}; and the progress thread takes over when polls stop.
+ *
+ * <p>{@code -Dblockxfer.ucx.loneTransfers=N} sets how many lone transfers the wake-up rule sends
+ * (default 1,000; the long form is a million).
+ */
+@Timeout(value = 30, unit = TimeUnit.MINUTES)
+class UcxProgressTest {
+
+    /** Far above any scheduling delay of a loaded host, far below what a lost wake-up costs. */
+    private static final long BOUND_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    @BeforeEach
+    void ucx() {
+        UcxTestSupport.requireUcx();
+    }
+
+    private static TransportConfig config(ProgressMode mode) {
+        // a long keepalive: no timer wakes a sleeping progress thread, only the submit can
+        return TransportConfig.builder(RegionSpec.allocate(8, 4096)).progressMode(mode)
+                .option(UcxOptions.KEEPALIVE, "60s").build();
+    }
+
+    private static int await(UcxEngine engine, Object transfer, boolean drive) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        int s;
+        while ((s = engine.status(transfer)) == TransferEngine.PENDING && System.nanoTime() < deadline) {
+            if (drive) {
+                engine.progress();
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+        return s;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = ProgressMode.class, names = {"POLLING_THREAD", "BACKEND_THREAD"})
+    void everyLoneTransferAfterAnIdleGapIsPickedUpPromptly(ProgressMode mode) {
+        int count = Integer.getInteger("blockxfer.ucx.loneTransfers", 1_000);
+        try (DataTransport target = new UcxProvider().open(config(mode))) {
+            UcxEngine engine = new UcxEngine(config(mode));
+            try {
+                Object peer = engine.connect("t", target.localDescriptor());
+                ProgressLoop loop = engine.loop();
+                Random random = new Random(42);
+                long worst = 0;
+                long waitsBefore = loop.waits();
+                int sleepingSubmits = 0;
+                for (int i = 0; i < count; i++) {
+                    if (i % 2 == 0) {
+                        // submit into a loop that is asleep in waitForEvents() for sure
+                        long until = System.nanoTime() + BOUND_NANOS;
+                        while (loop.gateState() != WakeupGate.WAITING && System.nanoTime() < until) {
+                            LockSupport.parkNanos(20_000);
+                        }
+                        if (loop.gateState() == WakeupGate.WAITING) {
+                            sleepingSubmits++;
+                        }
+                    } else {
+                        // submit while the loop is about to fall asleep: its idle spin lasts 200 us
+                        LockSupport.parkNanos(100_000 + random.nextInt(200_000));
+                    }
+                    long start = System.nanoTime();
+                    Object t = engine.submit(i, peer, TransferOp.WRITE, new int[] {i % 8}, new int[] {(i + 3) % 8});
+                    int status = await(engine, t, false);
+                    long took = System.nanoTime() - start;
+                    assertEquals(TransferEngine.DONE, status, "transfer " + i + " did not complete");
+                    engine.release(t);
+                    worst = Math.max(worst, took);
+                    assertTrue(took < BOUND_NANOS, "lone transfer " + i + " took " + took / 1_000_000
+                            + " ms: the progress thread missed its wake-up");
+                }
+                assertTrue(sleepingSubmits > count / 4, "the loop was asleep for only " + sleepingSubmits
+                        + " of " + count + " submits: the test did not exercise the wake-up");
+                assertTrue(loop.waits() - waitsBefore >= sleepingSubmits, "the loop slept less often than submits"
+                        + " found it asleep");
+                System.out.printf("lone transfers (%s): %d, %d into a sleeping loop, worst %.2f ms%n", mode, count,
+                        sleepingSubmits, worst / 1e6);
+            } finally {
+                engine.close(false);
+            }
+        }
+    }
+
+    @Test
+    void pollsDriveTheWorkerOnlyInPollingMode() {
+        for (ProgressMode mode : new ProgressMode[] {ProgressMode.POLLING_THREAD, ProgressMode.BACKEND_THREAD}) {
+            try (DataTransport target = new UcxProvider().open(config(mode))) {
+                UcxEngine engine = new UcxEngine(config(mode));
+                try {
+                    Object peer = engine.connect("t", target.localDescriptor());
+                    int driven = 0;
+                    for (int i = 0; i < 200; i++) {
+                        Object t = engine.submit(i, peer, TransferOp.WRITE, new int[] {1}, new int[] {2});
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                        while (engine.status(t) == TransferEngine.PENDING && System.nanoTime() < deadline) {
+                            driven += engine.progress();
+                        }
+                        assertEquals(TransferEngine.DONE, engine.status(t));
+                        engine.release(t);
+                    }
+                    if (mode == ProgressMode.POLLING_THREAD) {
+                        assertTrue(driven > 0 && engine.loop().pollerRounds() > 0,
+                                "a spinning poller never drove the worker");
+                    } else {
+                        assertEquals(0, driven, "polls drove the worker in " + mode);
+                        assertEquals(0, engine.loop().pollerRounds());
+                    }
+                } finally {
+                    engine.close(false);
+                }
+            }
+        }
+    }
+
+    @Test
+    void theProgressThreadTakesOverWhenPollsStop() {
+        try (DataTransport target = new UcxProvider().open(config(ProgressMode.POLLING_THREAD))) {
+            UcxEngine engine = new UcxEngine(config(ProgressMode.POLLING_THREAD));
+            try {
+                Object peer = engine.connect("t", target.localDescriptor());
+                for (int round = 0; round < 50; round++) {
+                    // polls keep coming: the progress thread leaves the worker to them ...
+                    long until = System.nanoTime() + 2_000_000;
+                    while (System.nanoTime() < until) {
+                        engine.progress();
+                    }
+                    // ... then they stop, with a transfer submitted that nobody polls for
+                    long start = System.nanoTime();
+                    Object t = engine.submit(round, peer, TransferOp.WRITE, new int[] {3}, new int[] {4});
+                    assertEquals(TransferEngine.DONE, await(engine, t, false), "round " + round);
+                    long took = System.nanoTime() - start;
+                    engine.release(t);
+                    assertTrue(took < BOUND_NANOS, "round " + round + ": the progress thread took " + took / 1_000_000
+                            + " ms to take over");
+                }
+            } finally {
+                engine.close(false);
+            }
+        }
+    }
+
+    @Test
+    void autoMeansPollingThread() {
+        assertEquals(ProgressMode.POLLING_THREAD, UcxEngine.resolve(ProgressMode.AUTO));
+        assertEquals(ProgressMode.BACKEND_THREAD, UcxEngine.resolve(ProgressMode.BACKEND_THREAD));
+    }
+}
