@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.blockxfer.transport.Capability;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,7 +42,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 public abstract class TransportConformanceSuite {
 
     private final TckEnvironment env = TckEnvironment.fromSystem();
-    private volatile Fixture fx;
+    private volatile @Nullable Fixture fx;
 
     /** For subclasses. */
     protected TransportConformanceSuite() {
@@ -52,11 +53,9 @@ public abstract class TransportConformanceSuite {
 
     @BeforeEach
     final void openFixture(TestInfo info) {
-        RuleTest rule = info.getTestMethod().map(m -> m.getAnnotation(RuleTest.class)).orElse(null);
-        if (rule == null) {
-            fail("[?] " + info.getDisplayName() + ": every test of the conformance suite must be a rule declared"
-                    + " with @RuleTest and an entry of ConformanceRules");
-        }
+        RuleTest rule = info.getTestMethod().map(m -> m.getAnnotation(RuleTest.class)).orElseThrow(
+                () -> new AssertionError("[?] " + info.getDisplayName() + ": every test of the conformance suite"
+                        + " must be a rule declared with @RuleTest and an entry of ConformanceRules"));
         String id = rule.value().name();
         Assumptions.assumeTrue(env.selects(id), () -> "[" + id + "] not selected by blockxfer.tck.rules");
         TckHarness harness = harness();
