@@ -119,6 +119,7 @@ public final class NixlEngine implements TransferEngine {
             n = candidate;
             this.pid = NixlNative.getpid();
             this.metadata = NixlMetadata.frame(agentName, n, pid, r.baseAddress(), r.byteSize(), nixlBlob);
+            selfCheck(metadata, r);
             f = LocalAgents.register(n, agentName);
             this.region = r;
         } catch (NixlException e) {
@@ -136,6 +137,26 @@ public final class NixlEngine implements TransferEngine {
         this.registration = reg;
         this.localList = local;
         this.remotes = new RemoteAgents(created, "NIXL engine '" + agentName + "'", settings.idleConnections());
+    }
+
+    /**
+     * Our own metadata must pass the checks every peer applies to it (NIXL's layout, the UCX worker
+     * address and remote keys, the region inside what the blob says is registered): a release
+     * whose serialisation moved fails here, at open, rather than at some peer's {@code addPeer}.
+     * It also loads and runs the parser once, so the first {@code addPeer} does not pay for that.
+     */
+    private static void selfCheck(byte[] framed, BlockRegion r) {
+        NixlMetadata own;
+        try {
+            own = NixlMetadata.parse(framed);
+        } catch (MalformedPeerDescriptorException e) {
+            throw new TransportException("this agent's own NIXL metadata does not pass the checks peers apply: "
+                    + e.getMessage(), e);
+        }
+        if (own.dramRegionHolding(r.baseAddress(), r.byteSize()).isEmpty()) {
+            throw new TransportException("this agent's own NIXL metadata does not show its region registered: "
+                    + own.regions());
+        }
     }
 
     private static void undo(NixlAgent agent, MemorySegment reg, long local, Arena memory) {
