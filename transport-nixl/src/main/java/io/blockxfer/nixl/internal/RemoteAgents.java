@@ -26,11 +26,12 @@ import java.util.Optional;
  * and the C API offers no other way to close one. So a connection to a live peer is never
  * invalidated only because its last peer id was removed: it is kept <em>idle</em>, and adding a
  * peer with the same metadata again reuses it instead of making another. At most
- * {@code idleLimit} idle connections are kept; past that the one idle longest is invalidated
- * (the only case, with a live peer that republishes different metadata under the same name, in
- * which an endpoint of a live peer is closed and UCX keeps it). A connection whose peer failed
- * (any transfer error, a missed deadline, its transport in this JVM closed) is invalidated at once:
- * UCX has failed its endpoint, so NIXL force-closes it and nothing stays.
+ * {@code idleLimit} idle connections are kept; past that the one idle longest is invalidated. A
+ * connection whose peer failed (any transfer error, its transport in this JVM closed) is
+ * invalidated at once: UCX has failed its endpoint, so NIXL force-closes it and nothing stays.
+ * Connections cut while their peer lives (evicted idle ones, an abort at a deadline or at a
+ * removal with transfers in flight, an old incarnation superseded while it still runs) still
+ * leave their endpoint in UCX until the local agent is destroyed.
  *
  * <p><b>Thread safety:</b> thread-safe; one lock guards the table, and NIXL is called under it
  * (loads and invalidations are rare and short).
