@@ -7,6 +7,10 @@ import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -172,8 +176,30 @@ public final class NixlChurn {
         return b.build();
     }
 
-    /** {cycle, fds, threads, rss KiB} of this process now. */
+    /** {@code malloc_trim(0)} of glibc, for {@code -Dchurn.trim=true}; null when not asked for. */
+    private static final MethodHandle MALLOC_TRIM = Boolean.getBoolean("churn.trim") ? mallocTrim() : null;
+
+    @SuppressWarnings("restricted")
+    private static MethodHandle mallocTrim() {
+        Linker linker = Linker.nativeLinker();
+        return linker.downcallHandle(linker.defaultLookup().find("malloc_trim").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
+    }
+
+    /**
+     * {cycle, fds, threads, rss KiB} of this process now. With {@code -Dchurn.trim=true} glibc's
+     * {@code malloc_trim(0)} runs first, so that memory freed but kept by the allocator (its
+     * fragmentation) does not count: what stays is memory still allocated.
+     */
     public static long[] sample(long cycle) throws IOException {
+        if (MALLOC_TRIM != null) {
+            try {
+                int released = (int) MALLOC_TRIM.invokeExact(0L);
+                assert released >= 0;
+            } catch (Throwable t) {
+                throw new IllegalStateException("malloc_trim failed", t);
+            }
+        }
         long fds;
         try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
             fds = s.count();
