@@ -11,7 +11,6 @@ import io.blockxfer.tck.process.ChildJvmException;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,9 +71,7 @@ abstract class DescriptorRules extends RuleGroup {
 
     /** A fresh key ring of 32 random bytes under {@code id}. */
     static DeploymentKeyRing randomRing(String id) {
-        byte[] key = new byte[DeploymentKeyRing.MIN_KEY_BYTES];
-        new SecureRandom().nextBytes(key);
-        return DeploymentKeyRing.of(id, key);
+        return TckKeys.ring(id);
     }
 
     /** Prepares {@code fx} for {@code rule}'s attack before anything is opened: M4 needs a key ring. */
@@ -117,7 +114,7 @@ abstract class DescriptorRules extends RuleGroup {
         TargetPeer other = fx.target();
         String unfit = unfit(fx.rule, target.descriptor());
         if (unfit != null) {
-            fail(fx.msg(unfit));
+            fail(fx.msg(unfit + ", attacked in this JVM" + why));
         }
         List<DescriptorAttacks.Case> cases = cases(fx.rule, target.descriptor(), other.descriptor());
         List<DescriptorAttacks.Outcome> outcomes = new ArrayList<>();

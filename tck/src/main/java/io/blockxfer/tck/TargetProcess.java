@@ -23,8 +23,9 @@ import org.jspecify.annotations.Nullable;
  * closes, so a killed test JVM leaves no orphans.
  *
  * <p>Arguments: {@code backend numBlocks blockLength agentName transferTimeoutMillis} then any of
- * {@code opt:KEY=VALUE}, {@code field:KEY=i:LONG}, {@code field:KEY=s:STRING} and
- * {@value #CALLER_MEMORY} (the target's region is memory this program allocates and wraps, instead
+ * {@code opt:KEY=VALUE}, {@code field:KEY=i:LONG}, {@code field:KEY=s:STRING},
+ * {@code progress:MODE} (a {@link io.blockxfer.transport.ProgressMode}), {@code keyring:ID=BASE64KEY} (a
+ * deployment key ring of one key), {@value #ACCEPT_UNSIGNED} and {@value #CALLER_MEMORY} (the target's region is memory this program allocates and wraps, instead
  * of the backend's). Commands:
  * {@code FILL block seed}, {@code CHECK block seed} (answers {@code AT offset}, -1 when equal),
  * {@code CLOSE}. The first line out is {@code READY <base64 descriptor>}; errors are {@code ERR ...}.
@@ -35,6 +36,12 @@ public final class TargetProcess {
 
     /** The argument that puts the target's region in memory the program supplies. */
     public static final String CALLER_MEMORY = "memory:caller";
+    /** The prefix of the argument naming the target's progress mode. */
+    static final String PROGRESS = "progress:";
+    /** The prefix of the argument holding the target's deployment key ring. */
+    static final String KEY_RING = "keyring:";
+    /** The argument that lets the target accept unsigned peers while a key ring is set. */
+    static final String ACCEPT_UNSIGNED = "accept-unsigned";
 
     private TargetProcess() {
     }
@@ -60,6 +67,12 @@ public final class TargetProcess {
             if (a.startsWith("opt:")) {
                 String kv = a.substring(4);
                 builder.option(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+            } else if (a.startsWith(PROGRESS)) {
+                builder.progressMode(io.blockxfer.transport.ProgressMode.valueOf(a.substring(PROGRESS.length())));
+            } else if (a.startsWith(KEY_RING)) {
+                builder.keyRing(TckKeys.decode(a.substring(KEY_RING.length())));
+            } else if (a.equals(ACCEPT_UNSIGNED)) {
+                builder.acceptUnsignedPeers(true);
             } else if (a.startsWith("field:")) {
                 String kv = a.substring(6);
                 String key = kv.substring(0, kv.indexOf('='));

@@ -125,6 +125,11 @@ public final class TwoProcessHarness implements TckHarness {
                 throw new IllegalArgumentException("two-process config fields must be strings or integers: " + f);
             }
         }
+        args.add(TargetProcess.PROGRESS + config.progressMode().name());
+        config.keyRing().ifPresent(ring -> args.add(TargetProcess.KEY_RING + TckKeys.encode(ring)));
+        if (config.acceptUnsignedPeers()) {
+            args.add(TargetProcess.ACCEPT_UNSIGNED);
+        }
         if (config.region().callerMemory().isPresent()) {
             args.add(TargetProcess.CALLER_MEMORY);
         }

@@ -40,6 +40,18 @@ public final class NixlOptions {
     /** Default of {@link #TELEMETRY_HISTORY}. */
     public static final int DEFAULT_TELEMETRY_HISTORY = 1024;
 
+    /**
+     * How many connections to removed peers are kept open, idle, for a later {@code addPeer} of the
+     * same NIXL agent; default {@value #DEFAULT_IDLE_CONNECTIONS}, 0 closes each at once. NIXL 1.0 to
+     * 1.5.1 cannot close the UCX endpoint of a live peer (UCX keeps it, and its sockets on both
+     * sides, until the agent is destroyed), so re-adding a peer reuses its connection instead of
+     * leaking another; past this many, the one idle longest is invalidated. Connections to failed
+     * peers are closed at once whatever this says.
+     */
+    public static final String IDLE_CONNECTIONS = "nixl.idleConnections";
+    /** Default of {@link #IDLE_CONNECTIONS}. */
+    public static final int DEFAULT_IDLE_CONNECTIONS = 64;
+
     /** The prefix of UCX backend parameters, e.g. {@code nixl.ucx.num_threads}. */
     public static final String UCX_PARAM_PREFIX = "nixl.ucx.";
 

@@ -1,12 +1,16 @@
 package io.blockxfer.nixl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.blockxfer.nixl.internal.NixlLibraryLocator;
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.UnauthenticatedPeerException;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -16,6 +20,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -36,6 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Interop with NIXL's own Python API from the same wheel: the peer is a {@code nixl_agent} in a
  * {@code python3} process. Java adds it as a peer from its raw metadata, writes and reads blocks,
  * and Python verifies the bytes; then Python adds Java's agent and writes and reads Java's blocks.
+ * With a deployment key ring, the Python peer (whose NIXL blob cannot be signed) is refused as
+ * unsigned unless the transport opts in with {@code acceptUnsignedPeers(true)}.
  * Skipped with the cause when {@code python3} or the package is missing, unless
  * {@code -Dblockxfer.tck.require=nixl} makes that a failure.
  */
@@ -140,6 +147,35 @@ class NixlPythonInteropTest {
         assertEquals("AT -1", python.request("CHECK 2 " + SEED_JAVA + " 15"), "Python block 2 after its READ");
         assertEquals(-1, NixlTests.mismatch(jvm.region().block(4), SEED_JAVA, 4), "an untouched Java block");
         assertTrue(jvm.removePeer("py"));
+    }
+
+    @Test
+    void withAKeyRingThePythonPeerNeedsTheExplicitOptIn() {
+        byte[] key = new byte[DeploymentKeyRing.MIN_KEY_BYTES];
+        new SecureRandom().nextBytes(key);
+        DeploymentKeyRing ring = DeploymentKeyRing.of("deploy-1", key);
+        try (DataTransport strict = NixlTests.open(NixlTests.config("java-keyed", BLOCKS, BLOCK).keyRing(ring)
+                .build());
+                DataTransport optIn = NixlTests.open(NixlTests.config("java-keyed-opt-in", BLOCKS, BLOCK)
+                        .keyRing(ring).acceptUnsignedPeers(true).build())) {
+            // NIXL's own blob cannot carry a signature: refused as unsigned unless the config opts in
+            PeerDescriptor forStrict = NixlInterop.peerDescriptor(python.metadata, strict.configFingerprint(),
+                    python.base, python.blocks, python.blockLength);
+            UnauthenticatedPeerException e = assertThrows(UnauthenticatedPeerException.class,
+                    () -> strict.addPeer("py", forStrict));
+            assertEquals(UnauthenticatedPeerException.Reason.UNSIGNED, e.reason());
+            assertFalse(strict.removePeer("py"), "nothing was registered");
+
+            PeerDescriptor forOptIn = NixlInterop.peerDescriptor(python.metadata, optIn.configFingerprint(),
+                    python.base, python.blocks, python.blockLength);
+            optIn.addPeer("py", forOptIn);
+            NixlTests.fill(optIn.region().block(3), SEED_JAVA, 3);
+            long write = optIn.writeBlocks("py", new int[] {3}, new int[] {11});
+            assertEquals(Map.of(write, true), NixlTests.await(optIn, "py", Set.of(write), Duration.ofSeconds(20)));
+            assertEquals("AT -1", python.request("CHECK 11 " + SEED_JAVA + " 3"),
+                    "Python block 11 after the opted-in transport's WRITE");
+            assertTrue(optIn.removePeer("py"));
+        }
     }
 
     /** A {@code python3} process running {@code nixl_python_peer.py}, one request at a time. */

@@ -8,6 +8,8 @@ import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
+import io.blockxfer.ucx.internal.UcxLogLines;
+import java.lang.foreign.Arena;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -34,16 +36,25 @@ public final class PeerDeathScenario {
     private PeerDeathScenario() {
     }
 
-    /** Runs the scenario: {@code [killAfterMillis [runAfterKillMillis]]}. */
+    /**
+     * Runs the scenario: {@code [killAfterMillis [runAfterKillMillis [caller]]]}; {@code caller}
+     * gives the peer that dies a region in caller memory, whose transfers UCX carries out with
+     * requests that the death then fails (a UCX-allocated region is written and read through shared
+     * memory, which needs no request of the peer).
+     */
     public static void main(String[] args) throws Exception {
         long killAfter = args.length > 0 ? Long.parseLong(args[0]) : 1000;
         long runAfterKill = args.length > 1 ? Long.parseLong(args[1]) : 3000;
+        boolean callerMemory = args.length > 2 && args[2].equals("caller");
         TransportConfig config = TransportConfig.builder(RegionSpec.allocate(BLOCKS, BLOCK_LENGTH))
                 .agentName("death-initiator").transferTimeout(Duration.ofSeconds(30)).build();
+        TransportConfig dyingConfig = !callerMemory ? config
+                : TransportConfig.builder(RegionSpec.wrap(Arena.global().allocate(BLOCKS * BLOCK_LENGTH, 4096),
+                        BLOCK_LENGTH)).agentName("death-initiator").transferTimeout(Duration.ofSeconds(30)).build();
         TwoProcessHarness harness = TwoProcessHarness.of(InJvmHarness.of(UcxProvider.NAME))
                 .withJvmArgs(List.of("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir")));
         try (DataTransport t = new UcxProvider().open(config);
-                TargetPeer a = harness.openTarget(config);
+                TargetPeer a = harness.openTarget(dyingConfig);
                 TargetPeer b = harness.openTarget(config)) {
             for (int i = 0; i < BLOCKS; i++) {
                 BlockPattern.fill(t.region().block(i), BlockPattern.seed(LOCAL, i));
@@ -86,7 +97,8 @@ public final class PeerDeathScenario {
                     + " aDoneAfterKill=" + sa.doneAfterKill + " aNotSubmitted=" + sa.notSubmitted
                     + " aPending=" + sa.pending()
                     + " bSubmitted=" + sb.submitted + " bDone=" + sb.done + " bFailed=" + sb.failed
-                    + " bPending=" + sb.pending() + " bMismatchedBlocks=" + mismatched);
+                    + " bPending=" + sb.pending() + " bMismatchedBlocks=" + mismatched
+                    + " jucxLinesDropped=" + UcxLogLines.dropped());
         }
     }
 

@@ -12,33 +12,36 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * {@code kill -9} of a target process while WRITEs stream to it and to a healthy second target
- * ({@link PeerDeathScenario}, in a child JVM whose exit status and stderr are judged): the dead
- * peer is detected within 2 s, every transfer that was in flight at the kill is reported within
- * 2 s, later ones fail, the healthy peer's transfers all complete and land byte for byte, the JVM
- * does not crash, and the log does not flood.
+ * {@code kill -9} of a target process while WRITEs and READs stream to it and to a healthy second
+ * target ({@link PeerDeathScenario}, in a child JVM whose exit status and stderr are judged): the
+ * dead peer is detected within 2 s, every transfer that was in flight at the kill is reported
+ * within 2 s, later ones fail, the healthy peer's transfers all complete and land byte for byte,
+ * the JVM does not crash, and the log does not flood: JUCX's line per failed request never
+ * appears. With the dying peer in caller memory its transfers are UCX requests that its death
+ * fails, so JUCX has lines to write (the filter counts them).
  */
 class UcxPeerDeathTest {
 
     private static final long BOUND_MILLIS = 2_000;
     /**
-     * The backend logs a peer's failure once; UCX itself logs one line per request that fails before
-     * the force-close cancels it, at most the transfers in flight (16 here). Without stopping at the
-     * first failure it would be one line per put, tens of thousands a second.
+     * The backend logs a peer's failure once. Without stopping at the first failure it would be one
+     * line per put, tens of thousands a second, and JUCX would add one per failed request.
      */
-    private static final int MAX_LOG_LINES = 40;
+    private static final int MAX_LOG_LINES = 20;
 
-    @Test
+    @ParameterizedTest(name = "dying peer in {0} memory")
+    @ValueSource(strings = {"allocated", "caller"})
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
-    void killedTargetFailsFastWithoutHurtingTheOtherPeer() throws Exception {
+    void killedTargetFailsFastWithoutHurtingTheOtherPeer(String memory) throws Exception {
         UcxTestSupport.requireUcx();
         Path stderr = Files.createTempFile(ChildTemp.directory(), "peer-death", ".err");
         Process child = new ProcessBuilder(UcxTestSupport.javaCommand(PeerDeathScenario.class.getName(), List.of(),
-                List.of("1000", "2500")))
+                List.of("1000", "2500", memory)))
                 .redirectError(stderr.toFile())
                 .start();
         String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -61,6 +64,12 @@ class UcxPeerDeathTest {
         assertEquals(0L, r.get("bPending"), "the healthy peer's transfers never reported: " + all);
         assertTrue(r.get("bDone") > 0, "the healthy peer completed nothing: " + all);
         assertEquals(0L, r.get("bMismatchedBlocks"), "the healthy peer's blocks differ: " + all);
+        assertTrue(log.stream().noneMatch(l -> l.contains("JUCX: request error")),
+                "JUCX logged failed requests: " + all);
+        if (memory.equals("caller")) {
+            assertTrue(r.get("jucxLinesDropped") > 0, "no request of the dying caller-memory peer failed through"
+                    + " JUCX, so this run did not show the filter at work: " + all);
+        }
         assertTrue(log.size() <= MAX_LOG_LINES, "the log flooded: " + log.size() + " lines:\n" + logText);
         try (var files = Files.list(Path.of("."))) {
             assertTrue(files.noneMatch(f -> f.getFileName().toString().startsWith("hs_err_pid" + child.pid())),

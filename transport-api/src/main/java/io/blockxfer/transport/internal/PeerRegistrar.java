@@ -7,6 +7,7 @@ import io.blockxfer.transport.RegistrationSupersededException;
 import io.blockxfer.transport.internal.jfr.PeerRegistrationEvent;
 import java.lang.System.Logger.Level;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -173,7 +174,7 @@ public final class PeerRegistrar {
     /** Builds the peer's native state and publishes it unless superseded; times it for telemetry. */
     private void register(Pending pending, String peerId, PeerDescriptor peer) {
         long start = System.nanoTime();
-        PeerRegistrationEvent event = telemetry.registrationStarted();
+        Optional<PeerRegistrationEvent> event = telemetry.registrationStarted();
         Object handle;
         try {
             handle = engine.connect(peerId, peer);

@@ -12,6 +12,8 @@ import io.blockxfer.transport.internal.jfr.TransferFailedEvent;
 import io.blockxfer.transport.internal.jfr.TransferEvent;
 import io.blockxfer.transport.internal.jfr.TransferSubmittedEvent;
 import java.lang.System.Logger.Level;
+import java.util.Optional;
+import jdk.jfr.FlightRecorder;
 
 /**
  * The one place a transport reports what it does: JFR events (each built only when JFR records
@@ -29,6 +31,17 @@ public final class Telemetry {
      */
     private static final boolean JFR = !Boolean.getBoolean("blockxfer.jfr.disabled");
 
+    /**
+     * Whether events are worth building: JFR's recorder exists (a recording runs or ran). The first
+     * instance of an event class initialises it, and in a process where JFR never started that
+     * initialises JFR's whole Java side (some 300 classes and annotation proxies, 0.1-0.2 s of CPU)
+     * in the middle of the first {@code addPeer} or transfer; until a recording starts no event
+     * could be recorded anyway.
+     */
+    private static boolean recorder() {
+        return JFR && FlightRecorder.isInitialized();
+    }
+
     private final String backend;
     private final String agent;
     private final TransportObserver observer;
@@ -42,7 +55,9 @@ public final class Telemetry {
         this.observer = observer;
         this.observing = observer != TransportObserver.NONE;
         this.wantsNative = observing && observer.wantsNativeTelemetry();
-        observe(o -> o.transportOpened(backend, agent));
+        if (observing) {
+            observe(o -> o.transportOpened(backend, agent));
+        }
     }
 
     public boolean wantsNativeTelemetry() {
@@ -50,7 +65,7 @@ public final class Telemetry {
     }
 
     public void submitted(String peer, long id, TransferOp op, int blocks, long bytes) {
-        if (JFR) {
+        if (recorder()) {
             TransferSubmittedEvent e = new TransferSubmittedEvent();
             if (e.shouldCommit()) {
                 fill(e, peer, id, op, blocks, bytes);
@@ -67,7 +82,7 @@ public final class Telemetry {
     }
 
     public void ended(String peer, long id, TransferOp op, int blocks, long bytes, long latencyNanos, boolean success) {
-        if (JFR) {
+        if (recorder()) {
             if (success) {
                 TransferCompletedEvent e = new TransferCompletedEvent();
                 if (e.shouldCommit()) {
@@ -94,17 +109,21 @@ public final class Telemetry {
     }
 
     public void nativeTelemetry(String peer, long id, long[] values) {
-        observe(o -> o.nativeTelemetry(peer, id, values[0], values[1], values[2], values[3]));
+        if (observing) {
+            observe(o -> o.nativeTelemetry(peer, id, values[0], values[1], values[2], values[3]));
+        }
     }
 
     /** One cancelled transfer, for the observer. */
     public void cancelled(String peer, long id, TransferOp op, boolean stillInFlight) {
-        observe(o -> o.transferCancelled(peer, id, op, stillInFlight));
+        if (observing) {
+            observe(o -> o.transferCancelled(peer, id, op, stillInFlight));
+        }
     }
 
     /** One cancel call, for JFR. */
     public void cancelCall(CancelMode mode, int asked, int cancelled, int stillInFlight) {
-        if (JFR) {
+        if (recorder()) {
             TransferCancelledEvent e = new TransferCancelledEvent();
             if (e.isEnabled()) {
                 e.backend = backend;
@@ -118,14 +137,27 @@ public final class Telemetry {
         }
     }
 
-    /** Starts timing a registration; finish it with {@link #registered}. */
-    public PeerRegistrationEvent registrationStarted() {
+    /** Starts timing a registration (empty when JFR's recorder does not exist); finish it with {@link #registered}. */
+    public Optional<PeerRegistrationEvent> registrationStarted() {
+        if (!recorder()) {
+            return Optional.empty();
+        }
         PeerRegistrationEvent e = new PeerRegistrationEvent();
         e.begin();
-        return e;
+        return Optional.of(e);
     }
 
-    public void registered(PeerRegistrationEvent e, long startNanos, String peer, int blocks, String outcome) {
+    public void registered(Optional<PeerRegistrationEvent> started, long startNanos, String peer, int blocks,
+            String outcome) {
+        if (started.isPresent()) {
+            commit(started.get(), peer, blocks, outcome);
+        }
+        if (observing) {
+            observe(o -> o.peerRegistered(peer, blocks, System.nanoTime() - startNanos, outcome.equals("published")));
+        }
+    }
+
+    private void commit(PeerRegistrationEvent e, String peer, int blocks, String outcome) {
         e.end();
         if (e.shouldCommit()) {
             e.backend = backend;
@@ -135,11 +167,10 @@ public final class Telemetry {
             e.outcome = outcome;
             e.commit();
         }
-        observe(o -> o.peerRegistered(peer, blocks, System.nanoTime() - startNanos, outcome.equals("published")));
     }
 
     public void removed(String peer, String reason, int endedTransfers) {
-        if (JFR) {
+        if (recorder()) {
             PeerRemovedEvent e = new PeerRemovedEvent();
             if (e.isEnabled()) {
                 e.backend = backend;
@@ -150,21 +181,27 @@ public final class Telemetry {
                 e.commit();
             }
         }
-        observe(o -> o.peerRemoved(peer, endedTransfers));
+        if (observing) {
+            observe(o -> o.peerRemoved(peer, endedTransfers));
+        }
     }
 
     public void peerFailing(String peer, String reason) {
         peerState(peer, true, reason);
-        observe(o -> o.peerFailing(peer, reason));
+        if (observing) {
+            observe(o -> o.peerFailing(peer, reason));
+        }
     }
 
     public void peerRecovered(String peer) {
         peerState(peer, false, "recovered");
-        observe(o -> o.peerRecovered(peer));
+        if (observing) {
+            observe(o -> o.peerRecovered(peer));
+        }
     }
 
     private void peerState(String peer, boolean failing, String reason) {
-        if (JFR) {
+        if (recorder()) {
             PeerFailureEvent e = new PeerFailureEvent();
             if (e.isEnabled()) {
                 e.backend = backend;
@@ -187,7 +224,11 @@ public final class Telemetry {
         e.bytes = bytes;
     }
 
-    /** Calls the observer off the hot path; a throw is logged once and otherwise ignored. */
+    /**
+     * Calls the observer off the hot path; a throw is logged once and otherwise ignored. Callers
+     * test {@code observing} first, so that no lambda is made (nor, the first time, linked) when
+     * there is no observer.
+     */
     private void observe(java.util.function.Consumer<TransportObserver> call) {
         if (observing) {
             try {

@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.blockxfer.nixl.NixlTelemetry;
+import io.blockxfer.nixl.internal.RemoteAgents.RemoteAgent;
 import io.blockxfer.transport.BlockRegion;
 import io.blockxfer.transport.IncompatiblePeerException;
 import io.blockxfer.transport.MalformedPeerDescriptorException;
@@ -20,10 +21,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -44,7 +42,9 @@ import java.util.Optional;
  * this JVM are fenced ({@link LocalAgents}): closing one fails transfers to it at once.
  *
  * <p>A remote agent loaded under one NIXL name is shared, with a reference count, by every peer
- * id registered with it, so removing one peer id never invalidates another's connection.
+ * id registered with it, so removing one peer id never invalidates another's connection; once no
+ * peer id uses a healthy one it stays loaded, idle, for a later {@code connect} with the same
+ * metadata ({@link RemoteAgents} says why: NIXL cannot close a live peer's UCX endpoint).
  *
  * <p><b>Thread safety:</b> thread-safe as {@link TransferEngine} requires; the agent runs in
  * NIXL's RW mode and no transfer request is touched by two threads at once (the managed transport
@@ -72,8 +72,8 @@ public final class NixlEngine implements TransferEngine {
     private final int pid;
     private final LocalAgents.Fence fence;
     private final TelemetryRing telemetry;
-    private final Object remotesLock = new Object();
-    private final Map<String, RemoteAgent> remotes = new HashMap<>();
+    private final Object lifecycleLock = new Object();
+    private final RemoteAgents remotes;
     private final List<NixlXfer> unreleased = new ArrayList<>();
     private final XferPool pool = new XferPool();
     private volatile boolean closed;
@@ -119,6 +119,7 @@ public final class NixlEngine implements TransferEngine {
             n = candidate;
             this.pid = NixlNative.getpid();
             this.metadata = NixlMetadata.frame(agentName, n, pid, r.baseAddress(), r.byteSize(), nixlBlob);
+            selfCheck(metadata, r);
             f = LocalAgents.register(n, agentName);
             this.region = r;
         } catch (NixlException e) {
@@ -135,6 +136,27 @@ public final class NixlEngine implements TransferEngine {
         this.regionArena = memory;
         this.registration = reg;
         this.localList = local;
+        this.remotes = new RemoteAgents(created, "NIXL engine '" + agentName + "'", settings.idleConnections());
+    }
+
+    /**
+     * Our own metadata must pass the checks every peer applies to it (NIXL's layout, the UCX worker
+     * address and remote keys, the region inside what the blob says is registered): a release
+     * whose serialisation moved fails here, at open, rather than at some peer's {@code addPeer}.
+     * It also loads and runs the parser once, so the first {@code addPeer} does not pay for that.
+     */
+    private static void selfCheck(byte[] framed, BlockRegion r) {
+        NixlMetadata own;
+        try {
+            own = NixlMetadata.parse(framed);
+        } catch (MalformedPeerDescriptorException e) {
+            throw new TransportException("this agent's own NIXL metadata does not pass the checks peers apply: "
+                    + e.getMessage(), e);
+        }
+        if (own.dramRegionHolding(r.baseAddress(), r.byteSize()).isEmpty()) {
+            throw new TransportException("this agent's own NIXL metadata does not show its region registered: "
+                    + own.regions());
+        }
     }
 
     private static void undo(NixlAgent agent, MemorySegment reg, long local, Arena memory) {
@@ -174,28 +196,27 @@ public final class NixlEngine implements TransferEngine {
         return agent;
     }
 
+    /** Connections to remote agents that no peer id uses, kept for re-adding ({@link RemoteAgents}). */
+    int idleConnections() {
+        return remotes.idleCount();
+    }
+
+    /** How often {@code connect} took up an idle connection instead of loading the metadata again. */
+    long reusedConnections() {
+        return remotes.reuseCount();
+    }
+
+    /** How many idle connections were closed because more than {@code nixl.idleConnections} were idle. */
+    long idleConnectionsClosed() {
+        return remotes.idleInvalidationCount();
+    }
+
     @Override
     public <T> Optional<T> feature(Class<T> type) {
         return type == NixlTelemetry.class ? Optional.of(type.cast(telemetry)) : Optional.empty();
     }
 
     // ------------------------------------------------------------------ peers
-
-    /** One remote NIXL agent as loaded into ours, shared by the peer ids registered with it. */
-    static final class RemoteAgent {
-        final String name;
-        final byte[] blob;
-        final LocalAgents.Fence fence;
-        int refs;
-        boolean invalidated;
-        volatile String deadCause;
-
-        RemoteAgent(String name, byte[] blob, LocalAgents.Fence fence) {
-            this.name = name;
-            this.blob = blob;
-            this.fence = fence;
-        }
-    }
 
     /** The engine's peer handle. */
     static final class NixlPeer {
@@ -235,115 +256,36 @@ public final class NixlEngine implements TransferEngine {
             throw new PeerRegistrationException("peer '" + peerId + "' is unreachable: its transport in this JVM"
                     + " is closed");
         }
-        RemoteAgent remote = acquire(peerId, md, targetFence);
+        RemoteAgent remote = remotes.acquire(peerId, md, targetFence);
         long list;
         try {
             list = agent.prepare(remote.name, peer.baseAddress(), peer.blockLength(), peer.numBlocks(),
                     holder.deviceId());
         } catch (NixlException | IllegalStateException e) {
-            releaseRemote(remote);
+            remotes.release(remote);
             throw new PeerRegistrationException("preparing the " + peer.numBlocks() + " blocks of peer '" + peerId
                     + "' failed: " + e.getMessage(), e);
         }
         return new NixlPeer(peerId, remote, list);
     }
 
-    private RemoteAgent acquire(String peerId, NixlMetadata md, LocalAgents.Fence targetFence) {
-        synchronized (remotesLock) {
-            ensureOpen();
-            RemoteAgent current = remotes.get(md.agentName());
-            if (current != null && current.deadCause == null && Arrays.equals(current.blob, md.nixlBlob())) {
-                current.refs++;
-                return current;
-            }
-            if (current != null) {
-                // a new incarnation under the same name, or the old one died: NIXL needs it invalidated first
-                invalidateLocked(current, current.deadCause != null ? current.deadCause
-                        : "superseded by new metadata for the same agent name (peer '" + peerId + "')");
-                remotes.remove(md.agentName());
-            }
-            String loaded;
-            try {
-                loaded = agent.loadRemote(md.nixlBlob());
-            } catch (NixlException e) {
-                // The blob passed every structural check, so a refusal is NIXL or UCX failing to connect:
-                // name a native resource cause when there is one; never call exhaustion "malformed".
-                java.util.Optional<String> exhausted = NativeResources.exhaustion();
-                if (exhausted.isPresent()) {
-                    throw new PeerRegistrationException("NIXL could not load the metadata of peer '" + peerId
-                            + "' (agent '" + md.agentName() + "'): " + exhausted.get() + "; " + e.getMessage(), e);
-                }
-                throw new PeerRegistrationException("NIXL could not connect to peer '" + peerId + "' (agent '"
-                        + md.agentName() + "') from metadata that is well-formed: " + e.getMessage()
-                        + " (its transports may be unreachable from here, or a native resource ran out)", e);
-            }
-            RemoteAgent remote = new RemoteAgent(loaded, md.nixlBlob(), targetFence);
-            if (!loaded.equals(md.agentName())) {
-                invalidateLocked(remote, "loaded under an unexpected name");
-                throw new MalformedPeerDescriptorException("NIXL loaded the metadata of peer '" + peerId
-                        + "' as agent '" + loaded + "', but it names '" + md.agentName() + "'");
-            }
-            remote.refs = 1;
-            remotes.put(loaded, remote);
-            return remote;
-        }
-    }
-
-    private void releaseRemote(RemoteAgent remote) {
-        synchronized (remotesLock) {
-            remote.refs--;
-            if (remote.refs == 0) {
-                invalidateLocked(remote, null);
-                remotes.remove(remote.name, remote);
-            }
-        }
-    }
-
-    private void invalidateLocked(RemoteAgent remote, String deadCause) {
-        if (deadCause != null && remote.deadCause == null) {
-            remote.deadCause = deadCause;
-        }
-        if (!remote.invalidated && !agent.isClosed()) {
-            remote.invalidated = true;
-            int status = agent.invalidateRemote(remote.name);
-            if (status != NixlStatus.SUCCESS && status != NixlStatus.ERROR_NOT_FOUND) {
-                LOG.log(Level.DEBUG, () -> this + ": " + NixlStatus.describe("nixl_capi_invalidate_remote_md('"
-                        + remote.name + "')", status));
-            }
-        }
-    }
-
     /** Marks a remote agent dead after a native error on one of its transfers, and invalidates it. */
     private void markDead(RemoteAgent remote, String cause) {
-        if (remote.deadCause != null) {
-            return;
-        }
-        synchronized (remotesLock) {
-            if (remote.deadCause == null) {
-                LOG.log(Level.WARNING, "{0}: NIXL agent ''{1}'' is considered dead ({2}); its transfers in flight"
-                        + " fail and new ones are refused until its peer is added again", this, remote.name, cause);
-                invalidateLocked(remote, cause);
-            }
-        }
+        remotes.markDead(remote, cause);
     }
 
     @Override
     public void abort(Object peerHandle) {
         NixlPeer peer = (NixlPeer) peerHandle;
         peer.aborted = true;
-        synchronized (remotesLock) {
-            // only the sole user may cut the connection; another peer id on the same agent stays up
-            if (peer.remote.refs == 1) {
-                invalidateLocked(peer.remote, "connection aborted (peer '" + peer.peerId + "' removed, replaced or"
-                        + " past its deadline)");
-            }
-        }
+        remotes.abort(peer.remote, "connection aborted (peer '" + peer.peerId + "' removed, replaced or past its"
+                + " deadline)");
     }
 
     @Override
     public void disconnect(Object peerHandle) {
         NixlPeer peer = (NixlPeer) peerHandle;
-        synchronized (remotesLock) {
+        synchronized (lifecycleLock) {
             if (peer.disconnected) {
                 return;
             }
@@ -356,7 +298,7 @@ public final class NixlEngine implements TransferEngine {
                         + peer + ")", status));
             }
         }
-        releaseRemote(peer.remote);
+        remotes.release(peer.remote);
     }
 
     // ------------------------------------------------------------------ transfers
@@ -578,7 +520,7 @@ public final class NixlEngine implements TransferEngine {
 
     @Override
     public void close(boolean leaked) {
-        synchronized (remotesLock) {
+        synchronized (lifecycleLock) {
             if (closed) {
                 return;
             }
@@ -604,12 +546,7 @@ public final class NixlEngine implements TransferEngine {
                 leaked = true;
             }
         }
-        synchronized (remotesLock) {
-            for (RemoteAgent r : remotes.values()) {
-                invalidateLocked(r, "transport closed");
-            }
-            remotes.clear();
-        }
+        remotes.closeAll("transport closed");
         if (leaked || !drained) {
             LOG.log(Level.WARNING, "{0}: closing with transfers NIXL still runs: the agent, its registration and the"
                     + " region stay allocated so that no late byte lands in freed memory", this);

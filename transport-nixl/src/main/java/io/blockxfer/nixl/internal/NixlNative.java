@@ -54,7 +54,8 @@ import java.util.Optional;
  * availability probe reports it.
  *
  * <p>Memory NIXL allocates for its outputs (local metadata, loaded agent names) is released with
- * {@link #free(MemorySegment)}, libc's {@code free}.
+ * {@link #free(MemorySegment)}: the process's {@code free} as NIXL's own calls bind it (an
+ * {@code LD_PRELOAD}ed allocator's, if any), not necessarily glibc's.
  *
  * <p><b>Thread safety:</b> the handles are immutable and the C functions are called with NIXL's
  * {@code NIXL_THREAD_SYNC_RW} agents, so calls may come from any thread, with the exceptions NIXL
@@ -122,7 +123,9 @@ public final class NixlNative {
     // ---------------------------------------------------------------- libc
     private static final MethodHandle SETENV = libc("setenv", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
             JAVA_INT));
-    private static final MethodHandle FREE = libc("free", FunctionDescriptor.ofVoid(ADDRESS));
+    private static final MethodHandle DLSYM = libc("dlsym", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle FREE = LINKER.downcallHandle(globalSymbol("free"), FunctionDescriptor.ofVoid(
+            ADDRESS));
     private static final MethodHandle DLOPEN = libc("dlopen", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
     private static final MethodHandle DLERROR = libc("dlerror", FunctionDescriptor.of(ADDRESS));
     private static final MethodHandle GETPID = libc("getpid", FunctionDescriptor.of(JAVA_INT));
@@ -169,6 +172,26 @@ public final class NixlNative {
     private static final MethodHandle GET_XFER_TELEMETRY = nixl("nixl_capi_get_xfer_telemetry", I_PJP);
 
     private NixlNative() {
+    }
+
+    /**
+     * {@code dlsym(RTLD_DEFAULT, name)}: the definition every library of the process binds to, an
+     * interposed allocator's ({@code LD_PRELOAD} of jemalloc, tcmalloc, heaptrack) included. NIXL's
+     * {@code malloc} of its outputs binds to that one, so their {@code free} must too; the JDK's
+     * {@link Linker#defaultLookup()} searches only libc and would hand glibc's {@code free} memory
+     * another allocator owns.
+     */
+    private static MemorySegment globalSymbol(String name) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment address = (MemorySegment) DLSYM.invokeExact(MemorySegment.NULL /* RTLD_DEFAULT */,
+                    a.allocateFrom(name));
+            if (address.equals(MemorySegment.NULL)) {
+                throw new NixlLoadException("dlsym(RTLD_DEFAULT, \"" + name + "\") found nothing");
+            }
+            return address;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     private static MethodHandle libc(String name, FunctionDescriptor fd) {
@@ -430,7 +453,7 @@ public final class NixlNative {
 
     // ================================================================ libc
 
-    /** libc {@code free}: releases an output NIXL allocated with {@code malloc}/{@code strdup}. */
+    /** {@code free} as NIXL's own calls bind it: releases an output NIXL allocated with {@code malloc}/{@code strdup}. */
     public static void free(MemorySegment pointer) {
         try {
             FREE.invokeExact(pointer);

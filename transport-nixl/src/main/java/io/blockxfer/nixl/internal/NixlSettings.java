@@ -10,7 +10,7 @@ import java.util.Map;
 /**
  * The agent configuration read from a transport's {@link NixlOptions options}: the seed's agent
  * config (backends, UCX thread count as the UCX parameter {@code num_threads}, progress thread,
- * telemetry capture) plus the progress delay and the telemetry history.
+ * telemetry capture) plus the progress delay, the telemetry history and the idle connections kept.
  *
  * <p><b>Thread safety:</b> immutable.
  *
@@ -20,9 +20,11 @@ import java.util.Map;
  * @param progressDelayMicros the progress thread's sleep between rounds
  * @param telemetry whether NIXL captures per-transfer telemetry
  * @param telemetryHistory how many transfers the telemetry ring keeps
+ * @param idleConnections how many connections to removed peers stay open for re-adding
  */
 public record NixlSettings(List<String> backends, Map<String, Map<String, String>> backendParams,
-        boolean progressThread, long progressDelayMicros, boolean telemetry, int telemetryHistory) {
+        boolean progressThread, long progressDelayMicros, boolean telemetry, int telemetryHistory,
+        int idleConnections) {
 
     /**
      * Reads the options.
@@ -53,6 +55,8 @@ public record NixlSettings(List<String> backends, Map<String, Map<String, String
         boolean telemetry = bool(options, NixlOptions.TELEMETRY, true);
         int history = (int) number(options, NixlOptions.TELEMETRY_HISTORY, NixlOptions.DEFAULT_TELEMETRY_HISTORY, 1,
                 1 << 20);
+        int idle = (int) number(options, NixlOptions.IDLE_CONNECTIONS, NixlOptions.DEFAULT_IDLE_CONNECTIONS, 0,
+                1 << 16);
         Map<String, Map<String, String>> params = new LinkedHashMap<>();
         for (String b : backends) {
             params.put(b, new LinkedHashMap<>());
@@ -61,7 +65,7 @@ public record NixlSettings(List<String> backends, Map<String, Map<String, String
             String key = e.getKey();
             if (!key.startsWith("nixl.") || key.equals(NixlOptions.BACKENDS) || key.equals(NixlOptions.PROGRESS_THREAD)
                     || key.equals(NixlOptions.PROGRESS_DELAY_MICROS) || key.equals(NixlOptions.TELEMETRY)
-                    || key.equals(NixlOptions.TELEMETRY_HISTORY)) {
+                    || key.equals(NixlOptions.TELEMETRY_HISTORY) || key.equals(NixlOptions.IDLE_CONNECTIONS)) {
                 continue;
             }
             String rest = key.substring("nixl.".length());
@@ -70,14 +74,15 @@ public record NixlSettings(List<String> backends, Map<String, Map<String, String
             if (backend == null || dot == rest.length() - 1) {
                 throw new IllegalArgumentException("unknown NIXL option '" + key + "': expected one of "
                         + List.of(NixlOptions.BACKENDS, NixlOptions.PROGRESS_THREAD, NixlOptions.PROGRESS_DELAY_MICROS,
-                                NixlOptions.TELEMETRY, NixlOptions.TELEMETRY_HISTORY)
+                                NixlOptions.TELEMETRY, NixlOptions.TELEMETRY_HISTORY, NixlOptions.IDLE_CONNECTIONS)
                         + " or nixl.<backend>.<param> for a backend in " + backends);
             }
             params.get(backend).put(rest.substring(dot + 1), e.getValue());
         }
         Map<String, Map<String, String>> frozen = new LinkedHashMap<>();
         params.forEach((k, v) -> frozen.put(k, Map.copyOf(v)));
-        return new NixlSettings(List.copyOf(backends), Map.copyOf(frozen), progress, delay, telemetry, history);
+        return new NixlSettings(List.copyOf(backends), Map.copyOf(frozen), progress, delay, telemetry, history,
+                idle);
     }
 
     private static String matchBackend(List<String> backends, String lower) {

@@ -2,20 +2,37 @@ package io.blockxfer.nixl.churn;
 
 import io.blockxfer.nixl.NixlProvider;
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * Churn of the {@code nixl} backend, for leaks: {@code peers N} adds and removes one peer N times
- * ({@code addPeer}/{@code removePeer}, a WRITE every 100th cycle); {@code transports N} opens and
- * closes a transport N times. Samples open file descriptors, threads and RSS of this process every
- * {@code N/20} cycles, prints {@code SAMPLE cycle fds threads rssKiB}, and at the end
- * {@code SLOPE fds threads rssKiB} per 1,000 cycles over the second half (least squares).
+ * Churn of the {@code nixl} backend, for leaks of file descriptors, threads and memory.
+ *
+ * <ul>
+ *   <li>{@code peers N}: adds and removes one live peer N times ({@code addPeer}/{@code removePeer},
+ *       a WRITE every 100th cycle);</li>
+ *   <li>{@code restarts N}: opens a target, adds it, writes to it, removes it and closes it, N times
+ *       (a peer that restarts: a new NIXL incarnation under the same agent name each time);</li>
+ *   <li>{@code transports N}: opens and closes a transport N times.</li>
+ * </ul>
+ * Samples open file descriptors, threads and RSS of this process 40 times over the run and prints
+ * each as {@code SAMPLE cycle fds threads rssKiB} when taken, then {@code SLOPE fds threads rssKiB}
+ * per 1,000 cycles over the second half (least squares). Run it with a fixed, pre-touched heap
+ * ({@code -Xms -Xmx -XX:+AlwaysPreTouch}, as {@code scripts/nixl-churn} does) so that RSS shows
+ * native memory and not the Java heap growing to its size. {@link Run} is the same loop for tests.
  *
  * <p><b>Thread safety:</b> a program; one thread.
  */
@@ -25,61 +42,126 @@ public final class NixlChurn {
     }
 
     /**
-     * Arguments: {@code peers|transports N}.
+     * Arguments: {@code peers|restarts|transports N}; options with {@code -Dchurn.options=k=v,k=v}.
      *
      * @param args what to churn and how often
      * @throws IOException if /proc cannot be read
      */
     public static void main(String[] args) throws IOException {
-        String what = args[0];
-        int n = Integer.parseInt(args[1]);
         NixlProvider provider = new NixlProvider();
         if (!provider.availability().isAvailable()) {
             throw new IllegalStateException(provider.availability().cause());
         }
-        int every = Math.max(1, n / 20);
-        long[][] samples = new long[n / every + 2][];
-        int count = 0;
-        if (what.equals("peers")) {
-            try (DataTransport a = provider.open(config("churn-a")); DataTransport b = provider.open(config("churn-b"))) {
-                var d = b.localDescriptor();
-                for (int i = 0; i <= n; i++) {
-                    if (i % every == 0) {
-                        samples[count++] = sample(i);
-                    }
-                    if (i == n) {
-                        break;
-                    }
-                    a.addPeer("b", d);
-                    if (i % 100 == 0) {
-                        long id = a.writeBlocks("b", new int[] {0}, new int[] {1});
-                        long end = System.nanoTime() + 10_000_000_000L;
-                        boolean seen = false;
-                        while (!seen && System.nanoTime() < end) {
-                            var r = a.poll("b");
-                            seen = r.doneCount() + r.failedCount() > 0 && (r.doneCount() > 0 && r.doneId(0) == id
-                                    || r.failedCount() > 0 && r.failedId(0) == id);
-                        }
-                    }
-                    a.removePeer("b");
+        long[][] samples;
+        try (Run run = new Run(provider, args[0], System.out)) {
+            samples = run.cycles(Integer.parseInt(args[1]), 40);
+        }
+        System.out.printf("SLOPE %.2f %.2f %.1f%n", slope(samples, 1), slope(samples, 2), slope(samples, 3));
+    }
+
+    /** One churn loop over an opened provider; {@link #close()} ends it. Not thread-safe. */
+    public static final class Run implements AutoCloseable {
+        private final NixlProvider provider;
+        private final String what;
+        private final PrintStream out;
+        private final List<DataTransport> open = new ArrayList<>();
+        private DataTransport initiator;
+        private PeerDescriptor target;
+        private long done;
+
+        /**
+         * @param what {@code peers}, {@code restarts} or {@code transports}
+         * @param out where samples are printed as taken, or null
+         */
+        public Run(NixlProvider provider, String what, PrintStream out) {
+            this.provider = provider;
+            this.what = what;
+            this.out = out;
+            switch (what) {
+                case "peers" -> {
+                    initiator = open(config("churn-a"));
+                    target = open(config("churn-b")).localDescriptor();
                 }
+                case "restarts" -> initiator = open(config("churn-a"));
+                case "transports" -> {
+                    // nothing stays open
+                }
+                default -> throw new IllegalArgumentException("churn what? peers, restarts or transports: " + what);
             }
-        } else {
+        }
+
+        private DataTransport open(TransportConfig config) {
+            DataTransport t = provider.open(config);
+            open.add(t);
+            return t;
+        }
+
+        /**
+         * Runs {@code n} more cycles, sampling {@code samples} times evenly (the first before the
+         * first cycle, the last after the last).
+         *
+         * @return {cycle, fds, threads, rss KiB} per sample; cycles count from this run's start
+         */
+        public long[][] cycles(int n, int samples) throws IOException {
+            int every = Math.max(1, n / samples);
+            List<long[]> taken = new ArrayList<>();
             for (int i = 0; i <= n; i++) {
-                if (i % every == 0) {
-                    samples[count++] = sample(i);
+                if (i % every == 0 || i == n) {
+                    long[] s = sample(done);
+                    taken.add(s);
+                    if (out != null) {
+                        out.printf("SAMPLE %d %d %d %d%n", s[0], s[1], s[2], s[3]);
+                        out.flush();
+                    }
                 }
                 if (i == n) {
                     break;
                 }
-                provider.open(config("churn-t")).close();
+                cycle();
+                done++;
+            }
+            return taken.toArray(new long[0][]);
+        }
+
+        private void cycle() {
+            switch (what) {
+                case "peers" -> {
+                    initiator.addPeer("b", target);
+                    if (done % 100 == 0) {
+                        write(initiator, "b");
+                    }
+                    initiator.removePeer("b");
+                }
+                case "restarts" -> {
+                    try (DataTransport b = provider.open(config("churn-b"))) {
+                        initiator.addPeer("b", b.localDescriptor());
+                        write(initiator, "b");
+                        initiator.removePeer("b");
+                    }
+                }
+                default -> provider.open(config("churn-t")).close();
             }
         }
-        for (int i = 0; i < count; i++) {
-            System.out.printf("SAMPLE %d %d %d %d%n", samples[i][0], samples[i][1], samples[i][2], samples[i][3]);
+
+        @Override
+        public void close() {
+            for (DataTransport t : open) {
+                t.close();
+            }
+            open.clear();
         }
-        System.out.printf("SLOPE %.2f %.2f %.1f%n", slope(samples, count, 1), slope(samples, count, 2),
-                slope(samples, count, 3));
+    }
+
+    /** One WRITE to {@code peer}, polled until it is reported (10 s at most). */
+    private static void write(DataTransport a, String peer) {
+        long id = a.writeBlocks(peer, new int[] {0}, new int[] {1});
+        long end = System.nanoTime() + 10_000_000_000L;
+        boolean seen = false;
+        while (!seen && System.nanoTime() < end) {
+            var r = a.poll(peer);
+            seen = r.doneCount() + r.failedCount() > 0 && (r.doneCount() > 0 && r.doneId(0) == id
+                    || r.failedCount() > 0 && r.failedId(0) == id);
+        }
     }
 
     private static TransportConfig config(String name) {
@@ -94,8 +176,30 @@ public final class NixlChurn {
         return b.build();
     }
 
-    /** {cycle, fds, threads, rss KiB}. */
-    static long[] sample(long cycle) throws IOException {
+    /** {@code malloc_trim(0)} of glibc, for {@code -Dchurn.trim=true}; null when not asked for. */
+    private static final MethodHandle MALLOC_TRIM = Boolean.getBoolean("churn.trim") ? mallocTrim() : null;
+
+    @SuppressWarnings("restricted")
+    private static MethodHandle mallocTrim() {
+        Linker linker = Linker.nativeLinker();
+        return linker.downcallHandle(linker.defaultLookup().find("malloc_trim").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
+    }
+
+    /**
+     * {cycle, fds, threads, rss KiB} of this process now. With {@code -Dchurn.trim=true} glibc's
+     * {@code malloc_trim(0)} runs first, so that memory freed but kept by the allocator (its
+     * fragmentation) does not count: what stays is memory still allocated.
+     */
+    public static long[] sample(long cycle) throws IOException {
+        if (MALLOC_TRIM != null) {
+            try {
+                int released = (int) MALLOC_TRIM.invokeExact(0L);
+                assert released >= 0;
+            } catch (Throwable t) {
+                throw new IllegalStateException("malloc_trim failed", t);
+            }
+        }
         long fds;
         try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
             fds = s.count();
@@ -113,7 +217,8 @@ public final class NixlChurn {
     }
 
     /** Least-squares slope of column {@code col} per 1,000 cycles over the second half of the samples. */
-    static double slope(long[][] s, int count, int col) {
+    public static double slope(long[][] s, int col) {
+        int count = s.length;
         int from = count / 2;
         int k = count - from;
         if (k < 2) {

@@ -57,8 +57,12 @@ class NixlBadMetadataTest {
     }
 
     private static TransportConfig config(String name) {
+        // no idle connections: a disconnect must then leave the remote agent unloaded, which is what
+        // shows that nothing of an accepted garbled blob stays behind (NixlConnectionReuseTest covers
+        // the idle ones)
         return TransportConfig.builder(RegionSpec.allocate(BLOCKS, BLOCK)).agentName(name)
-                .closeTimeout(Duration.ofSeconds(2)).build();
+                .option(io.blockxfer.nixl.NixlOptions.IDLE_CONNECTIONS, "0").closeTimeout(Duration.ofSeconds(2))
+                .build();
     }
 
     @AfterEach

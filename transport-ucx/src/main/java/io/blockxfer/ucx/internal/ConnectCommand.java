@@ -4,8 +4,9 @@ import io.blockxfer.transport.PeerRegistrationException;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Builds a peer's write endpoint and remote key on the loop thread. The registering thread waits
- * on {@link #result}; when it gives up first, the loop tears down what it built.
+ * Builds a peer's write endpoint and remote key on the loop thread, and asks UCX where the peer's
+ * region is mapped in this process. The registering thread waits on {@link #result}; when it gives
+ * up first, the loop tears down what it built.
  *
  * <p><b>Thread safety:</b> handed over through the loop's queue; {@link #result} is thread-safe.
  */
@@ -13,6 +14,8 @@ final class ConnectCommand implements LoopCommand {
 
     final UcxPeer peer;
     final CompletableFuture<UcxPeer> result = new CompletableFuture<>();
+    /** Where the peer's region is mapped in this process according to UCX (0: not), set before {@link #result}. */
+    long mappedAddress;
 
     ConnectCommand(UcxPeer peer) {
         this.peer = peer;

@@ -5,20 +5,23 @@ import org.openucx.jucx.ucp.UcpRequest;
 
 /**
  * The completion of one transfer's UCX requests: the flush after a WRITE's implicit puts, or the
- * gets of a READ. Counts the requests it waits for (plus a guard held while they are being issued,
- * because a request may complete inside the call that starts it). Pooled by the loop, and reused
- * only when every request it was given has ended; detached from its transfer when the transfer ends
- * another way first (endpoint failed or closed), so late callbacks find nothing to complete. JUCX
- * may call {@link #onError} for a request that also threw: the loop counts that call and ignores
- * the throw.
+ * gets of a READ, all on one {@link #endpoint}. Counts the requests it waits for (plus a guard held
+ * while they are being issued, because a request may complete inside the call that starts it), and
+ * keeps the endpoint's count of outstanding requests, which the endpoint's close waits for. Pooled
+ * by the loop, and reused only when every request it was given has ended; detached from its
+ * transfer when the transfer ends another way first (its endpoints closed), so late callbacks find
+ * nothing to complete. JUCX may call {@link #onError} for a request that also threw: the loop
+ * counts that call and ignores the throw. JUCX's own log line for each failed request is filtered
+ * out ({@link UcxLogFilter}); the loop logs a peer's failure once.
  *
- * <p><b>Thread safety:</b> called by JUCX on the loop thread, inside {@code progress()} or the call
- * that started the request; loop thread only.
+ * <p><b>Thread safety:</b> called by JUCX inside {@code progress()} or the call that started the
+ * request, by the owner of the loop's worker; owner only.
  */
 final class OpCallback extends UcxCallback {
 
     private final ProgressLoop loop;
     UcxTransfer transfer;
+    PeerEndpoint endpoint;
     int pending;
     int error;
     String errorMessage;
@@ -29,11 +32,13 @@ final class OpCallback extends UcxCallback {
 
     @Override
     public void onSuccess(UcpRequest request) {
+        endpoint.outstanding--;
         loop.requestEnded(this, UcsStatus.OK, null);
     }
 
     @Override
     public void onError(int status, String message) {
+        endpoint.outstanding--;
         loop.requestEnded(this, status, message);
     }
 }

@@ -68,6 +68,23 @@ final class OwnerMappings {
         return found;
     }
 
+    /**
+     * As {@link #mappedLength} for this process, read afresh (its own mappings come and go with
+     * every peer, so nothing is cached).
+     */
+    static long selfMappedLength(long inode, long address, boolean sysv) throws IOException {
+        try (BufferedReader in = Files.newBufferedReader(Path.of("/proc/self/maps"), StandardCharsets.ISO_8859_1)) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                long length = match(line, inode, address, sysv);
+                if (length >= 0) {
+                    return length;
+                }
+            }
+        }
+        return -1;
+    }
+
     /** Forgets what was cached about process {@code pid} (its segments may be gone). */
     static void forget(long pid) {
         String prefix = pid + ":";

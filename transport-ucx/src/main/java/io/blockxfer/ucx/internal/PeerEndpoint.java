@@ -2,6 +2,7 @@ package io.blockxfer.ucx.internal;
 
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
 import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpEndpointErrorHandler;
 import org.openucx.jucx.ucp.UcpEndpointParams;
@@ -11,18 +12,40 @@ import org.openucx.jucx.ucp.UcpWorker;
 
 /**
  * One UCP endpoint to a peer's worker, in peer error mode, with the peer's remote key unpacked on
- * it (remote keys belong to an endpoint), and its close.
+ * it (remote keys belong to an endpoint), the count of requests UCX holds on it, and its close.
  *
- * <p><b>Thread safety:</b> loop thread only.
+ * <p><b>Closing waits for the endpoint's requests.</b> UCX 1.18 frees an endpoint at once when it
+ * is force-closed, but a flush request that was waiting on it (for the peer's acknowledgements of
+ * software-emulated puts, or behind a full receive queue of the peer) can stay scheduled on the
+ * worker and run later against the freed endpoint: SIGSEGV in {@code ucp_ep_flush_progress}. So a
+ * close is issued only once no request of this endpoint is outstanding. A healthy peer ends them
+ * promptly; when the peer fails, UCX fails the endpoint itself (the error handler fires) and ends
+ * them with an error on the following progress calls, while the endpoint is still allocated. Waiting
+ * for them on a healthy peer also means the peer has sent every reply it owed this endpoint, so
+ * its own endpoint holds no queued reply when it later learns this one is gone (UCX 1.18 fails
+ * such replies through a path that can crash the peer, see {@link ProgressLoop}). After
+ * a force-close the remote key goes only once the close completed (a request UCX still queued
+ * reads it when it is finally sent); before a graceful close, nothing is in flight, so it goes
+ * first.
+ *
+ * <p><b>Thread safety:</b> owner of the loop's worker only.
  */
 final class PeerEndpoint {
 
     private static final System.Logger LOG = System.getLogger(PeerEndpoint.class.getName());
 
+    /** How long a close waits for the endpoint's requests before it is issued anyway. */
+    static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     final UcpEndpoint endpoint;
+    /** Requests of transfers issued on this endpoint that UCX has not ended. */
+    int outstanding;
     private UcpRemoteKey rkey;
     private UcpRequest closeRequest;
-    private boolean closeStarted;
+    private boolean closeAsked;
+    private long closeAskedNanos;
+    private boolean force;
+    private boolean closeIssued;
 
     private PeerEndpoint(UcpEndpoint endpoint, UcpRemoteKey rkey) {
         this.endpoint = endpoint;
@@ -59,16 +82,45 @@ final class PeerEndpoint {
     }
 
     /**
-     * Starts closing: gracefully (remote key first, then a flushing close) or by force (which
-     * cancels operations in flight; the remote key goes after it completes).
+     * Where the peer's memory at {@code remoteAddress} is mapped in this process through this
+     * endpoint's remote key ({@code ucp_rkey_ptr}), or 0; valid while the remote key lives.
      */
-    void startClose(boolean force) {
-        if (closeStarted) {
+    long mappedAddress(long remoteAddress) {
+        UcpRemoteKey k = rkey;
+        if (k == null) {
+            return 0;
+        }
+        Long handle = k.getNativeId();
+        return handle == null ? 0 : UcxLibrary.rkeyPtr(handle, remoteAddress);
+    }
+
+    /**
+     * Asks for a close, gracefully (a flushing close) or by force (which cancels what UCX still
+     * queues); issued at once when no request is outstanding, else by {@link #closeWhenIdle}.
+     */
+    void startClose(boolean byForce, long now) {
+        if (closeAsked) {
             return;
         }
-        closeStarted = true;
+        closeAsked = true;
+        closeAskedNanos = now;
+        force = byForce;
+        closeWhenIdle(now);
+    }
+
+    /**
+     * Issues the asked-for close once no request of this endpoint is outstanding, or once it waited
+     * {@link #CLOSE_WAIT_NANOS} for them: a peer that stopped answering (frozen, or closed while
+     * its process lives on, which UCX cannot tell on shared memory) never ends them. By then they
+     * wait for the peer, a state the force-close handles; the dangerous one lasts a progress call.
+     */
+    void closeWhenIdle(long now) {
+        if (!closeAsked || closeIssued || (outstanding > 0 && now - closeAskedNanos < CLOSE_WAIT_NANOS)) {
+            return;
+        }
+        closeIssued = true;
         if (!force) {
-            destroyRkey();
+            destroyRkey(); // nothing of this endpoint is in flight
         }
         try {
             closeRequest = force ? endpoint.closeNonBlockingForce() : endpoint.closeNonBlockingFlush();
@@ -78,12 +130,17 @@ final class PeerEndpoint {
         }
     }
 
-    /** Whether the close started and ended. */
-    boolean isClosed() {
-        return closeStarted && (closeRequest == null || closeRequest.isCompleted());
+    /** Whether the close is asked for but waits for outstanding requests. */
+    boolean closeWaits() {
+        return closeAsked && !closeIssued;
     }
 
-    /** Frees the remote key (idempotent). */
+    /** Whether the close was issued and ended. */
+    boolean isClosed() {
+        return closeIssued && (closeRequest == null || closeRequest.isCompleted());
+    }
+
+    /** Frees the remote key (idempotent); only after the endpoint closed, or before it had requests. */
     void destroyRkey() {
         if (rkey != null) {
             try {

@@ -5,6 +5,7 @@ import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.internal.queue.MpscRing;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.System.Logger.Level;
+import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
@@ -14,23 +15,31 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpRemoteKey;
+import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
 
 /**
  * Drives a transport's UCP worker (workers are single-threaded): takes commands from a queue,
- * issues each transfer as one put or get per contiguous run of blocks plus one flush of the
- * endpoint, progresses the worker, and publishes each transfer's outcome from its flush callback.
+ * issues each transfer, progresses the worker, and ends each transfer when UCX ended its requests.
+ * A WRITE is one implicit put per contiguous run of blocks plus one flush of the endpoint. A READ
+ * of a peer whose region is mapped in this process (shared memory on one host, see
+ * {@link PeerMapping}) is a copy from that mapping, done at once; any other READ is one get per run.
  *
  * <p><b>Who drives.</b> Exactly one thread at a time owns the worker, the command queue and
  * everything below marked "owner only"; ownership is a flag taken with a compare-and-set (which
  * also hands the owner's state over to the next owner). The loop's own thread owns it by default.
  * When polling threads may drive ({@link io.blockxfer.transport.ProgressMode#POLLING_THREAD}),
- * every poll tries to take the flag for one round (drain commands, {@code progress()}, finish
- * closes) and gives up at once if another thread holds it; while polls keep coming the loop's
- * thread lets go of the worker and sleeps ({@link WakeupGate#DORMANT}) instead of competing with
- * them for a core, and takes over again when they stop, or at once for a command that waits
- * (a peer registration). With {@link io.blockxfer.transport.ProgressMode#BACKEND_THREAD} only the
- * loop's thread drives.
+ * every poll tries to take the flag for one round (drain commands, {@code progress()}, collect
+ * ended requests, finish closes) and gives up at once if another thread holds it; while polls keep
+ * coming the loop's thread lets go of the worker and sleeps ({@link WakeupGate#DORMANT}) instead of
+ * competing with them for a core, and takes over again when they stop, or at once for a command
+ * that waits (a peer registration). How long "polls keep coming" means depends on whether work is
+ * outstanding: with nothing in flight, {@value #POLLER_GRACE_MICROS} us; with a transfer, a close
+ * or a command waiting, only {@value #BUSY_POLLER_GRACE_MICROS} us, so that a caller that sleeps
+ * between its polls never leaves a transfer waiting for its next poll to take the next step (a
+ * READ that UCX serves, a flush that waits for the peer): the loop's thread drives while the
+ * caller sleeps, as it would in {@link io.blockxfer.transport.ProgressMode#BACKEND_THREAD} mode.
+ * With {@link io.blockxfer.transport.ProgressMode#BACKEND_THREAD} only the loop's thread drives.
  *
  * <p><b>Sleeping.</b> While transfers or endpoint closes are outstanding the loop's thread keeps
  * calling {@code progress()}, which is also where UCX's keepalive runs, spinning first and then
@@ -39,10 +48,20 @@ import org.openucx.jucx.ucp.UcpWorker;
  * {@link WakeupGate}, so no submit is missed. A full command queue slows the submitter (bounded,
  * {@value #QUEUE_FULL_WAIT_MILLIS} ms) instead of failing its transfer.
  *
- * <p>A peer whose endpoint fails (its error handler fires, or an operation reports the failure) is
- * marked failed once: nothing more is issued on it, its endpoint is force-closed (UCX cannot abort
- * an RMA put otherwise) and every transfer still in flight on it fails when the close completes.
- * The same happens on {@link #abort}.
+ * <p><b>Failures and closes.</b> A peer whose endpoint fails (its error handler fires, or an
+ * operation reports the failure) is marked failed once: nothing more is issued on it and its
+ * endpoints are force-closed; a removed or replaced peer is aborted the same way. UCX cannot abort
+ * an RMA operation, and an endpoint must not be freed under a request UCX still holds on it (see
+ * {@link PeerEndpoint}), so a transfer ends only when UCX ended its requests, and an endpoint
+ * closes only after that. On a healthy peer that is at once; on a failed one UCX ends them with an
+ * error within a few progress calls.
+ *
+ * <p><b>Shutdown.</b> The worker is destroyed only when no request of this loop is left in UCX and
+ * a final flush of the worker completed (UCX's own replies to peers, such as software-emulated
+ * read data, are then sent): destroying a worker fails its queued requests, and UCX 1.18 fails its
+ * internal reply requests through a path that reads an uninitialised datatype and can crash
+ * ({@code ucp_request_dt_dereg}). If that does not happen within the shutdown bound the worker is
+ * left open, with its memory, and said so; {@link #workerDestroyed} tells the engine.
  *
  * <p><b>Thread safety:</b> {@link #execute}, {@link #driveFromPoller} and {@link #stop} from any
  * thread; everything else by the current owner of the worker.
@@ -56,18 +75,18 @@ final class ProgressLoop implements Runnable {
      *  then never pay for a wakeup. */
     private static final long IDLE_SPIN_NANOS = 200_000;
     private static final int DRAIN_BATCH = 1024;
-    /** How long after the last poll the loop's thread keeps leaving the worker to polling threads. */
-    private static final long POLLER_GRACE_NANOS = 1_000_000;
+    /** With nothing outstanding: how long after the last poll the loop's thread keeps leaving the worker to polls. */
+    static final long POLLER_GRACE_MICROS = 1_000;
+    /** With work outstanding: how long after the last poll the loop's thread keeps leaving the worker to polls. */
+    static final long BUSY_POLLER_GRACE_MICROS = 100;
     /** Polls note their time at most this often (a shared write per poll would cost more). */
     private static final long POLLER_NOTE_NANOS = 20_000;
     /** How long a submitter waits for room in a full command queue before its transfer fails. */
     static final long QUEUE_FULL_WAIT_MILLIS = 5_000;
-    /** How long a force-close may take before the peer's transfers are failed without it. */
-    private static final long FORCE_CLOSE_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** How long a graceful close may take before it is left to the worker's destruction. */
-    private static final long FLUSH_CLOSE_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
-    /** How long shutdown waits for endpoints to close. */
-    private static final long SHUTDOWN_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** After how long an endpoint close that still waits is worth a log line. */
+    private static final long SLOW_CLOSE_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** How long shutdown waits for UCX to end requests and close endpoints. */
+    private static final long SHUTDOWN_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** Default size of the command queue. */
     static final int QUEUE_CAPACITY = 1 << 16;
 
@@ -83,9 +102,12 @@ final class ProgressLoop implements Runnable {
 
     private final String name;
     private final UcpWorker worker;
+    private final MemorySegment local;
     private final long localBase;
     private final long blockLength;
     private final boolean pollersDrive;
+    private final long pollerGraceNanos;
+    private final long busyPollerGraceNanos;
     private final long queueFullWaitNanos;
     private final MpscRing<LoopCommand> commands;
     private final WakeupGate gate = new WakeupGate();
@@ -94,13 +116,17 @@ final class ProgressLoop implements Runnable {
     private final Object signalLock = new Object();
     @SuppressWarnings("unused") // accessed through OWNER: 1 while a thread drives the worker
     private volatile int owner;
-    private volatile long lastPollNanos = System.nanoTime() - 2 * POLLER_GRACE_NANOS;
+    private volatile long lastPollNanos;
+    /** Whether transfers, requests or closes are outstanding: published by the owner after each round. */
+    private volatile boolean busy;
     private volatile boolean stopping;
     private volatile boolean terminated;
+    private volatile boolean workerDestroyed;
     private boolean workerClosed; // guarded by signalLock
     private final AtomicLong waits = new AtomicLong();
     private final AtomicLong pollerRounds = new AtomicLong();
     private final AtomicLong queueFullWaits = new AtomicLong();
+    private final AtomicLong mappedReads = new AtomicLong();
 
     // ---- owner only
     private boolean drivingClosed;
@@ -110,19 +136,32 @@ final class ProgressLoop implements Runnable {
     private final ArrayDeque<OpCallback> callbacks = new ArrayDeque<>();
     private int inFlight;
 
-    ProgressLoop(String name, UcpWorker worker, long localBase, long blockLength, boolean pollersDrive) {
-        this(name, worker, localBase, blockLength, pollersDrive, QUEUE_CAPACITY, QUEUE_FULL_WAIT_MILLIS);
+    /**
+     * A loop over {@code worker} for the region {@code local} of blocks of {@code blockLength}
+     * bytes.
+     */
+    ProgressLoop(String name, UcpWorker worker, MemorySegment local, long blockLength, boolean pollersDrive) {
+        this(name, worker, local, blockLength, pollersDrive, QUEUE_CAPACITY, QUEUE_FULL_WAIT_MILLIS,
+                TimeUnit.MICROSECONDS.toNanos(POLLER_GRACE_MICROS));
     }
 
-    /** A loop with a queue of {@code queueCapacity} commands, whose submitters wait for room at most {@code queueFullWaitMillis}. */
-    ProgressLoop(String name, UcpWorker worker, long localBase, long blockLength, boolean pollersDrive,
-            int queueCapacity, long queueFullWaitMillis) {
+    /**
+     * A loop with a queue of {@code queueCapacity} commands, whose submitters wait for room at most
+     * {@code queueFullWaitMillis}, and whose thread leaves the worker to polls for
+     * {@code pollerGraceNanos} after the last one while nothing is outstanding.
+     */
+    ProgressLoop(String name, UcpWorker worker, MemorySegment local, long blockLength, boolean pollersDrive,
+            int queueCapacity, long queueFullWaitMillis, long pollerGraceNanos) {
         this.queueFullWaitNanos = TimeUnit.MILLISECONDS.toNanos(queueFullWaitMillis);
         this.name = name;
         this.worker = worker;
-        this.localBase = localBase;
+        this.local = local;
+        this.localBase = local.address();
         this.blockLength = blockLength;
         this.pollersDrive = pollersDrive;
+        this.pollerGraceNanos = pollerGraceNanos;
+        this.busyPollerGraceNanos = Math.min(pollerGraceNanos, TimeUnit.MICROSECONDS.toNanos(BUSY_POLLER_GRACE_MICROS));
+        this.lastPollNanos = System.nanoTime() - 2 * pollerGraceNanos;
         this.commands = new MpscRing<>(queueCapacity);
         this.thread = Thread.ofPlatform().name(name).daemon().unstarted(this);
     }
@@ -221,9 +260,16 @@ final class ProgressLoop implements Runnable {
             if (drivingClosed) {
                 return 0;
             }
+            boolean wasBusy = busy;
             int work = round();
             if (work > 0) {
                 pollerRounds.incrementAndGet();
+            }
+            if (!wasBusy && busy) {
+                // work outlives this round: the loop's thread, maybe napping for the long grace
+                // (the gate cannot tell: a submit since its nap shows as NOTIFIED), naps shorter
+                // from now on, so it steps in if this caller does not poll again soon
+                LockSupport.unpark(thread);
             }
             return work;
         } finally {
@@ -239,12 +285,18 @@ final class ProgressLoop implements Runnable {
         OWNER.setVolatile(this, 0);
     }
 
+    /** Whether polls drive: one came within the grace that fits whether work is outstanding. */
     private boolean pollersActive() {
-        return pollersDrive && System.nanoTime() - lastPollNanos < POLLER_GRACE_NANOS;
+        return pollersDrive && System.nanoTime() - lastPollNanos < graceNanos();
+    }
+
+    private long graceNanos() {
+        return busy || !commands.isEmpty() ? busyPollerGraceNanos : pollerGraceNanos;
     }
 
     /**
-     * Stops the loop: rejects queued commands, closes every endpoint (bounded), destroys the worker.
+     * Stops the loop: rejects queued commands, closes every endpoint (bounded), destroys the worker
+     * when nothing of it is left in UCX.
      *
      * @return whether the thread ended within {@code timeoutMillis}
      */
@@ -313,18 +365,19 @@ final class ProgressLoop implements Runnable {
         long lastWork = System.nanoTime();
         while (!stopping) {
             if (pollersActive()) {
-                // polls drive: stay out of their way, but run commands nobody else runs
+                // polls drive: stay out of their way, but run commands nobody else runs, and
+                // look again soon while work is outstanding
                 if (owned) {
                     disown();
                     owned = false;
                 }
                 if (gate.maySleep(WakeupGate.DORMANT) && !stopping) {
-                    LockSupport.parkNanos(POLLER_GRACE_NANOS);
+                    LockSupport.parkNanos(graceNanos());
                 }
                 gate.awake();
-                if (tryOwn()) {
+                if (!commands.isEmpty() && tryOwn()) {
                     try {
-                        if (!drivingClosed && !commands.isEmpty()) {
+                        if (!drivingClosed) {
                             round();
                         }
                     } finally {
@@ -347,7 +400,7 @@ final class ProgressLoop implements Runnable {
                 lastWork = System.nanoTime();
             } else if (System.nanoTime() - lastWork < IDLE_SPIN_NANOS) {
                 Thread.onSpinWait();
-            } else if (inFlight > 0 || !closing.isEmpty()) {
+            } else if (busy) {
                 if (++idle < SPINS) {
                     Thread.onSpinWait();
                 } else {
@@ -368,7 +421,7 @@ final class ProgressLoop implements Runnable {
         return owned;
     }
 
-    /** One round of driving: run queued commands, progress the worker, finish closes. */
+    /** One round of driving: run queued commands, progress the worker, move closes on. */
     private int round() {
         int work = drain();
         try {
@@ -380,6 +433,10 @@ final class ProgressLoop implements Runnable {
             throw new IllegalStateException(name + ": UcpWorker.progress() failed", e);
         }
         work += afterProgress();
+        boolean nowBusy = inFlight > 0 || !closing.isEmpty() || !toForceClose.isEmpty();
+        if (nowBusy != busy) {
+            busy = nowBusy;
+        }
         return work;
     }
 
@@ -403,24 +460,33 @@ final class ProgressLoop implements Runnable {
         return n;
     }
 
-    /** Force-closes peers that failed inside {@code progress()}, and finishes endpoint closes. */
+    /** Force-closes peers that failed inside {@code progress()}, and moves endpoint closes on. */
     private int afterProgress() {
         int work = 0;
         UcxPeer p;
         while ((p = toForceClose.poll()) != null) {
-            forceClose(p);
+            startClose(p, true);
             work++;
         }
         if (!closing.isEmpty()) {
             long now = System.nanoTime();
             for (int i = closing.size() - 1; i >= 0; i--) {
                 UcxPeer c = closing.get(i);
-                boolean done = c.endpointsClosed();
-                long grace = c.state == UcxPeer.CLOSED ? FLUSH_CLOSE_GRACE_NANOS : FORCE_CLOSE_GRACE_NANOS;
-                if (done || now - c.closeStartedNanos > grace) {
+                if (c.writes != null) {
+                    c.writes.closeWhenIdle(now);
+                }
+                if (c.reads != null) {
+                    c.reads.closeWhenIdle(now);
+                }
+                if (c.endpointsClosed()) {
                     closing.remove(i);
-                    closed(c, done);
+                    closed(c);
                     work++;
+                } else if (!c.slowCloseLogged && now - c.closeStartedNanos > SLOW_CLOSE_NANOS) {
+                    c.slowCloseLogged = true;
+                    LOG.log(Level.DEBUG, () -> name + ": the endpoints of " + c + " are still closing after "
+                            + TimeUnit.NANOSECONDS.toMillis(SLOW_CLOSE_NANOS) + " ms (" + c.inFlight
+                            + " transfers still held by UCX)");
                 }
             }
         }
@@ -431,14 +497,26 @@ final class ProgressLoop implements Runnable {
 
     /**
      * Issues a transfer: a WRITE as one implicit put per contiguous run of blocks and one flush of
-     * the write endpoint; a READ as one get request per run on the read endpoint. Reads get their
-     * own endpoint because UCX 1.18 crashes (in {@code ucp_ep_flush_progress}) when an endpoint is
-     * force-closed while a flush waits behind software-emulated gets.
+     * the write endpoint; a READ of a mapped peer as a copy per run, ended at once; any other READ
+     * as one get request per run on the read endpoint. Reads get their own endpoint because UCX 1.18
+     * crashes (in {@code ucp_ep_flush_progress}) when an endpoint is force-closed while a flush
+     * waits behind software-emulated gets.
      */
     void issue(UcxTransfer t) {
         UcxPeer p = t.peer;
         boolean write = t.op == TransferOp.WRITE;
-        PeerEndpoint pe = p.usable() && !p.closing ? (write ? p.writes : readEndpoint(p)) : null;
+        if (!p.usable() || p.closing) {
+            t.status = TransferEngine.FAILED;
+            return;
+        }
+        if (!write) {
+            MemorySegment mapped = p.mapped;
+            if (mapped != null) {
+                copyFrom(mapped, t);
+                return;
+            }
+        }
+        PeerEndpoint pe = write ? p.writes : readEndpoint(p);
         if (pe == null) {
             t.status = TransferEngine.FAILED;
             return;
@@ -448,12 +526,84 @@ final class ProgressLoop implements Runnable {
             cb = new OpCallback(this);
         }
         cb.transfer = t;
+        cb.endpoint = pe;
         cb.pending = 1; // the issuing guard
         t.callback = cb;
         p.link(t);
         inFlight++;
         UcpEndpoint ep = pe.endpoint;
         UcpRemoteKey rkey = pe.rkey();
+        int[] l = t.localBlocks;
+        int[] r = t.remoteBlocks;
+        int n = t.count;
+        RuntimeException failure = null;
+        try {
+            int i = 0;
+            while (i < n) {
+                int run = 1;
+                while (i + run < n && l[i + run] == l[i] + run && r[i + run] == r[i] + run) {
+                    run++;
+                }
+                long localAddress = localBase + l[i] * blockLength;
+                long remote = p.remoteBase + r[i] * blockLength;
+                long bytes = run * blockLength;
+                if (write) {
+                    ep.putNonBlockingImplicit(localAddress, bytes, remote, rkey);
+                } else {
+                    cb.pending++;
+                    pe.outstanding++;
+                    try {
+                        ep.getNonBlocking(remote, rkey, localAddress, bytes, cb);
+                    } catch (RuntimeException e) {
+                        untrack(cb, pe, e);
+                        throw e;
+                    }
+                }
+                i += run;
+            }
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        if (write) {
+            // also after a failed put: the flush covers the puts issued before it
+            cb.pending++;
+            pe.outstanding++;
+            try {
+                ep.flushNonBlocking(cb);
+            } catch (RuntimeException e) {
+                untrack(cb, pe, e);
+                if (failure == null) {
+                    failure = e;
+                }
+            }
+        }
+        if (failure != null) {
+            // the transfer fails once UCX ended what was issued of it; the peer takes no more now
+            int status = UcsStatus.statusOf(failure, UcsStatus.CONNECTION_RESET);
+            String what = (write ? "put: " : "get: ") + UcsStatus.describe(failure);
+            if (cb.error == UcsStatus.OK) {
+                cb.error = status;
+                cb.errorMessage = what;
+            }
+            peerFailed(p, status, what);
+        }
+        requestEnded(cb, UcsStatus.OK, null); // releases the issuing guard
+    }
+
+    /**
+     * A request call threw: when UCX returned the error (the exception carries its status), JUCX
+     * has already called the callback, which counted the request off; otherwise JUCX never took the
+     * request, and it is counted off here.
+     */
+    private static void untrack(OpCallback cb, PeerEndpoint pe, RuntimeException e) {
+        if (UcsStatus.statusOf(e, UcsStatus.OK) == UcsStatus.OK) {
+            cb.pending--;
+            pe.outstanding--;
+        }
+    }
+
+    /** A READ of a peer whose region is mapped here: a copy per run, and done. */
+    private void copyFrom(MemorySegment mapped, UcxTransfer t) {
         int[] l = t.localBlocks;
         int[] r = t.remoteBlocks;
         int n = t.count;
@@ -464,31 +614,21 @@ final class ProgressLoop implements Runnable {
                 while (i + run < n && l[i + run] == l[i] + run && r[i + run] == r[i] + run) {
                     run++;
                 }
-                long local = localBase + l[i] * blockLength;
-                long remote = p.remoteBase + r[i] * blockLength;
-                long bytes = run * blockLength;
-                if (write) {
-                    ep.putNonBlockingImplicit(local, bytes, remote, rkey);
-                } else {
-                    cb.pending++;
-                    ep.getNonBlocking(remote, rkey, local, bytes, cb);
-                }
+                MemorySegment.copy(mapped, r[i] * blockLength, local, l[i] * blockLength, run * blockLength);
                 i += run;
             }
-            if (write) {
-                cb.pending++;
-                ep.flushNonBlocking(cb);
-            }
+            mappedReads.incrementAndGet();
+            t.status = TransferEngine.DONE;
         } catch (RuntimeException e) {
-            // JUCX has already called onError for a request that threw; complete() is idempotent
-            complete(t, TransferEngine.FAILED);
-            peerFailed(p, UcsStatus.statusOf(e, UcsStatus.CONNECTION_RESET), (write ? "put: " : "get: ")
-                    + UcsStatus.describe(e));
+            LOG.log(Level.ERROR, name + ": copying a READ from the mapped region of " + t.peer + " failed", e);
+            t.status = TransferEngine.FAILED;
         }
-        requestEnded(cb, UcsStatus.OK, null); // releases the issuing guard
     }
 
-    /** One request of a transfer ended: the last one completes the transfer, unless it ended already. */
+    /**
+     * One request of a transfer ended (or the issuing guard was released): the last one ends the
+     * transfer, with the first error any of them had, unless it ended already.
+     */
     void requestEnded(OpCallback cb, int status, String message) {
         try {
             if (status != UcsStatus.OK && cb.error == UcsStatus.OK) {
@@ -502,6 +642,7 @@ final class ProgressLoop implements Runnable {
             int error = cb.error;
             String errorMessage = cb.errorMessage;
             cb.transfer = null;
+            cb.endpoint = null;
             cb.error = UcsStatus.OK;
             cb.errorMessage = null;
             callbacks.addFirst(cb);
@@ -521,6 +662,10 @@ final class ProgressLoop implements Runnable {
 
     /** Ends a transfer once; a callback still registered with UCX is detached, not reused. */
     private void complete(UcxTransfer t, int status) {
+        if (t.linked) {
+            t.peer.unlink(t);
+            inFlight--;
+        }
         if (t.status != TransferEngine.PENDING) {
             return;
         }
@@ -531,13 +676,10 @@ final class ProgressLoop implements Runnable {
                 cb.transfer = null;
             }
         }
-        if (t.linked) {
-            t.peer.unlink(t);
-            inFlight--;
-        }
         t.status = status;
     }
 
+    /** Fails what is still linked to a peer whose endpoints closed (UCX did not end it on its own). */
     private void failInFlight(UcxPeer p) {
         while (p.first != null) {
             complete(p.first, TransferEngine.FAILED);
@@ -546,7 +688,7 @@ final class ProgressLoop implements Runnable {
 
     // ------------------------------------------------------------------ peers
 
-    /** Builds the write endpoint and remote key of a peer. */
+    /** Builds the write endpoint and remote key of a peer, and asks where its region is mapped. */
     void connect(ConnectCommand c) {
         UcxPeer p = c.peer;
         try {
@@ -559,6 +701,12 @@ final class ProgressLoop implements Runnable {
                     + "' from its metadata (" + p.metadata + "): " + UcsStatus.describe(e)
                     + ResourceShortage.describe(), e));
             return;
+        }
+        try {
+            c.mappedAddress = p.writes.mappedAddress(p.remoteBase);
+        } catch (RuntimeException | LinkageError e) {
+            LOG.log(Level.DEBUG, () -> name + ": asking UCX where " + p + " is mapped failed: " + e);
+            c.mappedAddress = 0;
         }
         peers.add(p);
         if (!c.result.complete(p)) {
@@ -606,7 +754,7 @@ final class ProgressLoop implements Runnable {
         toForceClose.add(p);
     }
 
-    /** Aborts a peer: force-closes its endpoints, failing its transfers in flight. */
+    /** Aborts a peer: force-closes its endpoints once UCX ended what it holds of them. */
     void abort(UcxPeer p) {
         if (p.state == UcxPeer.ALIVE) {
             p.failure = "connection aborted (peer removed, replaced or past its deadline)";
@@ -631,32 +779,26 @@ final class ProgressLoop implements Runnable {
         startClose(p, !healthy);
     }
 
-    private void forceClose(UcxPeer p) {
-        startClose(p, true);
-    }
-
     private void startClose(UcxPeer p, boolean force) {
         if (p.closing) {
             return;
         }
         p.closing = true;
-        p.closeStartedNanos = System.nanoTime();
+        long now = System.nanoTime();
+        p.closeStartedNanos = now;
         if (p.writes != null) {
-            p.writes.startClose(force);
+            p.writes.startClose(force, now);
         }
         if (p.reads != null) {
-            p.reads.startClose(force);
+            p.reads.startClose(force, now);
         }
         closing.add(p);
     }
 
-    /** A peer's endpoints closed (or the grace ran out): fail what is left, free the remote keys. */
-    private void closed(UcxPeer p, boolean completed) {
-        if (!completed) {
-            LOG.log(Level.DEBUG, () -> name + ": the endpoint close of " + p + " did not complete in time");
-        }
+    /** A peer's endpoints closed: nothing of it is left in UCX; free the remote keys. */
+    private void closed(UcxPeer p) {
         failInFlight(p);
-        // after a force-close the remote keys go last: operations using them had to end first
+        p.mapped = null;
         if (p.writes != null) {
             p.writes.destroyRkey();
         }
@@ -675,29 +817,47 @@ final class ProgressLoop implements Runnable {
 
     private void shutdown() {
         rejectQueued();
+        boolean drained = false;
         try {
             for (UcxPeer p : new ArrayList<>(peers)) {
                 disconnect(p);
             }
             long deadline = System.nanoTime() + SHUTDOWN_NANOS;
-            while (!closing.isEmpty() && System.nanoTime() - deadline < 0) {
+            while ((!closing.isEmpty() || !toForceClose.isEmpty()) && System.nanoTime() - deadline < 0) {
                 worker.progress();
                 afterProgress();
+            }
+            if (closing.isEmpty()) {
+                // UCX's own sends (replies to peers' software-emulated reads and puts) go out
+                // before the worker goes
+                UcpRequest flush = worker.flushNonBlocking(null);
+                while (!flush.isCompleted() && System.nanoTime() - deadline < 0) {
+                    worker.progress();
+                }
+                drained = flush.isCompleted();
             }
         } catch (Throwable t) {
             LOG.log(Level.WARNING, name + ": closing endpoints at shutdown failed", t);
         }
+        // nobody progresses the worker any more: what it still holds never moves again
         for (UcxPeer p : peers) {
             failInFlight(p);
         }
         for (UcxPeer p : closing) {
             failInFlight(p);
         }
+        if (!drained) {
+            LOG.log(Level.WARNING, "{0}: UCX still holds requests of this transport or replies to its peers after"
+                    + " {1} ms; the UCP worker is left open with its memory (destroying it under them could crash"
+                    + " this process)", name, TimeUnit.NANOSECONDS.toMillis(SHUTDOWN_NANOS));
+            return;
+        }
         synchronized (signalLock) {
             workerClosed = true;
         }
         try {
             worker.close();
+            workerDestroyed = true;
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, name + ": destroying the UCP worker failed: " + e);
         }
@@ -705,6 +865,11 @@ final class ProgressLoop implements Runnable {
 
     boolean isTerminated() {
         return terminated;
+    }
+
+    /** Whether shutdown destroyed the worker (false: it was left open, and its memory must stay). */
+    boolean workerDestroyed() {
+        return workerDestroyed;
     }
 
     /** The state of the sleep handshake (for tests). */
@@ -725,6 +890,11 @@ final class ProgressLoop implements Runnable {
     /** How many submits found the command queue full and had to wait (for tests). */
     long queueFullWaits() {
         return queueFullWaits.get();
+    }
+
+    /** How many READs were copies from a peer's mapped region (for tests). */
+    long mappedReads() {
+        return mappedReads.get();
     }
 
     /** Whether polls may drive the worker. */

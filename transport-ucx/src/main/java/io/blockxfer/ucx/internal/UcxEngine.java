@@ -24,10 +24,11 @@ import org.openucx.jucx.ucp.UcpWorkerParams;
 /**
  * The UCX {@link TransferEngine}: one UCP context with RMA and wakeup, one registered region, and
  * one {@link ProgressLoop} that owns the worker. Publishes {@link UcxMetadata}; a peer is one
- * endpoint in peer error mode plus one unpacked remote key, built once on the loop thread (and a
- * second pair for READs, built on the first one). A transfer is queued to the loop and issued there
- * as one implicit put per contiguous run plus one flush (a READ: one get per run); {@link #status}
- * is a volatile read.
+ * endpoint in peer error mode plus one unpacked remote key, built once on the loop thread, and the
+ * place its region is mapped in this process when UCX maps it here ({@link PeerMapping}); READs of
+ * other peers get a second endpoint and key, built on the first one. A transfer is queued to the
+ * loop and issued there as one implicit put per contiguous run plus one flush (a READ: a copy from
+ * the mapped region, or one get per run); {@link #status} is a volatile read.
  *
  * <p>UCX cannot abort an RMA operation in flight: {@link #abort} force-closes the peer's endpoint,
  * which ends its operations, and a transfer stays owned by the engine until that happens.
@@ -76,6 +77,14 @@ public final class UcxEngine implements TransferEngine {
      *     this host ({@link MemoryBudget})
      */
     public UcxEngine(TransportConfig config) {
+        this(config, TimeUnit.MICROSECONDS.toNanos(ProgressLoop.POLLER_GRACE_MICROS));
+    }
+
+    /**
+     * An engine whose progress thread leaves the worker to polls for {@code pollerGraceNanos} after
+     * the last one while nothing is outstanding (for tests that need polls to count as active).
+     */
+    UcxEngine(TransportConfig config, long pollerGraceNanos) {
         UcxLibrary.ensureLoaded();
         this.agentName = config.agentName();
         UcxSettings settings = UcxSettings.resolve(config.options());
@@ -113,8 +122,9 @@ public final class UcxEngine implements TransferEngine {
             }
             this.region = mapped;
             this.progressMode = resolve(config.progressMode());
-            this.loop = new ProgressLoop("blockxfer-ucx-" + agentName, worker, r.baseAddress(), r.blockLength(),
-                    progressMode == ProgressMode.POLLING_THREAD);
+            this.loop = new ProgressLoop("blockxfer-ucx-" + agentName, worker, r.segment(), r.blockLength(),
+                    progressMode == ProgressMode.POLLING_THREAD, ProgressLoop.QUEUE_CAPACITY,
+                    ProgressLoop.QUEUE_FULL_WAIT_MILLIS, pollerGraceNanos);
         } catch (RuntimeException | Error e) {
             closeQuietly(mapped, worker, e);
             throw new TransportException("opening a UCX transport for " + config.region() + " failed: "
@@ -189,8 +199,9 @@ public final class UcxEngine implements TransferEngine {
         } catch (IllegalStateException e) {
             throw new PeerRegistrationException("registering peer '" + peerId + "' failed: " + e.getMessage(), e);
         }
+        UcxPeer connected;
         try {
-            return command.result.get(CONNECT_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            connected = command.result.get(CONNECT_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof TransportException te) {
                 throw te;
@@ -206,6 +217,11 @@ public final class UcxEngine implements TransferEngine {
             Thread.currentThread().interrupt();
             throw new PeerRegistrationException("registering peer '" + peerId + "' was interrupted", e);
         }
+        // READs of a peer whose region UCX mapped here copy from the mapping, once the kernel
+        // confirms where it is; nothing reads it before this handle is returned
+        connected.mapped = PeerMapping.of(command.mappedAddress, remote, peer.baseAddress(),
+                (long) peer.numBlocks() * peer.blockLength());
+        return connected;
     }
 
     @Override
@@ -278,7 +294,7 @@ public final class UcxEngine implements TransferEngine {
             LOG.log(Level.WARNING, "{0}: the UCX progress thread did not stop within {1} ms", this,
                     STOP_TIMEOUT_MILLIS);
         }
-        if (leaked || !stopped) {
+        if (leaked || !stopped || !loop.workerDestroyed()) {
             LOG.log(Level.WARNING, "{0}: transfers may still be in flight; the UCX context and its memory are"
                     + " left mapped", this);
             return;

@@ -17,6 +17,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -31,8 +33,8 @@ import org.openucx.jucx.ucp.UcpParams;
  * {@code libucm, libucs, libuct, libucp} by absolute path so that libjucx's dependencies resolve by
  * soname without {@code LD_LIBRARY_PATH}, checks the version with {@code ucp_get_version}, and only
  * then touches a JUCX class (whose static initialiser fails for good when {@code libucp.so.0} is
- * missing). The outcome is probed once per process and cached; a load error is kept as the
- * availability's error, never swallowed.
+ * missing). It also installs {@link UcxLogFilter}. The outcome is probed once per process and
+ * cached; a load error is kept as the availability's error, never swallowed.
  *
  * <p>Every foreign function handle of the backend lives here.
  *
@@ -49,8 +51,8 @@ public final class UcxLibrary {
 
     private static volatile Probe probe;
 
-    /** The outcome of the one probe of this process. */
-    private record Probe(Availability availability, String version, String where) {
+    /** The outcome of the one probe of this process; {@code ucp} finds libucp's functions. */
+    private record Probe(Availability availability, String version, String where, SymbolLookup ucp) {
     }
 
     private UcxLibrary() {
@@ -154,6 +156,8 @@ public final class UcxLibrary {
                     .ALLOW_UNCERTIFIED_PROPERTY + "=true: " + uncertified + ". Expect crashes of this JVM; peer"
                     + " descriptors are checked against UCX 1.18's formats, which this UCX may not use.");
         }
+        installLogFilter(lookup).ifPresent(why -> LOG.log(System.Logger.Level.DEBUG,
+                "JUCX's line per failed request stays in the log: " + why));
         try {
             // the first JUCX class touched: its static initialiser loads libjucx, whose NEEDED
             // libucp.so.0 now resolves to the library loaded above
@@ -162,7 +166,7 @@ public final class UcxLibrary {
             return unavailable("UCX " + version + " loaded from " + file + ", but jucx " + jucxVersion()
                     + " could not create a UCP context: " + e, e, version, file);
         }
-        return new Probe(Availability.available(), version, file);
+        return new Probe(Availability.available(), version, file, lookup);
     }
 
     /**
@@ -190,7 +194,35 @@ public final class UcxLibrary {
 
     private static Probe unavailable(String cause, Throwable error, String version, String where) {
         return new Probe(error == null ? Availability.unavailable(cause) : Availability.unavailable(cause, error),
-                version, where);
+                version, where, null);
+    }
+
+    /**
+     * Puts {@link UcxLogFilter#filter} in front of UCX's log printer ({@code ucs_log_push_handler}),
+     * through an upcall stub kept for the life of the process.
+     *
+     * @return why it could not be installed, or empty
+     */
+    private static Optional<String> installLogFilter(SymbolLookup ucp) {
+        Optional<MemorySegment> push = ucp.find("ucs_log_push_handler");
+        if (push.isEmpty()) {
+            return Optional.of("this UCX has no ucs_log_push_handler");
+        }
+        try {
+            MethodHandle filter = MethodHandles.lookup().findStatic(UcxLogFilter.class, "filter",
+                    MethodType.methodType(int.class, MemorySegment.class, int.class, MemorySegment.class, int.class,
+                            MemorySegment.class, MemorySegment.class, MemorySegment.class));
+            // ucs_log_func_t: (file, line, function, level, component config, format, va_list); a
+            // va_list parameter is passed by address on x86-64 and aarch64
+            MemorySegment stub = LINKER.upcallStub(filter, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS,
+                    JAVA_INT, ADDRESS, ADDRESS, ADDRESS), Arena.global());
+            MethodHandle pushHandler = LINKER.downcallHandle(push.get(), FunctionDescriptor.ofVoid(ADDRESS));
+            pushHandler.invokeExact(stub);
+            UcxLogFilter.installed(true);
+            return Optional.empty();
+        } catch (Throwable t) {
+            return Optional.of("installing a UCX log handler failed: " + t);
+        }
     }
 
     /** The version of the jucx jar on the class path, from its Maven metadata. */
@@ -254,6 +286,45 @@ public final class UcxLibrary {
         } catch (Throwable t) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * {@code ucp_rkey_ptr}: where the peer's memory at {@code remoteAddress}, reached through the
+     * unpacked remote key {@code rkey}, is mapped in this process, when its transport mapped it here
+     * (shared memory); 0 when it did not (the key reaches the memory only through the network or a
+     * software-emulated protocol). The mapping lives as long as the remote key. UCX computes the
+     * address without bounds: callers check it against this process's mappings.
+     *
+     * @param rkey the {@code ucp_rkey_h} of an unpacked remote key
+     */
+    static long rkeyPtr(long rkey, long remoteAddress) {
+        MethodHandle h = RkeyPtr.HANDLE;
+        if (h == null || rkey == 0) {
+            return 0;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ADDRESS);
+            int status = (int) h.invokeExact(MemorySegment.ofAddress(rkey), remoteAddress, out);
+            return status == 0 ? out.get(ADDRESS, 0).address() : 0;
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("ucp_rkey_ptr failed", t);
+        }
+    }
+
+    /** The {@code ucp_rkey_ptr} handle, made on first use (null when UCX did not load). */
+    private static final class RkeyPtr {
+        static final MethodHandle HANDLE = ucpHandle("ucp_rkey_ptr",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    }
+
+    private static MethodHandle ucpHandle(String name, FunctionDescriptor descriptor) {
+        Probe p = probe();
+        if (p.ucp == null) {
+            return null;
+        }
+        return p.ucp.find(name).map(f -> LINKER.downcallHandle(f, descriptor)).orElse(null);
     }
 
     /**

@@ -1,13 +1,19 @@
 package io.blockxfer.ucx.internal;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * One registered peer: the region its descriptor advertised, its metadata, its endpoints (one for
- * writes, built at registration; one for reads, built on the first READ, so that a write's flush
- * never waits on reads), its transfers in flight, and whether it can still take transfers.
+ * writes, built at registration; one for reads that UCX serves, built on the first such READ, so
+ * that a write's flush never waits on reads), where its region is mapped in this process when it
+ * is (READs then copy from it; see {@link PeerMapping}), its transfers in flight, and whether it
+ * can still take transfers.
  *
- * <p><b>Thread safety:</b> the identity fields are final; {@link #state}, {@link #aborted} and
- * {@link #failure} are volatile, read by submitters and written by the loop (the abort flag by
- * whoever aborts); everything else belongs to the loop thread.
+ * <p><b>Thread safety:</b> the identity fields are final; {@link #state}, {@link #aborted},
+ * {@link #failure} and {@link #mapped} are volatile, {@link #mapped} written once by the
+ * registering thread before the peer is handed out, the others read by submitters and written by
+ * the loop (the abort flag by whoever aborts); everything else belongs to the owner of the loop's
+ * worker.
  */
 final class UcxPeer {
 
@@ -28,12 +34,15 @@ final class UcxPeer {
     volatile int state = ALIVE;
     volatile boolean aborted;
     volatile String failure = "";
+    /** The peer's region as mapped in this process, or null; used only while the peer is not closing. */
+    volatile MemorySegment mapped;
 
     // ---- loop thread only
     PeerEndpoint writes;
     PeerEndpoint reads;
     boolean closing;
     long closeStartedNanos;
+    boolean slowCloseLogged;
     boolean disconnectRequested;
     UcxTransfer first;
     UcxTransfer last;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blockxfer.ucx.UcxTestSupport;
+import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -85,8 +86,8 @@ class ProgressLoopQueueTest {
     @ParameterizedTest(name = "polls drive: {0}")
     @ValueSource(booleans = {false, true})
     void aFullQueueSlowsTheSubmitterUntilThereIsRoom(boolean pollersDrive) throws Exception {
-        ProgressLoop loop = new ProgressLoop("queue-test", context.newWorker(new UcpWorkerParams()), 0, 1,
-                pollersDrive, 8, 10_000);
+        ProgressLoop loop = new ProgressLoop("queue-test", context.newWorker(new UcpWorkerParams()), MemorySegment.NULL,
+                1, pollersDrive, 8, 10_000, 1_000_000);
         loop.start();
         Blocker blocker = new Blocker();
         AtomicInteger ran = new AtomicInteger();
@@ -125,8 +126,8 @@ class ProgressLoopQueueTest {
 
     @Test
     void aQueueThatStaysFullFailsTheSubmitAfterTheBound() throws Exception {
-        ProgressLoop loop = new ProgressLoop("queue-test", context.newWorker(new UcpWorkerParams()), 0, 1, true, 8,
-                200);
+        ProgressLoop loop = new ProgressLoop("queue-test", context.newWorker(new UcpWorkerParams()), MemorySegment.NULL, 1,
+                true, 8, 200, 1_000_000);
         loop.start();
         Blocker blocker = new Blocker();
         AtomicInteger ran = new AtomicInteger();

@@ -12,6 +12,7 @@ import io.blockxfer.transport.spi.TransferEngine;
 import io.blockxfer.ucx.UcxOptions;
 import io.blockxfer.ucx.UcxProvider;
 import io.blockxfer.ucx.UcxTestSupport;
+import java.lang.foreign.Arena;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -161,6 +162,46 @@ class UcxProgressTest {
                     assertTrue(took < BOUND_NANOS, "round " + round + ": the progress thread took " + took / 1_000_000
                             + " ms to take over");
                 }
+            } finally {
+                engine.close(false);
+            }
+        }
+    }
+
+    /**
+     * A caller that backs off or polls rarely sleeps between its polls. A transfer that takes UCX
+     * more than one step (here a WRITE to a caller-memory target: UCX emulates the put with
+     * messages, and its flush waits for the target's acknowledgement) must advance during that
+     * sleep, as it does with {@link ProgressMode#BACKEND_THREAD}, not wait for the caller's next
+     * poll to take each step. The engine counts polls as active for 10 s here, far longer than the
+     * caller sleeps: the progress thread must still step in, because work is outstanding.
+     */
+    @Test
+    void aTransferAdvancesWhileItsPollingCallerSleeps() {
+        Arena arena = Arena.ofShared();
+        TransportConfig targetConfig = TransportConfig.builder(RegionSpec.wrap(arena.allocate(8 * 4096, 4096), 4096))
+                .progressMode(ProgressMode.BACKEND_THREAD).option(UcxOptions.KEEPALIVE, "60s").build();
+        try (DataTransport target = new UcxProvider().open(targetConfig)) {
+            UcxEngine engine = new UcxEngine(config(ProgressMode.POLLING_THREAD), TimeUnit.SECONDS.toNanos(10));
+            try {
+                Object peer = engine.connect("t", target.localDescriptor());
+                int manySteps = 0;
+                for (int i = 0; i < 40 && manySteps < 8; i++) {
+                    Object t = engine.submit(i, peer, TransferOp.WRITE, new int[] {i % 8}, new int[] {(i + 5) % 8});
+                    engine.progress(); // the caller's poll
+                    if (engine.status(t) == TransferEngine.PENDING) {
+                        manySteps++;
+                        // the caller sleeps; nobody polls
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
+                        assertEquals(TransferEngine.DONE, engine.status(t), "transfer " + i + " did not advance in"
+                                + " the 500 ms its caller slept between polls: the progress thread stood aside");
+                    } else {
+                        assertEquals(TransferEngine.DONE, await(engine, t, true), "transfer " + i);
+                    }
+                    engine.release(t);
+                }
+                assertTrue(manySteps >= 4, "only " + manySteps + " transfers outlived the poll that issued them: the"
+                        + " test did not exercise a many-step transfer");
             } finally {
                 engine.close(false);
             }
