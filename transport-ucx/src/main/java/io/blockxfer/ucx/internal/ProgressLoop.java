@@ -869,8 +869,9 @@ final class ProgressLoop implements Runnable {
      * busy until {@code deadline}; then the worker is left open.
      *
      * @return whether a flush completed with no event in between
+     * @throws Exception what JUCX's progress throws
      */
-    private boolean quiesce(long deadline) {
+    private boolean quiesce(long deadline) throws Exception {
         int quiet = 0;
         while (quiet < QUIET_FLUSHES && System.nanoTime() - deadline < 0) {
             UcpRequest flush = worker.flushNonBlocking(null);
