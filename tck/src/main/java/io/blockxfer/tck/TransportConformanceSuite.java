@@ -3,6 +3,7 @@ package io.blockxfer.tck;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.blockxfer.transport.Capability;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -50,6 +51,16 @@ public abstract class TransportConformanceSuite {
 
     /** The harness that supplies this backend's transports. */
     protected abstract TckHarness harness();
+
+    /**
+     * Rules this backend, in this placement, is known to break, each with the reason (the limitation
+     * its documentation states). Such a rule still runs; a failure of it is reported as aborted
+     * (skipped) with the reason and the failure, a pass as a pass. A crash or a hang still ends the
+     * run. Empty unless a subclass says otherwise; keep it to documented limitations.
+     */
+    protected Map<ConformanceRules, String> knownViolations() {
+        return Map.of();
+    }
 
     @BeforeEach
     final void openFixture(TestInfo info) {

@@ -72,6 +72,17 @@ class BrokenBackendsAreCaughtTest {
         }
     }
 
+    /** The installed suite, with the installed rule listed as a known violation. */
+    static class KnownViolationSuite extends InstalledSuite {
+        static volatile ConformanceRules known;
+
+        @Override
+        protected Map<ConformanceRules, String> knownViolations() {
+            ConformanceRules rule = known;
+            return rule == null ? Map.of() : Map.of(rule, "a limitation its documentation states");
+        }
+    }
+
     /** Keeps only the tests of {@code rule}. */
     static PostDiscoveryFilter only(ConformanceRules rule) {
         String prefix = "[" + rule.name() + "] ";
@@ -111,6 +122,30 @@ class BrokenBackendsAreCaughtTest {
                 assertTrue(why.contains("child JVM"), v + ": the crash must be met in a child JVM: " + why);
             }
         }));
+    }
+
+    @Test
+    @DisplayName("a rule a suite lists as a known violation still runs; its failure is reported aborted, with the"
+            + " reason and the failure")
+    void knownViolationsRunAndAreReportedAborted() {
+        BrokenBackends.Variant v = BrokenBackends.all().stream()
+                .filter(b -> b.rule() == ConformanceRules.F1).findFirst().orElseThrow();
+        InstalledSuite.installed = v.harness().get();
+        KnownViolationSuite.known = v.rule();
+        Events events;
+        try {
+            events = EngineTestKit.engine("junit-jupiter").selectors(selectClass(KnownViolationSuite.class))
+                    .filters(only(v.rule())).execute().testEvents();
+        } finally {
+            InstalledSuite.installed = null;
+            KnownViolationSuite.known = null;
+        }
+        assertEquals(1, events.started().count(), v + ": the rule must still run");
+        assertEquals(0, events.failed().count(), v + ": a known violation must not fail the suite");
+        assertEquals(1, events.aborted().count(), v + ": the known violation must be reported aborted");
+        String why = why(events.aborted().list().get(0));
+        assertTrue(why.contains("[F1] known violation of this backend (a limitation its documentation states)")
+                && why.contains("it failed with:"), why);
     }
 
     @TestFactory

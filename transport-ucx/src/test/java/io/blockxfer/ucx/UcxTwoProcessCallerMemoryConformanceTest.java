@@ -1,10 +1,12 @@
 package io.blockxfer.ucx;
 
+import io.blockxfer.tck.ConformanceRules;
 import io.blockxfer.tck.InJvmHarness;
 import io.blockxfer.tck.TckHarness;
 import io.blockxfer.tck.TransportConformanceSuite;
 import io.blockxfer.tck.TwoProcessHarness;
 import java.util.List;
+import java.util.Map;
 
 /** The UCX backend, certified by the whole kit with targets in child JVMs, every region in caller memory. */
 class UcxTwoProcessCallerMemoryConformanceTest extends TransportConformanceSuite {
@@ -13,5 +15,17 @@ class UcxTwoProcessCallerMemoryConformanceTest extends TransportConformanceSuite
     protected TckHarness harness() {
         return TwoProcessHarness.of(InJvmHarness.of(UcxProvider.NAME).withCallerMemory())
                 .withJvmArgs(List.of("-Djava.io.tmpdir=" + ChildTemp.directory()));
+    }
+
+    /**
+     * README, UCX backend, "A jammed receive queue": a peer SIGKILLed while writing a message into
+     * this process's shared-memory receive FIFO leaves a slot UCX never reads past, and transfers UCX
+     * emulates with messages (caller memory on one host) to every other peer stall until the
+     * transport is reopened. F1 kills a peer and then checks that another one is unaffected.
+     */
+    @Override
+    protected Map<ConformanceRules, String> knownViolations() {
+        return Map.of(ConformanceRules.F1, "UCX 1.18 shared memory: a peer killed mid-message can jam the receive"
+                + " FIFO that message-emulated RMA to every other peer needs (README, UCX backend)");
     }
 }

@@ -87,6 +87,8 @@ final class ProgressLoop implements Runnable {
     private static final long SLOW_CLOSE_NANOS = TimeUnit.SECONDS.toNanos(5);
     /** How long shutdown waits for UCX to end requests and close endpoints. */
     private static final long SHUTDOWN_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** Flushes in a row with no event that make a worker safe to destroy. */
+    private static final int QUIET_FLUSHES = 3;
     /** Default size of the command queue. */
     static final int QUEUE_CAPACITY = 1 << 16;
 
@@ -828,13 +830,7 @@ final class ProgressLoop implements Runnable {
                 afterProgress();
             }
             if (closing.isEmpty()) {
-                // UCX's own sends (replies to peers' software-emulated reads and puts) go out
-                // before the worker goes
-                UcpRequest flush = worker.flushNonBlocking(null);
-                while (!flush.isCompleted() && System.nanoTime() - deadline < 0) {
-                    worker.progress();
-                }
-                drained = flush.isCompleted();
+                drained = quiesce(deadline);
             }
         } catch (Throwable t) {
             LOG.log(Level.WARNING, name + ": closing endpoints at shutdown failed", t);
@@ -861,6 +857,32 @@ final class ProgressLoop implements Runnable {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, name + ": destroying the UCP worker failed: " + e);
         }
+    }
+
+    /**
+     * Flushes the worker until a flush finds nothing to do: UCX's own sends (replies to peers'
+     * software-emulated reads, acknowledgements of their puts) go out before the worker goes.
+     * One flush is not enough: progressing it serves requests peers sent meanwhile, whose replies
+     * the flush does not cover, and UCX 1.18 discards a reply still queued at
+     * {@code ucp_worker_destroy} through a path that reads its datatype state in the wrong layout
+     * (SIGSEGV in {@code ucp_request_dt_dereg}). A peer that never stops reading keeps the worker
+     * busy until {@code deadline}; then the worker is left open.
+     *
+     * @return whether a flush completed with no event in between
+     * @throws Exception what JUCX's progress throws
+     */
+    private boolean quiesce(long deadline) throws Exception {
+        int quiet = 0;
+        while (quiet < QUIET_FLUSHES && System.nanoTime() - deadline < 0) {
+            UcpRequest flush = worker.flushNonBlocking(null);
+            int events = 0;
+            while (!flush.isCompleted() && System.nanoTime() - deadline < 0) {
+                events += worker.progress();
+            }
+            events += worker.progress();
+            quiet = flush.isCompleted() && events == 0 ? quiet + 1 : 0;
+        }
+        return quiet == QUIET_FLUSHES;
     }
 
     boolean isTerminated() {
