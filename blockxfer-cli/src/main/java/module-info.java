@@ -15,6 +15,7 @@ module io.blockxfer.cli {
     requires java.logging;
     requires jdk.management;
     requires jdk.jfr;
+    requires static org.jspecify;
 
     exports io.blockxfer.cli;
 

@@ -7,6 +7,7 @@ module io.blockxfer.tck {
     requires transitive io.blockxfer.transport;
     requires transitive org.junit.jupiter.api;
     requires static io.blockxfer.transport.loopback;
+    requires static org.jspecify;
 
     exports io.blockxfer.tck;
     exports io.blockxfer.tck.process;

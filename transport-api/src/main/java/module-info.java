@@ -6,6 +6,8 @@
 @SuppressWarnings("module")
 module io.blockxfer.transport {
     requires jdk.jfr;
+    // @Nullable in signatures; needed to compile this module only, not to use it
+    requires static org.jspecify;
 
     exports io.blockxfer.transport;
     exports io.blockxfer.transport.spi;

@@ -4,7 +4,7 @@
  */
 module io.blockxfer.transport.loopback {
     requires transitive io.blockxfer.transport;
-    requires static com.google.auto.service;
+    requires static org.jspecify;
 
     exports io.blockxfer.loopback;
 

@@ -20,6 +20,8 @@ final class Completion implements CompletionHandler {
      * Polls {@code poll(peer, this)} until {@code id} is reported, spinning, or yielding after 64
      * empty polls in a row when {@code yieldWhenIdle}.
      */
+    // the yield is the caller style a benchmark asked to measure; nothing depends on the scheduler honouring it
+    @SuppressWarnings("ThreadPriorityCheck")
     void await(DataTransport transport, String peer, long id, boolean yieldWhenIdle) {
         awaited = id;
         reported = false;

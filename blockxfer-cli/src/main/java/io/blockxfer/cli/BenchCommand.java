@@ -42,6 +42,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -116,7 +117,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--connect", paramLabel = "HOST:PORT",
             description = "Measure against targets on another host, served there by 'bench --serve' (port "
                     + ControlProtocol.DEFAULT_PORT + " unless given).")
-    private String connect;
+    private @Nullable String connect;
 
     @Option(names = "--serve", description = "Serve targets to initiators that '--connect', one after another,"
             + " until Ctrl-C.")
@@ -124,7 +125,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--listen", paramLabel = "HOST:PORT",
             description = "With --serve: where to listen. Default: 0.0.0.0:" + ControlProtocol.DEFAULT_PORT + ".")
-    private String listen;
+    private @Nullable String listen;
 
     @Option(names = "--layout", paramLabel = "LAYOUT", defaultValue = "shuffled",
             description = "Block pairing: shuffled (remote blocks permuted, nothing coalesces) or contiguous."
@@ -152,7 +153,7 @@ public final class BenchCommand implements Callable<Integer> {
             description = "The deployment key file (lines KEY_ID=BASE64, the signing key first; private to its owner)."
                     + " With --serve and --connect both sides must hold it: control frames and descriptors are then"
                     + " authenticated. Default: the file named by $" + KeyFile.ENVIRONMENT + ", else none.")
-    private Path keyFile;
+    private @Nullable Path keyFile;
 
     @Option(names = "--hog", description = "Run a CPU hog on every core of this host during the run.")
     private boolean hog;
@@ -165,24 +166,27 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--max-memory", paramLabel = "SIZE", converter = ByteSizeConverter.class,
             description = "The most region memory one point (with --serve: one session) may use here. Default:"
                     + " half of the physical memory.")
-    private Long maxMemory;
+    private @Nullable Long maxMemory;
 
     @ArgGroup(exclusive = true)
     private Format format = new Format();
 
     @Option(names = "--chart", paramLabel = "FILE", description = "Also write an SVG chart of GB/s by block size.")
-    private Path chart;
+    private @Nullable Path chart;
 
     @Option(names = "--jfr", paramLabel = "FILE",
             description = "Also record the run with JFR (the JDK's default profile and blockxfer's events) into FILE.")
-    private Path jfr;
+    private @Nullable Path jfr;
 
+    // read by ErrorHandlers from the parse result: picocli only needs the option declared here
+    @SuppressWarnings("UnusedVariable")
     @Option(names = "--verbose", description = "On failure, also print the long form: every backend's cause,"
             + " library paths, the server's own words.")
     private boolean verbose;
 
-    /** The key file, once read: null before, empty when there is none. */
-    private Optional<KeyFile> keys;
+    /** The key file, once {@link #keys()} read it; null when there is none. */
+    private @Nullable KeyFile loadedKeys;
+    private boolean keysLoaded;
 
     /** For picocli. */
     public BenchCommand() {
@@ -263,7 +267,7 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         if (chart != null) {
-            writeChart(rows);
+            writeChart(chart, rows);
             if (!format.json && !format.csv) {
                 out.println("chart written to " + chart);
             }
@@ -366,10 +370,13 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** The key file of {@code --key-file} or {@value KeyFile#ENVIRONMENT}, read and checked once. */
     private Optional<KeyFile> keys() {
-        if (keys == null) {
-            keys = KeyFile.locate(keyFile, System.getenv()).map(path -> KeyFile.load(path, keyFile == null));
+        if (!keysLoaded) {
+            boolean fromEnvironment = keyFile == null;
+            loadedKeys = KeyFile.locate(keyFile, System.getenv()).map(path -> KeyFile.load(path, fromEnvironment))
+                    .orElse(null);
+            keysLoaded = true;
         }
-        return keys;
+        return Optional.ofNullable(loadedKeys);
     }
 
     private ProgressMode progressMode() {
@@ -425,7 +432,7 @@ public final class BenchCommand implements Callable<Integer> {
         return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
-    private void writeChart(List<BenchRow> rows) {
+    private static void writeChart(Path chart, List<BenchRow> rows) {
         try {
             Path parent = chart.toAbsolutePath().getParent();
             if (parent != null) {

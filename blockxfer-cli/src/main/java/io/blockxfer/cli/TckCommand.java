@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,7 +38,7 @@ public final class TckCommand implements Callable<Integer> {
     private ProviderSource source;
 
     @Option(names = "--backend", paramLabel = "NAME", description = "The backend to certify (a provider name).")
-    private String backend;
+    private @Nullable String backend;
 
     @Option(names = "--two-process", description = "Place each target in a child JVM (needs CROSS_PROCESS).")
     private boolean twoProcess;

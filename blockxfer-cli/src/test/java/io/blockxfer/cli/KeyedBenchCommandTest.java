@@ -12,6 +12,7 @@ import io.blockxfer.transport.Transports;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,7 +44,7 @@ class KeyedBenchCommandTest {
         Optional<KeyFile> keys = Optional.ofNullable(keyFile).map(p -> KeyFile.load(p, false));
         ServerConfig config = new ServerConfig(Transports.providers(getClass().getClassLoader()), List.of(), Map.of(),
                 64L << 20, keys);
-        server = BenchServer.bind(new InetSocketAddress("127.0.0.1", 0), config, new PrintWriter(log, true));
+        server = BenchServer.bind(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 0), config, new PrintWriter(log, true));
         serving = Thread.ofPlatform().name("bench-server-under-test").start(server::serve);
         return "127.0.0.1:" + server.address().getPort();
     }

@@ -67,7 +67,7 @@ class RemoteBenchNetnsTest {
             try (CliProcess initiator = CliProcess.start(List.of("ip", "netns", "exec", initiatorNs), tcp, "bench",
                     "--connect", address, "--json", "--ops", "write", "--block-sizes", "64K", "--batches", "4",
                     "--window", "2", "--duration", "100ms")) {
-                assertEquals(0, initiator.awaitExit(Duration.ofSeconds(180)), initiator::output);
+                assertEquals(0, initiator.awaitExit(Duration.ofMinutes(3)), initiator::output);
                 List<JsonNode> rows = JsonTree.objects(json(initiator.output()));
                 assertEquals(Set.copyOf(backends), Set.copyOf(rows.stream().map(r -> r.get("backend").stringValue())
                         .toList()), initiator::output);

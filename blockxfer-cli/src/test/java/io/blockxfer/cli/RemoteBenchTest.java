@@ -138,7 +138,7 @@ class RemoteBenchTest {
         try (CliProcess server = CliProcess.start(List.of(), Map.of(), "bench", "--serve", "--listen", "127.0.0.1:0",
                 "--backend", backend)) {
             Matcher serving = server.await(SERVING, START);
-            String[] hostPort = serving.group(2).split(":");
+            String[] hostPort = serving.group(2).split(":", -1);
             try (Socket s = new Socket(hostPort[0], Integer.parseInt(hostPort[1]))) {
                 DataOutputStream out = new DataOutputStream(s.getOutputStream());
                 DataInputStream in = new DataInputStream(s.getInputStream());
@@ -175,7 +175,7 @@ class RemoteBenchTest {
         Path sysv = Path.of("/proc/sysvipc/shm");
         if (Files.isReadable(sysv)) {
             for (String line : Files.readAllLines(sysv).subList(1, Files.readAllLines(sysv).size())) {
-                String[] f = line.trim().split("\\s+");
+                String[] f = line.trim().split("\\s+", -1);
                 assertFalse(f.length > 4 && f[4].equals(Long.toString(pid)),
                         () -> "a SysV segment the server created is left behind: " + line);
             }

@@ -41,7 +41,7 @@ public final class IdLedger {
 
     /** Whether {@code id} was reported. */
     public synchronized boolean isReported(long id) {
-        return id >= 0 && id < Integer.MAX_VALUE ? small.get((int) id) : large.contains(id);
+        return (id >= 0 && id < Integer.MAX_VALUE) ? small.get((int) id) : large.contains(id);
     }
 
     /** How many distinct ids were reported. */

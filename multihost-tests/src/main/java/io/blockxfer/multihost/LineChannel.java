@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A line-based control connection over a Unix-domain socket: UTF-8 lines ending in {@code '\n'}.
@@ -99,7 +100,7 @@ public final class LineChannel implements AutoCloseable {
     }
 
     /** The next line without its line break, or {@code null} at the end of the stream. */
-    public String readLine() throws IOException {
+    public @Nullable String readLine() throws IOException {
         int n = 0;
         while (true) {
             while (in.hasRemaining()) {

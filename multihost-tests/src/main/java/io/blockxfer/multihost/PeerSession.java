@@ -14,6 +14,7 @@ import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One initiator's stream of transfers to one peer, on a thread of its own: random sets of blocks
@@ -72,7 +73,7 @@ public final class PeerSession {
 
     private volatile State state = State.IDLE;
     private volatile boolean stopRequested;
-    private Thread thread;
+    private @Nullable Thread thread;
     private int phase;
     private SessionStats stats = new SessionStats();
 
@@ -263,7 +264,7 @@ public final class PeerSession {
         return count;
     }
 
-    private Transfer prepareRandom() {
+    private @Nullable Transfer prepareRandom() {
         int want = 1 + rng.nextInt(workload.maxBlocksPerTransfer());
         boolean read = rng.nextDouble() < workload.readShare();
         int n = remote.take(want, read, rng, pickRemote);
@@ -300,7 +301,7 @@ public final class PeerSession {
     }
 
     /** A READ of the blocks of a completed WRITE (remote blocks still held), or null when no local blocks are free. */
-    private Transfer prepareReadBack(Transfer write) {
+    private @Nullable Transfer prepareReadBack(Transfer write) {
         int n = write.remote().length;
         int m = local.take(n, rng, pickLocal);
         if (m < n) {

@@ -1,5 +1,7 @@
 package io.blockxfer.multihost;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * When the quarantined blocks of a {@link RemoteBlocks} or {@link LocalBlocks} may be used again:
  * never ({@link #FOREVER}), or a settle time after the failure that last quarantined each of them.
@@ -13,7 +15,8 @@ final class Quarantine {
     static final long FOREVER = Long.MAX_VALUE;
 
     private final long settleNanos;
-    private final long[] since;
+    /** When each block entered quarantine; null when blocks stay quarantined for ever. */
+    private final long @Nullable [] since;
 
     /**
      * The quarantine clock of {@code blocks} blocks.

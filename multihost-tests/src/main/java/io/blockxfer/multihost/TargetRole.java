@@ -42,7 +42,7 @@ final class TargetRole implements PeerMain.Role {
         int mismatches = 0;
         int first = -1;
         if (!spec.equals("-") && !spec.isEmpty()) {
-            for (String pair : spec.split(",")) {
+            for (String pair : spec.split(",", -1)) {
                 int colon = pair.indexOf(':');
                 int block = Integer.parseInt(pair.substring(0, colon));
                 long seed = Long.parseLong(pair.substring(colon + 1));

@@ -15,5 +15,6 @@ import io.blockxfer.transport.TransferOp;
  * @param readBack whether this READ verifies a completed WRITE
  * @param submitNanos {@link System#nanoTime()} at submit
  */
+@SuppressWarnings("ArrayRecordComponent") // a carrier of one transfer's blocks, never compared or hashed
 record Transfer(TransferOp op, int[] local, int[] remote, long[] seeds, boolean readBack, long submitNanos) {
 }

@@ -45,7 +45,7 @@ final class ControlEndpoint implements AutoCloseable {
                 while ((line = ch.readLine()) != null) {
                     synchronized (lines) {
                         lines.add(line);
-                        transcript.add(java.time.LocalTime.now() + " < " + line);
+                        transcript.add(java.time.LocalTime.now(java.time.ZoneId.systemDefault()) + " < " + line);
                         lines.notifyAll();
                     }
                 }
@@ -126,7 +126,7 @@ final class ControlEndpoint implements AutoCloseable {
     synchronized EventFields request(String command, Duration timeout) {
         int from = mark();
         synchronized (lines) {
-            transcript.add(java.time.LocalTime.now() + " > " + command);
+            transcript.add(java.time.LocalTime.now(java.time.ZoneId.systemDefault()) + " > " + command);
         }
         try {
             channel.send(command);

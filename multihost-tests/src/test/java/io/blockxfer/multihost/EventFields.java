@@ -20,7 +20,7 @@ final class EventFields {
 
     static EventFields parse(String line) {
         Map<String, String> fields = new LinkedHashMap<>();
-        for (String token : line.split(" ")) {
+        for (String token : line.split(" ", -1)) {
             int eq = token.indexOf('=');
             if (eq > 0) {
                 fields.put(token.substring(0, eq), token.substring(eq + 1));

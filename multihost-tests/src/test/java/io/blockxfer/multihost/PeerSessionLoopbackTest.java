@@ -87,7 +87,7 @@ class PeerSessionLoopbackTest {
         String spec = modelEvent.substring(modelEvent.indexOf("blocks=") + 7);
         int checked = 0;
         if (!spec.isEmpty()) {
-            for (String pair : spec.split(",")) {
+            for (String pair : spec.split(",", -1)) {
                 int colon = pair.indexOf(':');
                 int block = Integer.parseInt(pair.substring(0, colon));
                 long seed = Long.parseLong(pair.substring(colon + 1));

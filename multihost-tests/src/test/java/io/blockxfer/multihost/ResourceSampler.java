@@ -151,7 +151,7 @@ final class ResourceSampler implements AutoCloseable {
         try (Stream<String> lines = Files.lines(Path.of("/proc/self/maps"))) {
             for (String line : (Iterable<String>) lines::iterator) {
                 if (line.contains("/SYSV") || line.contains("/dev/shm/")) {
-                    String[] f = line.trim().split("\\s+");
+                    String[] f = line.trim().split("\\s+", -1);
                     if (f.length >= 5) {
                         seen.add(f[3] + ":" + f[4]);
                         int dash = f[0].indexOf('-');

@@ -75,10 +75,14 @@ public final class ServiceSoak {
      * with Ctrl-C): its targets then exit too, because their control channels close.
      */
     private static void exitWithParent() {
-        ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> {
-            System.err.println("soak: the process that started this soak (pid " + parent.pid() + ") ended; exiting");
-            Runtime.getRuntime().halt(SETUP_ERROR);
-        }));
+        ProcessHandle.current().parent().ifPresent(parent -> {
+            // nothing waits for the dependent stage: it only halts this JVM
+            var unused = parent.onExit().thenRun(() -> {
+                System.err.println("soak: the process that started this soak (pid " + parent.pid() + ") ended;"
+                        + " exiting");
+                Runtime.getRuntime().halt(SETUP_ERROR);
+            });
+        });
     }
 
     private int run() throws IOException, InterruptedException {

@@ -29,7 +29,7 @@ import java.util.stream.Stream;
  */
 final class TargetChild implements SoakTarget {
 
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
     private static final Duration REPLY_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(20);
 

@@ -68,9 +68,9 @@ final class TargetInJvm implements SoakTarget {
     @Override
     public synchronized EventFields request(String command) {
         try {
-            return EventFields.parse("R OK " + role.handle(command.split(" ")));
+            return EventFields.parse("R OK " + role.handle(command.split(" ", -1)));
         } catch (RuntimeException e) {
-            throw new IllegalStateException(name + ": " + command.split(" ")[0] + " failed: " + e, e);
+            throw new IllegalStateException(name + ": " + command.split(" ", -1)[0] + " failed: " + e, e);
         }
     }
 

@@ -62,7 +62,7 @@ class TwoHostBenchTest {
                         List.of("bench", "--serve", "--listen", "0.0.0.0:7470", "--backend",
                                 String.join(",", backends)))
                         .waitingFor(Wait.forLogMessage(".*serving .* on 0\\.0\\.0\\.0:7470 .*\\n", 1)
-                                .withStartupTimeout(Duration.ofSeconds(120)))) {
+                                .withStartupTimeout(Duration.ofMinutes(2)))) {
             server.start();
             assertTrue(SERVING.matcher(server.getLogs()).find(), server::getLogs);
             String stdout;
@@ -71,7 +71,7 @@ class TwoHostBenchTest {
                             "--json", "--ops", "write,read", "--block-sizes", "64K,256K", "--batches", "4",
                             "--window", "2", "--duration", "200ms"))
                     .withStartupCheckStrategy(new OneShotStartupCheckStrategy()
-                            .withTimeout(Duration.ofSeconds(300)))) {
+                            .withTimeout(Duration.ofMinutes(5)))) {
                 try {
                     initiator.start();
                 } finally {
@@ -103,8 +103,8 @@ class TwoHostBenchTest {
     }
 
     /**
-     * The JSON array the initiator printed: from its opening line {@code [ {} to its closing line
-     * {@code } ]}; UCX's own warnings (lines that start with {@code [} too) may come before or after.
+     * The JSON array the initiator printed: from its opening line <code>[ {</code> to its closing line
+     * <code>} ]</code>; UCX's own warnings (lines that start with {@code [} too) may come before or after.
      */
     private static List<JsonNode> rows(String stdout) {
         List<String> lines = stdout.lines().toList();

@@ -212,7 +212,7 @@ abstract class CancelRules extends RuleGroup {
             if (a.stallHoldsTransfers()) {
                 fx.assertAllDone(out);
             }
-            if (out.get(id)) {
+            if (fx.reportedDone(out, id)) {
                 fx.assertTargetBlock(a, 3, BlockPattern.seed(Fixture.LOCAL, 2), "transfer " + id
                         + ", reported done after the thaw");
             }

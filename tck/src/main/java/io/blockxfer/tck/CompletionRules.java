@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -267,8 +268,12 @@ abstract class CompletionRules extends RuleGroup {
             }
             String name = forms[form];
             Map<Long, Boolean> seen = drain(fx, t, form, peerOf, name);
-            expected.forEach((id, done) -> assertEquals(done, seen.get(id), fx.msg(name + " reported transfer "
-                    + id + " as " + (seen.get(id) ? "done" : "failed") + "; it " + (done ? "completed" : "failed"))));
+            expected.forEach((id, done) -> {
+                Boolean reported = seen.get(id);
+                assertEquals(done, reported, fx.msg(name + " reported transfer " + id + " as "
+                        + (reported == null ? "nothing" : reported ? "done" : "failed") + "; it "
+                        + (done ? "completed" : "failed")));
+            });
         }
         fx.assertQuiet(t, null, "after every transfer was reported");
     }
@@ -309,7 +314,7 @@ abstract class CompletionRules extends RuleGroup {
         Fixture fx = fx();
         DataTransport t = fx.initiator();
         TargetPeer a = fx.connectedTarget(t, "a");
-        TargetPeer b = fx.connectedTarget(t, "b");
+        fx.connectedTarget(t, "b");
         Optional<InitiatorFaults> faults = fx.faults(t);
         Assumptions.assumeTrue(faults.isPresent() || fx.canHold(a), () -> fx.msg("skipped: no way to hold one"
                 + " transfer in flight while another finishes (needs initiator faults or a stall that holds)"));
@@ -334,7 +339,7 @@ abstract class CompletionRules extends RuleGroup {
     }
 
     /** Polls until {@code fast} is reported, which must happen before {@code slow} is and before {@code byNanos}. */
-    private static void expectReportedFirst(Fixture fx, DataTransport t, String peer, long fast, long slow,
+    private static void expectReportedFirst(Fixture fx, DataTransport t, @Nullable String peer, long fast, long slow,
             long byNanos, String what) {
         Map<Long, Boolean> outcomes = new LinkedHashMap<>();
         Set<Long> pending = new HashSet<>(List.of(fast, slow));

@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * S: many threads at once: sessions of different peers, a stress with a ledger of every id, and
@@ -145,7 +146,7 @@ abstract class ConcurrencyRules extends RuleGroup {
     }
 
     /** Calls {@code body} until it throws; an IllegalStateException ends it quietly, anything else is noted. */
-    private static Object race(Queue<Throwable> wrong, AtomicLong calls, AtomicBoolean stop, Runnable body) {
+    private static @Nullable Object race(Queue<Throwable> wrong, AtomicLong calls, AtomicBoolean stop, Runnable body) {
         while (!stop.get()) {
             try {
                 body.run();

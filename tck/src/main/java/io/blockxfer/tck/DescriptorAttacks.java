@@ -11,6 +11,7 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -222,14 +223,15 @@ final class DescriptorAttacks {
         int geometryAt = metaAt - 4 - 8 - 4 - 8; // base, block count, block length, metadata length
         for (int k = 0; k < 24 && metadata.length > 0; k++) {
             int at = metaAt + (int) ((long) k * metadata.length / 24);
-            cases.add(changed(blob, "metadata byte " + (at - metaAt) + " inverted after signing", at, b -> (byte) ~b));
+            changed(blob, "metadata byte " + (at - metaAt) + " inverted after signing", at, b -> (byte) ~b)
+                    .ifPresent(cases::add);
         }
-        cases.add(changedLong(blob, "base one block up after signing", geometryAt, genuine.blockLength()));
-        cases.add(changedInt(blob, "one block more after signing", geometryAt + 8, 1));
-        cases.add(changed(blob, "key id changed after signing", keyIdAt, b -> (byte) (b == 'x' ? 'y' : 'x')));
-        cases.add(changed(blob, "first MAC byte flipped", macAt, b -> (byte) (b ^ 1)));
-        cases.add(changed(blob, "last MAC byte flipped", macAt + 31, b -> (byte) (b ^ 0x80)));
-        cases.removeIf(c -> c.descriptor() == null); // the change made a blob decode rejects: that is fine too
+        changedLong(blob, "base one block up after signing", geometryAt, genuine.blockLength()).ifPresent(cases::add);
+        changedInt(blob, "one block more after signing", geometryAt + 8, 1).ifPresent(cases::add);
+        changed(blob, "key id changed after signing", keyIdAt, b -> (byte) (b == 'x' ? 'y' : 'x'))
+                .ifPresent(cases::add);
+        changed(blob, "first MAC byte flipped", macAt, b -> (byte) (b ^ 1)).ifPresent(cases::add);
+        changed(blob, "last MAC byte flipped", macAt + 31, b -> (byte) (b ^ 0x80)).ifPresent(cases::add);
         return cases;
     }
 
@@ -250,34 +252,35 @@ final class DescriptorAttacks {
         throw new IllegalStateException("metadata not found in its descriptor's encoding");
     }
 
-    private static Case changed(byte[] blob, String label, int at, java.util.function.UnaryOperator<Byte> change) {
+    private static Optional<Case> changed(byte[] blob, String label, int at,
+            java.util.function.UnaryOperator<Byte> change) {
         byte[] b = blob.clone();
         b[at] = change.apply(b[at]);
         return decodeWithFixedCrc(label, b);
     }
 
-    private static Case changedLong(byte[] blob, String label, int at, long delta) {
+    private static Optional<Case> changedLong(byte[] blob, String label, int at, long delta) {
         byte[] b = blob.clone();
         ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
         buf.putLong(at, buf.getLong(at) + delta);
         return decodeWithFixedCrc(label, b);
     }
 
-    private static Case changedInt(byte[] blob, String label, int at, int delta) {
+    private static Optional<Case> changedInt(byte[] blob, String label, int at, int delta) {
         byte[] b = blob.clone();
         ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
         buf.putInt(at, buf.getInt(at) + delta);
         return decodeWithFixedCrc(label, b);
     }
 
-    private static Case decodeWithFixedCrc(String label, byte[] b) {
+    private static Optional<Case> decodeWithFixedCrc(String label, byte[] b) {
         CRC32C crc = new CRC32C();
         crc.update(b, 0, b.length - 4);
         ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putInt(b.length - 4, (int) crc.getValue());
         try {
-            return auth(label, PeerDescriptor.decode(b));
+            return Optional.of(auth(label, PeerDescriptor.decode(b)));
         } catch (MalformedPeerDescriptorException rejectedByDecode) {
-            return new Case(label, null, Expect.REJECT_UNAUTHENTICATED);
+            return Optional.empty(); // the change made a blob that decode rejects: no case, and fine too
         }
     }
 
@@ -395,7 +398,7 @@ final class DescriptorAttacks {
         for (int i = 0; i < fuzzIterations && problems.size() < 10; i++) {
             byte[] blob = mutate(good, random, i);
             try {
-                decoder.apply(blob);
+                var unused = decoder.apply(blob); // a mutation may still be valid: only what it throws matters
             } catch (MalformedPeerDescriptorException expectedRejection) {
                 // the only exception allowed
             } catch (RuntimeException e) {
@@ -403,8 +406,7 @@ final class DescriptorAttacks {
             }
         }
         try {
-            decoder.apply(null);
-            problems.add("decode(null) returned");
+            problems.add("decode(null) returned " + decoder.apply(null));
         } catch (NullPointerException expectedNpe) {
             // right
         } catch (RuntimeException e) {

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * M: descriptors come from the network. Decoding rejects every broken blob; a backend rejects
@@ -81,7 +82,7 @@ abstract class DescriptorRules extends RuleGroup {
     }
 
     /** Why {@code genuine} cannot be attacked under {@code rule}, or null. */
-    static String unfit(ConformanceRules rule, PeerDescriptor genuine) {
+    static @Nullable String unfit(ConformanceRules rule, PeerDescriptor genuine) {
         return rule == M4 && !genuine.isSigned() ? "a transport with a deployment key ring handed out an unsigned"
                 + " descriptor (it must sign its localDescriptor)" : null;
     }

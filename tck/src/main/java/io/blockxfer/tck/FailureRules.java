@@ -15,6 +15,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Assumptions;
@@ -116,7 +117,7 @@ abstract class FailureRules extends RuleGroup {
         fx.thaw(a);
         int done = 0;
         for (int i = 0; i < ids.size(); i++) {
-            if (outcomes.get(ids.get(i))) {
+            if (fx.reportedDone(outcomes, ids.get(i))) {
                 done++;
                 fx.assertWritten(a, Fixture.range(2 * i, 2), Fixture.range(2 * i, 2), "transfer " + ids.get(i)
                         + " to a frozen target, reported done");
@@ -142,9 +143,10 @@ abstract class FailureRules extends RuleGroup {
         Fixture fx = fx();
         DataTransport t = fx.initiator();
         TargetPeer a = fx.connectedTarget(t, "a");
-        InitiatorFaults faults = fx.faults(t).orElse(null);
-        Assumptions.assumeTrue(faults != null, () -> fx.msg("skipped: no initiator faults in this harness (the"
-                + " backend does not declare " + Capability.FAULT_INJECTION + ")"));
+        Optional<InitiatorFaults> maybeFaults = fx.faults(t);
+        Assumptions.assumeTrue(maybeFaults.isPresent(), () -> fx.msg("skipped: no initiator faults in this harness"
+                + " (the backend does not declare " + Capability.FAULT_INJECTION + ")"));
+        InitiatorFaults faults = maybeFaults.orElseThrow();
         faults.failNextSubmits(3);
         List<Long> failed = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -167,11 +169,11 @@ abstract class FailureRules extends RuleGroup {
         }
         Map<Long, Boolean> out = fx.await(t, "a", all);
         for (long id : all) {
-            if (id != good && out.get(id)) {
+            if (id != good && fx.reportedDone(out, id)) {
                 fail(fx.msg("transfer " + id + ", whose submit failed natively, was reported done"));
             }
         }
-        assertTrue(out.get(good), fx.msg("transfer " + good + " after failed submits failed"));
+        assertTrue(fx.reportedDone(out, good), fx.msg("transfer " + good + " after failed submits failed"));
         fx.assertTargetBlock(a, 11, BlockPattern.seed(Fixture.LOCAL, 10), "transfer " + good);
         fx.assertQuiet(t, "a", "after every transfer was reported");
     }

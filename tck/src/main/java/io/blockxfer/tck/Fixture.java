@@ -1,5 +1,6 @@
 package io.blockxfer.tck;
 
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.blockxfer.transport.Capability;
@@ -30,6 +31,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.IntStream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one conformance rule opens, and the helpers its assertions share: transports and targets
@@ -58,12 +60,12 @@ final class Fixture implements AutoCloseable {
     final ConformanceRules rule;
     private final Arena arena = Arena.ofShared();
     private final List<AutoCloseable> opened = new ArrayList<>();
-    private final Map<DataTransport, MemorySegment> callerMemory = new IdentityHashMap<>();
-    private final Map<DataTransport, Long> blockLengths = new IdentityHashMap<>();
+    /** The region each initiator was opened with, by transport identity. */
+    private final IdentityHashMap<DataTransport, RegionSpec> regions = new IdentityHashMap<>();
     private final Set<TargetPeer> stalled = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private boolean leaked;
     /** The deployment key ring of every transport opened from now on; none unless a rule sets one. */
-    volatile DeploymentKeyRing keyRing;
+    volatile @Nullable DeploymentKeyRing keyRing;
 
     Fixture(TckHarness harness, TckEnvironment env, ConformanceRules rule) {
         this.harness = harness;
@@ -116,8 +118,7 @@ final class Fixture implements AutoCloseable {
     DataTransport initiator(TransportConfig config) {
         DataTransport t = harness.openInitiator(config);
         opened.add(t);
-        config.region().callerMemory().ifPresent(m -> callerMemory.put(t, m));
-        blockLengths.put(t, config.region().blockLength());
+        regions.put(t, config.region());
         for (int b = 0; b < config.region().numBlocks(); b++) {
             BlockPattern.fill(localBlock(t, b), BlockPattern.seed(LOCAL, b));
         }
@@ -130,16 +131,18 @@ final class Fixture implements AutoCloseable {
 
     /** The memory the kit gave {@code t}, if it gave it any. */
     Optional<MemorySegment> callerMemory(DataTransport t) {
-        return Optional.ofNullable(callerMemory.get(t));
+        RegionSpec spec = regions.get(t);
+        return spec == null ? Optional.empty() : spec.callerMemory();
     }
 
     /** Local block {@code b} of {@code t}, read as its owner sees it (the caller's memory when it gave it). */
     MemorySegment localBlock(DataTransport t, int b) {
-        MemorySegment m = callerMemory.get(t);
-        if (m == null) {
+        RegionSpec spec = regions.get(t);
+        MemorySegment m = spec == null ? null : spec.callerMemory().orElse(null);
+        if (spec == null || m == null) {
             return t.region().block(b);
         }
-        long length = blockLengths.get(t);
+        long length = spec.blockLength();
         return m.asSlice(b * length, length);
     }
 
@@ -188,7 +191,7 @@ final class Fixture implements AutoCloseable {
     // ------------------------------------------------------------------ polling
 
     /** One poll of {@code peerId} ({@code null}: pollAll), checked for a result and for duplicates inside it. */
-    PollResult poll(DataTransport t, String peerId) {
+    PollResult poll(DataTransport t, @Nullable String peerId) {
         PollResult r = peerId == null ? t.pollAll() : t.poll(peerId);
         if (r == null) {
             fail(msg(pollName(peerId) + " returned null"));
@@ -200,13 +203,14 @@ final class Fixture implements AutoCloseable {
                 fail(msg(pollName(peerId) + " reported transfer " + id + " twice in one result: " + r));
             }
         }
-        if (r.isEmpty() && r != PollResult.EMPTY) {
-            fail(msg(pollName(peerId) + " returned an empty result that is not the shared PollResult.EMPTY"));
+        if (r.isEmpty()) {
+            assertSame(PollResult.EMPTY, r, () -> msg(pollName(peerId)
+                    + " returned an empty result that is not the shared PollResult.EMPTY"));
         }
         return r;
     }
 
-    static String pollName(String peerId) {
+    static String pollName(@Nullable String peerId) {
         return peerId == null ? "pollAll()" : "poll('" + peerId + "')";
     }
 
@@ -215,11 +219,11 @@ final class Fixture implements AutoCloseable {
      * returns each id's outcome in the order reported. Fails on a duplicate report, on a report of
      * an id outside {@code ids}, and on timeout, naming the ids still pending.
      */
-    Map<Long, Boolean> await(DataTransport t, String peerId, Collection<Long> ids) {
+    Map<Long, Boolean> await(DataTransport t, @Nullable String peerId, Collection<Long> ids) {
         return await(t, peerId, ids, env.timeout());
     }
 
-    Map<Long, Boolean> await(DataTransport t, String peerId, Collection<Long> ids, Duration timeout) {
+    Map<Long, Boolean> await(DataTransport t, @Nullable String peerId, Collection<Long> ids, Duration timeout) {
         Set<Long> pending = new HashSet<>(ids);
         Map<Long, Boolean> outcomes = new LinkedHashMap<>();
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -237,12 +241,13 @@ final class Fixture implements AutoCloseable {
         return outcomes;
     }
 
-    void record(PollResult result, Set<Long> pending, Map<Long, Boolean> outcomes, String peerId) {
+    void record(PollResult result, Set<Long> pending, Map<Long, Boolean> outcomes, @Nullable String peerId) {
         for (int i = 0; i < result.doneCount() + result.failedCount(); i++) {
             boolean done = i < result.doneCount();
             long id = done ? result.doneId(i) : result.failedId(i - result.doneCount());
-            if (outcomes.containsKey(id)) {
-                fail(msg("transfer " + id + " reported twice (first " + (outcomes.get(id) ? "done" : "failed")
+            Boolean first = outcomes.get(id);
+            if (first != null) {
+                fail(msg("transfer " + id + " reported twice (first " + (first ? "done" : "failed")
                         + ", then " + (done ? "done" : "failed") + ")"));
             }
             if (!pending.remove(id)) {
@@ -254,23 +259,21 @@ final class Fixture implements AutoCloseable {
     }
 
     /** Polls {@code peerId} (or all) for the quiet period; every poll must return {@link PollResult#EMPTY}. */
-    void assertQuiet(DataTransport t, String peerId, String why) {
+    void assertQuiet(DataTransport t, @Nullable String peerId, String why) {
         assertQuiet(t, peerId, env.quiet(), why);
     }
 
-    void assertQuiet(DataTransport t, String peerId, Duration period, String why) {
+    void assertQuiet(DataTransport t, @Nullable String peerId, Duration period, String why) {
         long end = System.nanoTime() + period.toNanos();
         do {
             PollResult r = poll(t, peerId);
-            if (r != PollResult.EMPTY) {
-                fail(msg(pollName(peerId) + " reported " + r + " " + why));
-            }
+            assertSame(PollResult.EMPTY, r, () -> msg(pollName(peerId) + " reported " + r + " " + why));
             LockSupport.parkNanos(1_000_000);
         } while (System.nanoTime() - end < 0);
     }
 
     /** A handler poll whose return value must equal the number of handler calls. */
-    int pollWith(DataTransport t, String peerId, CompletionHandler handler) {
+    int pollWith(DataTransport t, @Nullable String peerId, CompletionHandler handler) {
         int[] calls = new int[1];
         CompletionHandler counting = (id, ok) -> {
             calls[0]++;
@@ -282,6 +285,15 @@ final class Fixture implements AutoCloseable {
                     + " but called the handler " + calls[0] + " times"));
         }
         return n;
+    }
+
+    /** Whether transfer {@code id} was reported done in {@code outcomes}; fails if it was not reported at all. */
+    boolean reportedDone(Map<Long, Boolean> outcomes, long id) {
+        Boolean done = outcomes.get(id);
+        if (done == null) {
+            throw new AssertionError(msg("transfer " + id + " was not reported; reported: " + outcomes));
+        }
+        return done;
     }
 
     void assertAllDone(Map<Long, Boolean> outcomes) {
@@ -529,7 +541,7 @@ final class Fixture implements AutoCloseable {
         }
     }
 
-    private static AssertionError note(AssertionError first, AssertionError next) {
+    private static AssertionError note(@Nullable AssertionError first, AssertionError next) {
         if (first == null) {
             return next;
         }

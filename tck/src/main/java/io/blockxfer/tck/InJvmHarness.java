@@ -20,6 +20,7 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Places initiator and targets in this JVM, opened by one provider.
@@ -34,19 +35,22 @@ import java.util.function.UnaryOperator;
 public final class InJvmHarness implements TckHarness {
 
     private final String name;
-    private final TransportProvider provider;
+    /** Null when no provider of the name was found (the harness is then unavailable). */
+    private final @Nullable TransportProvider provider;
     private final boolean foundByName;
     private final Availability availability;
-    private final Consumer<DataTransport> kill;
-    private final BiConsumer<DataTransport, Boolean> stall;
-    private final Function<DataTransport, Optional<InitiatorFaults>> faults;
-    private final UnaryOperator<DataTransport> decorator; // null: none
+    // each null: none given
+    private final @Nullable Consumer<DataTransport> kill;
+    private final @Nullable BiConsumer<DataTransport, Boolean> stall;
+    private final @Nullable Function<DataTransport, Optional<InitiatorFaults>> faults;
+    private final @Nullable UnaryOperator<DataTransport> decorator;
     private final Memory memory;
 
-    private InJvmHarness(String name, TransportProvider provider, boolean foundByName, Availability availability,
-            Consumer<DataTransport> kill, BiConsumer<DataTransport, Boolean> stall,
-            Function<DataTransport, Optional<InitiatorFaults>> faults, UnaryOperator<DataTransport> decorator,
-            Memory memory) {
+    private InJvmHarness(String name, @Nullable TransportProvider provider, boolean foundByName,
+            Availability availability, @Nullable Consumer<DataTransport> kill,
+            @Nullable BiConsumer<DataTransport, Boolean> stall,
+            @Nullable Function<DataTransport, Optional<InitiatorFaults>> faults,
+            @Nullable UnaryOperator<DataTransport> decorator, Memory memory) {
         this.name = name;
         this.provider = provider;
         this.foundByName = foundByName;
@@ -58,7 +62,7 @@ public final class InJvmHarness implements TckHarness {
         this.memory = memory;
     }
 
-    private static InJvmHarness plain(String name, TransportProvider provider, boolean foundByName,
+    private static InJvmHarness plain(String name, @Nullable TransportProvider provider, boolean foundByName,
             Availability availability) {
         return new InJvmHarness(name, provider, foundByName, availability, null, null, null, null, Memory.DEFAULT);
     }
@@ -153,13 +157,20 @@ public final class InJvmHarness implements TckHarness {
 
     @Override
     public DataTransport openInitiator(TransportConfig config) {
-        DataTransport t = provider.open(config);
+        DataTransport t = open(config);
         return decorator == null ? t : decorator.apply(t);
     }
 
     @Override
     public TargetPeer openTarget(TransportConfig config) {
-        return new LocalTarget(provider.open(config), config.region().callerMemory().orElse(null));
+        return new LocalTarget(open(config), config.region().callerMemory().orElse(null));
+    }
+
+    private DataTransport open(TransportConfig config) {
+        if (provider == null) {
+            throw new IllegalStateException("backend '" + name + "' is unavailable: " + availability.cause());
+        }
+        return provider.open(config);
     }
 
     @Override
@@ -274,9 +285,9 @@ public final class InJvmHarness implements TckHarness {
     private final class LocalTarget implements TargetPeer {
         private final DataTransport transport;
         private final PeerDescriptor descriptor;
-        private final MemorySegment callerMemory;
+        private final @Nullable MemorySegment callerMemory;
 
-        LocalTarget(DataTransport transport, MemorySegment callerMemory) {
+        LocalTarget(DataTransport transport, @Nullable MemorySegment callerMemory) {
             this.transport = transport;
             this.descriptor = transport.localDescriptor();
             this.callerMemory = callerMemory;

@@ -117,7 +117,9 @@ abstract class LifecycleRules extends RuleGroup {
         calls.put("cancel", x -> x.cancel(new long[] {0}, CancelMode.WAIT));
         calls.put("cancel of nothing", x -> x.cancel(new long[0], CancelMode.IMMEDIATE));
         calls.put("addPeer", x -> x.addPeer("b", a.descriptor()));
-        calls.put("addPeerAsync", x -> x.addPeerAsync("b", a.descriptor()));
+        calls.put("addPeerAsync", x -> {
+            var unused = x.addPeerAsync("b", a.descriptor()); // must throw before it returns a future
+        });
         calls.put("removePeer", x -> x.removePeer("a"));
         calls.put("removePeer of an unknown peer", x -> x.removePeer("nobody"));
         calls.put("localDescriptor", DataTransport::localDescriptor);

@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The stress rule's workload and its ledger: two submitters writing and reading disjoint block
@@ -40,10 +41,12 @@ final class StressRun {
 
     private static final int SUBMITTERS = 2;
 
+    @SuppressWarnings("ArrayRecordComponent") // a carrier of one submit's arguments, never compared or hashed
     private record Transfer(String peer, boolean write, int[] local, int[] remote) {
     }
 
-    private record Report(String polledPeer, boolean done, long pollStarted) {
+    /** One report; {@code polledPeer} is null for a report of pollAll. */
+    private record Report(@Nullable String polledPeer, boolean done, long pollStarted) {
     }
 
     private final Fixture fx;
@@ -164,7 +167,7 @@ final class StressRun {
         }
     }
 
-    private void onReport(long id, String polledPeer, boolean done, long pollStarted) {
+    private void onReport(long id, @Nullable String polledPeer, boolean done, long pollStarted) {
         reports.computeIfAbsent(id, k -> new java.util.concurrent.CopyOnWriteArrayList<>())
                 .add(new Report(polledPeer, done, pollStarted));
         Long released = releasedAt.get(id);
@@ -191,7 +194,7 @@ final class StressRun {
         }
     }
 
-    private Transfer waitForSubmit(long id) {
+    private @Nullable Transfer waitForSubmit(long id) {
         for (int spins = 0; spins < 10_000; spins++) {
             Transfer t = submitted.get(id);
             if (t != null) {
@@ -305,7 +308,7 @@ final class StressRun {
         reports.forEach((id, list) -> {
             Transfer t = submitted.get(id);
             if (t == null) {
-                fail(fx.msg("transfer " + id + " was reported but never submitted"));
+                throw new AssertionError(fx.msg("transfer " + id + " was reported but never submitted"));
             }
             if (list.size() > 1) {
                 fail(fx.msg("transfer " + id + " to '" + t.peer + "' was reported " + list.size() + " times: " + list));

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The program a {@link TwoProcessHarness} runs in a child JVM: opens one target transport of the
@@ -92,7 +93,7 @@ public final class TargetProcess {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
         while ((line = in.readLine()) != null) {
-            String[] cmd = line.trim().split(" ");
+            String[] cmd = line.trim().split(" ", -1);
             try {
                 switch (cmd[0]) {
                     case "FILL" -> {
@@ -116,7 +117,7 @@ public final class TargetProcess {
     }
 
     /** Block {@code b} as its owner sees it: through the memory it supplied, when it did. */
-    private static MemorySegment block(DataTransport transport, MemorySegment callerMemory, int b) {
+    private static MemorySegment block(DataTransport transport, @Nullable MemorySegment callerMemory, int b) {
         if (callerMemory == null) {
             return transport.region().block(b);
         }

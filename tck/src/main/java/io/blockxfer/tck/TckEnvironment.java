@@ -3,6 +3,7 @@ package io.blockxfer.tck;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * The kit's settings, read from system properties (or the environment variables named in
@@ -57,10 +58,10 @@ public final class TckEnvironment {
         this.closeTimeout = Duration.ofMillis(longSetting("blockxfer.tck.closeTimeoutMillis", 5_000));
         this.settle = Duration.ofMillis(longSetting("blockxfer.tck.settleMillis", 500));
         this.hold = Duration.ofMillis(longSetting("blockxfer.tck.holdMillis", 2_000));
-        this.isolate = Boolean.parseBoolean(setting("blockxfer.tck.isolate", "true"));
-        this.required = Arrays.stream(setting("blockxfer.tck.require", "").split(","))
+        this.isolate = Boolean.parseBoolean(setting("blockxfer.tck.isolate").orElse("true"));
+        this.required = Arrays.stream(setting("blockxfer.tck.require").orElse("").split(","))
                 .map(String::trim).filter(s -> !s.isEmpty()).toArray(String[]::new);
-        this.selected = Arrays.stream(setting("blockxfer.tck.rules", "").split(","))
+        this.selected = Arrays.stream(setting("blockxfer.tck.rules").orElse("").split(","))
                 .map(s -> s.trim().toUpperCase(Locale.ROOT)).filter(s -> !s.isEmpty()).toArray(String[]::new);
     }
 
@@ -69,12 +70,13 @@ public final class TckEnvironment {
         return new TckEnvironment();
     }
 
-    private static String setting(String property, String defaultValue) {
+    /** The system property, or else the environment variable of {@link #envName}; empty when neither is set. */
+    private static Optional<String> setting(String property) {
         String v = System.getProperty(property);
         if (v == null || v.isBlank()) {
             v = System.getenv(envName(property));
         }
-        return v == null || v.isBlank() ? defaultValue : v.trim();
+        return v == null || v.isBlank() ? Optional.empty() : Optional.of(v.trim());
     }
 
     /** {@code blockxfer.tck.timeoutMillis} becomes {@code BLOCKXFER_TCK_TIMEOUT_MILLIS}. */
@@ -83,10 +85,11 @@ public final class TckEnvironment {
     }
 
     private static long longSetting(String property, long defaultValue) {
-        String v = setting(property, null);
-        if (v == null) {
+        Optional<String> setting = setting(property);
+        if (setting.isEmpty()) {
             return defaultValue;
         }
+        String v = setting.get();
         try {
             return Long.parseLong(v);
         } catch (NumberFormatException e) {

@@ -3,8 +3,9 @@ package io.blockxfer.tck;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.blockxfer.transport.Capability;
-import java.util.concurrent.TimeUnit;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,7 +43,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 public abstract class TransportConformanceSuite {
 
     private final TckEnvironment env = TckEnvironment.fromSystem();
-    private volatile Fixture fx;
+    private volatile @Nullable Fixture fx;
 
     /** For subclasses. */
     protected TransportConformanceSuite() {
@@ -63,11 +64,9 @@ public abstract class TransportConformanceSuite {
 
     @BeforeEach
     final void openFixture(TestInfo info) {
-        RuleTest rule = info.getTestMethod().map(m -> m.getAnnotation(RuleTest.class)).orElse(null);
-        if (rule == null) {
-            fail("[?] " + info.getDisplayName() + ": every test of the conformance suite must be a rule declared"
-                    + " with @RuleTest and an entry of ConformanceRules");
-        }
+        RuleTest rule = info.getTestMethod().map(m -> m.getAnnotation(RuleTest.class)).orElseThrow(
+                () -> new AssertionError("[?] " + info.getDisplayName() + ": every test of the conformance suite"
+                        + " must be a rule declared with @RuleTest and an entry of ConformanceRules"));
         String id = rule.value().name();
         Assumptions.assumeTrue(env.selects(id), () -> "[" + id + "] not selected by blockxfer.tck.rules");
         TckHarness harness = harness();

@@ -160,8 +160,9 @@ abstract class WriteRules extends RuleGroup {
                 fx.msg("message should say empty: " + empty.getMessage()));
         var unequal = assertThrows(IllegalArgumentException.class,
                 () -> t.writeBlocks("a", new int[] {1, 2}, new int[] {1}), fx.msg("unequal arrays accepted"));
-        assertTrue(String.valueOf(unequal.getMessage()).contains("2") && unequal.getMessage().contains("1"),
-                fx.msg("message should give both lengths: " + unequal.getMessage()));
+        String unequalMessage = String.valueOf(unequal.getMessage());
+        assertTrue(unequalMessage.contains("2") && unequalMessage.contains("1"),
+                fx.msg("message should give both lengths: " + unequalMessage));
         assertThrows(IllegalArgumentException.class, () -> t.writeBlocks("a", new int[] {1}, new int[] {1, 2}),
                 fx.msg("unequal arrays accepted"));
         if (fx.has(Capability.READ)) {
@@ -207,6 +208,7 @@ abstract class WriteRules extends RuleGroup {
     }
 
     @RuleTest(W7)
+    @SuppressWarnings("NullAway") // passes null where the API forbids it, on purpose: the rule is that it is refused
     public final void w7_nulls() {
         Fixture fx = fx();
         DataTransport t = fx.initiator();

@@ -184,7 +184,8 @@ final class BrokenTransports {
         return t -> new ForwardingTransport(t) {
             @Override
             public CompletableFuture<Void> addPeerAsync(String peerId, PeerDescriptor peer) {
-                CompletableFuture.runAsync(() -> {
+                // the defect: the registration runs later, detached from the future handed out
+                var unused = CompletableFuture.runAsync(() -> {
                     LockSupport.parkNanos(1_000_000_000L);
                     try {
                         delegate.addPeer(peerId, peer);

@@ -123,13 +123,14 @@ public final class DeploymentKeyRing {
     public void verify(PeerDescriptor descriptor) {
         Objects.requireNonNull(descriptor, "descriptor");
         String keyId = descriptor.signingKeyId();
-        if (keyId == null) {
+        byte[] mac = descriptor.mac();
+        if (keyId == null || mac == null) {
             throw new UnauthenticatedPeerException(UnauthenticatedPeerException.Reason.UNSIGNED,
                     "peer descriptor is unsigned, and this deployment requires descriptors signed with its key ring "
                     + keys.keySet());
         }
         byte[] signed = descriptor.signedBytes();
-        verify(keyId, signed, 0, signed.length, descriptor.mac(), 0);
+        verify(keyId, signed, 0, signed.length, mac, 0);
     }
 
     /** Verifies the MAC at {@code mac[macOffset..+32)} over {@code data[offset..+length)}. */
@@ -151,7 +152,8 @@ public final class DeploymentKeyRing {
 
     /** The MAC of {@code data[offset..+length)} under the signing key. */
     byte[] sign(byte[] data, int offset, int length) {
-        return mac(keys.get(signingKeyId), data, offset, length);
+        return mac(Objects.requireNonNull(keys.get(signingKeyId), "a key ring holds its signing key"), data, offset,
+                length);
     }
 
     private static byte[] mac(byte[] key, byte[] data, int offset, int length) {

@@ -1,5 +1,7 @@
 package io.blockxfer.transport;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A peer descriptor or the backend metadata inside it is malformed, truncated, oversized or of an
  * unknown version. Peer data comes from the network, so this is the only exception
@@ -16,7 +18,7 @@ public class MalformedPeerDescriptorException extends TransportException {
     }
 
     /** Names what is wrong with the bytes, with the underlying cause. */
-    public MalformedPeerDescriptorException(String message, Throwable cause) {
+    public MalformedPeerDescriptorException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

@@ -9,6 +9,7 @@ import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything a remote needs to register a transport as a peer: the backend's opaque agent
@@ -54,8 +55,8 @@ public final class PeerDescriptor {
     private final int numBlocks;
     private final long blockLength;
     private final byte[] metadata;
-    private final String keyId;
-    private final byte[] mac;
+    private final @Nullable String keyId;
+    private final byte @Nullable [] mac;
 
     /**
      * An unsigned descriptor with validated fields.
@@ -81,7 +82,7 @@ public final class PeerDescriptor {
         this.mac = null;
     }
 
-    private PeerDescriptor(PeerDescriptor fields, String keyId, byte[] mac) {
+    private PeerDescriptor(PeerDescriptor fields, @Nullable String keyId, byte @Nullable [] mac) {
         this.backend = fields.backend;
         this.fingerprint = fields.fingerprint;
         this.baseAddress = fields.baseAddress;
@@ -98,7 +99,7 @@ public final class PeerDescriptor {
                 region.blockLength(), metadata);
     }
 
-    private static String problem(String backend, String fingerprint, long base, int blocks, long blockLength,
+    private static @Nullable String problem(String backend, String fingerprint, long base, int blocks, long blockLength,
             int metadataLength) {
         if (backend.isEmpty() || backend.length() > MAX_NAME || !backend.chars().allMatch(PeerDescriptor::nameChar)) {
             return "backend name must be 1-" + MAX_NAME + " chars of [a-z0-9._-]: '" + printable(backend) + "'";
@@ -203,12 +204,12 @@ public final class PeerDescriptor {
     }
 
     /** The signing key id, or null. */
-    String signingKeyId() {
+    @Nullable String signingKeyId() {
         return keyId;
     }
 
     /** The MAC (not a copy), or null. */
-    byte[] mac() {
+    byte @Nullable [] mac() {
         return mac;
     }
 
@@ -232,7 +233,7 @@ public final class PeerDescriptor {
     }
 
     /** The encoding up to the MAC, signed under {@code id} (unsigned when null). */
-    private byte[] encodeSigned(String id) {
+    private byte[] encodeSigned(@Nullable String id) {
         byte[] name = backend.getBytes(StandardCharsets.US_ASCII);
         byte[] fp = fingerprint.getBytes(StandardCharsets.US_ASCII);
         byte[] key = id == null ? new byte[0] : id.getBytes(StandardCharsets.US_ASCII);

@@ -1,5 +1,7 @@
 package io.blockxfer.transport;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The native layer refused or failed to register a peer (unreachable agent, native error).
  * Whatever the attempt built was released; nothing was registered.
@@ -15,7 +17,7 @@ public class PeerRegistrationException extends TransportException {
     }
 
     /** Names the peer and the failure, with the native cause. */
-    public PeerRegistrationException(String message, Throwable cause) {
+    public PeerRegistrationException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

@@ -3,6 +3,7 @@ package io.blockxfer.transport;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What region a transport should use: memory the backend allocates, or memory the caller supplies.
@@ -15,9 +16,9 @@ public final class RegionSpec {
 
     private final int numBlocks;
     private final long blockLength;
-    private final MemorySegment callerMemory;
+    private final @Nullable MemorySegment callerMemory;
 
-    private RegionSpec(int numBlocks, long blockLength, MemorySegment callerMemory) {
+    private RegionSpec(int numBlocks, long blockLength, @Nullable MemorySegment callerMemory) {
         if (numBlocks <= 0) {
             throw new IllegalArgumentException("numBlocks must be positive: " + numBlocks);
         }

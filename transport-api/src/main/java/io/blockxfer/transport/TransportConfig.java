@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How to open a transport: its region, agent name, config fields (whose fingerprint peers must
@@ -27,13 +28,13 @@ public final class TransportConfig {
     private final String agentName;
     private final Map<String, Object> configFields;
     private final String fingerprint;
-    private final String transport;
+    private final @Nullable String transport;
     private final Duration transferTimeout;
     private final Duration closeTimeout;
     private final Map<String, String> options;
     private final TransportObserver observer;
     private final ProgressMode progressMode;
-    private final DeploymentKeyRing keyRing;
+    private final @Nullable DeploymentKeyRing keyRing;
     private final boolean acceptUnsignedPeers;
 
     private TransportConfig(Builder b) {
@@ -158,15 +159,15 @@ public final class TransportConfig {
      */
     public static final class Builder {
         private final RegionSpec region;
-        private String agentName;
+        private @Nullable String agentName;
         private final Map<String, Object> configFields = new LinkedHashMap<>();
-        private String transport;
+        private @Nullable String transport;
         private Duration transferTimeout = DEFAULT_TRANSFER_TIMEOUT;
         private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
         private final Map<String, String> options = new LinkedHashMap<>();
         private TransportObserver observer = TransportObserver.NONE;
         private ProgressMode progressMode = ProgressMode.AUTO;
-        private DeploymentKeyRing keyRing;
+        private @Nullable DeploymentKeyRing keyRing;
         private boolean acceptUnsignedPeers;
 
         private Builder(RegionSpec region) {
@@ -194,7 +195,7 @@ public final class TransportConfig {
         }
 
         /** Asks for a backend by provider name; {@code null} lets discovery choose. */
-        public Builder transport(String name) {
+        public Builder transport(@Nullable String name) {
             this.transport = name;
             return this;
         }
@@ -243,7 +244,7 @@ public final class TransportConfig {
          * Sets the deployment's key ring that signs this transport's descriptor and authenticates
          * its peers' (see {@link TransportConfig#keyRing()}); {@code null} removes it.
          */
-        public Builder keyRing(DeploymentKeyRing ring) {
+        public Builder keyRing(@Nullable DeploymentKeyRing ring) {
             this.keyRing = ring;
             return this;
         }

@@ -1,5 +1,7 @@
 package io.blockxfer.transport;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The root of blockxfer's typed exceptions. Transfer failures are never thrown: they are
  * {@code failed} reports from {@link DataTransport#poll(String)}.
@@ -15,7 +17,7 @@ public class TransportException extends RuntimeException {
     }
 
     /** An exception with a message and its cause. */
-    public TransportException(String message, Throwable cause) {
+    public TransportException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

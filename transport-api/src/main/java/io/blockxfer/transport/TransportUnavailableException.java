@@ -1,5 +1,7 @@
 package io.blockxfer.transport;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * No backend fits: the one asked for is unknown or unavailable, or none is available. The message
  * lists every provider found and why each is unavailable.
@@ -15,7 +17,7 @@ public class TransportUnavailableException extends TransportException {
     }
 
     /** As {@link #TransportUnavailableException(String)}, with the load error. */
-    public TransportUnavailableException(String message, Throwable cause) {
+    public TransportUnavailableException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

@@ -12,6 +12,7 @@ import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds backends through {@link ServiceLoader} and opens transports.
@@ -59,10 +60,35 @@ public final class Transports {
      * {@link #describe()} is called. Selection probes only the provider it needs, so opening one
      * backend never loads another backend's native libraries into the process.
      */
-    private record Candidate(String name, int priority, TransportProvider provider, ProviderInfo failure) {
+    private sealed interface Candidate {
 
-        ProviderInfo describe() {
-            return failure != null ? failure : Transports.describe(provider);
+        String name();
+
+        int priority();
+
+        ProviderInfo describe();
+    }
+
+    /** A provider that answered its name and priority. */
+    private record Found(String name, int priority, TransportProvider provider) implements Candidate {
+
+        @Override
+        public ProviderInfo describe() {
+            return Transports.describe(provider);
+        }
+    }
+
+    /** A provider that failed to load or to answer; {@code describe} is why. */
+    private record Broken(ProviderInfo describe) implements Candidate {
+
+        @Override
+        public String name() {
+            return describe.name();
+        }
+
+        @Override
+        public int priority() {
+            return 0;
         }
     }
 
@@ -78,16 +104,15 @@ public final class Transports {
                 }
                 provider = it.next();
             } catch (ServiceConfigurationError e) {
-                ProviderInfo info = broken(e);
-                found.add(new Candidate(info.name(), 0, null, info));
+                found.add(new Broken(broken(e)));
                 continue;
             }
             String name = provider.getClass().getName();
             try {
                 name = Objects.requireNonNull(provider.name(), "name()");
-                found.add(new Candidate(name, provider.priority(), provider, null));
+                found.add(new Found(name, provider.priority(), provider));
             } catch (RuntimeException | LinkageError e) {
-                found.add(new Candidate(name, 0, null, new ProviderInfo(name, 0,
+                found.add(new Broken(new ProviderInfo(name, 0,
                         Availability.unavailable("provider failed to answer: " + e, e), Set.of(), "",
                         Optional.empty())));
             }
@@ -141,7 +166,7 @@ public final class Transports {
      * @throws TransportUnavailableException if that provider is unknown or unavailable, or none is
      *     available; the message lists every provider found
      */
-    public static TransportProvider select(String name, ClassLoader loader) {
+    public static TransportProvider select(@Nullable String name, ClassLoader loader) {
         List<Candidate> found = candidates(loader);
         boolean auto = name == null || name.isBlank() || name.equals("auto");
         for (Candidate c : found) {

@@ -1,6 +1,7 @@
 package io.blockxfer.transport;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A peer descriptor that the deployment's {@link DeploymentKeyRing} does not vouch for: it carries
@@ -38,7 +39,7 @@ public class UnauthenticatedPeerException extends TransportException {
     }
 
     /** An exception for {@code reason} with a message and its cause. */
-    public UnauthenticatedPeerException(Reason reason, String message, Throwable cause) {
+    public UnauthenticatedPeerException(Reason reason, String message, @Nullable Throwable cause) {
         super(message, cause);
         this.reason = Objects.requireNonNull(reason, "reason");
     }

@@ -74,11 +74,11 @@ class ConfigFingerprintTest {
     void matchesCPythonOnHundredsOfFloats() throws Exception {
         var in = getClass().getResourceAsStream("/python-float-vectors.txt");
         int checked = 0;
-        for (String line : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).split("\n")) {
+        for (String line : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).lines().toList()) {
             if (line.startsWith("#")) {
                 continue;
             }
-            String[] parts = line.split(" ");
+            String[] parts = line.split(" ", -1);
             double d = Double.longBitsToDouble(Long.parseUnsignedLong(parts[0], 16));
             assertEquals("{\"x\":" + parts[1] + "}", ConfigFingerprint.canonicalJson(Map.of("x", d)), parts[0]);
             checked++;

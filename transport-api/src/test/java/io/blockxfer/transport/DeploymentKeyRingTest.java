@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 /** The deployment key ring: what it accepts as keys, rotation steps, and that it never shows a key. */
@@ -64,7 +65,8 @@ class DeploymentKeyRingTest {
         for (String text : List.of(ring.toString(), config.toString(), signed.toString())) {
             for (byte[] k : List.of(key(5), key(6))) {
                 assertFalse(text.contains(HexFormat.of().formatHex(k)), text);
-                assertFalse(text.toUpperCase().contains(HexFormat.of().formatHex(k).toUpperCase()), text);
+                assertFalse(text.toUpperCase(Locale.ROOT).contains(HexFormat.of().formatHex(k).toUpperCase(Locale.ROOT)),
+                        text);
                 assertFalse(text.contains(Base64.getEncoder().encodeToString(k)), text);
                 assertFalse(text.contains(Arrays.toString(k)), text);
             }

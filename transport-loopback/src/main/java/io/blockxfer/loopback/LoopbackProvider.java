@@ -1,6 +1,5 @@
 package io.blockxfer.loopback;
 
-import com.google.auto.service.AutoService;
 import io.blockxfer.loopback.internal.LoopbackEngine;
 import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.DataTransport;
@@ -29,8 +28,6 @@ import java.util.function.UnaryOperator;
  *
  * <p><b>Thread safety:</b> thread-safe and immutable.
  */
-@SuppressWarnings("exports") // @AutoService is a compile-time-only annotation; users never need its module
-@AutoService(TransportProvider.class)
 public final class LoopbackProvider implements TransportProvider {
 
     /** The provider name. */

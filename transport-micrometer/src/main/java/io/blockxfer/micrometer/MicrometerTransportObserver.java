@@ -54,13 +54,34 @@ public final class MicrometerTransportObserver implements TransportObserver {
         this.nativeTelemetry = nativeTelemetry;
     }
 
+    /** The meters of one direction of one peer. */
+    private final class OpMeters {
+        final Counter done;
+        final Counter failed;
+        final Counter cancelled;
+        final Counter bytes;
+        final Timer doneLatency;
+        final Timer failedLatency;
+
+        OpMeters(Tags tags, TransferOp op) {
+            Tags t = tags.and("op", op.name().toLowerCase(java.util.Locale.ROOT));
+            done = registry.counter("blockxfer.transfers", t.and("outcome", "done"));
+            failed = registry.counter("blockxfer.transfers", t.and("outcome", "failed"));
+            cancelled = registry.counter("blockxfer.transfers", t.and("outcome", "cancelled"));
+            bytes = Counter.builder("blockxfer.bytes").baseUnit("bytes").tags(t).register(registry);
+            doneLatency = latency(t.and("outcome", "done"));
+            failedLatency = latency(t.and("outcome", "failed"));
+        }
+
+        private Timer latency(Tags tags) {
+            return Timer.builder("blockxfer.transfer.latency").tags(tags).publishPercentileHistogram()
+                    .register(registry);
+        }
+    }
+
     private final class PeerMeters {
-        final Counter[] done = new Counter[2];
-        final Counter[] failed = new Counter[2];
-        final Counter[] cancelled = new Counter[2];
-        final Counter[] bytes = new Counter[2];
-        final Timer[] doneLatency = new Timer[2];
-        final Timer[] failedLatency = new Timer[2];
+        final OpMeters write;
+        final OpMeters read;
         final AtomicLong inflight = new AtomicLong();
         final Counter failures;
         final Timer registered;
@@ -71,16 +92,8 @@ public final class MicrometerTransportObserver implements TransportObserver {
 
         PeerMeters(String peer) {
             Tags tags = transportTags.and("peer", peer);
-            for (TransferOp op : TransferOp.values()) {
-                Tags t = tags.and("op", op.name().toLowerCase(java.util.Locale.ROOT));
-                int i = op.ordinal();
-                done[i] = registry.counter("blockxfer.transfers", t.and("outcome", "done"));
-                failed[i] = registry.counter("blockxfer.transfers", t.and("outcome", "failed"));
-                cancelled[i] = registry.counter("blockxfer.transfers", t.and("outcome", "cancelled"));
-                bytes[i] = Counter.builder("blockxfer.bytes").baseUnit("bytes").tags(t).register(registry);
-                doneLatency[i] = latency(t.and("outcome", "done"));
-                failedLatency[i] = latency(t.and("outcome", "failed"));
-            }
+            write = new OpMeters(tags, TransferOp.WRITE);
+            read = new OpMeters(tags, TransferOp.READ);
             Gauge.builder("blockxfer.inflight", inflight, AtomicLong::get).tags(tags).register(registry);
             failures = registry.counter("blockxfer.peer.failures", tags);
             registered = registry.timer("blockxfer.peer.registration", tags.and("outcome", "published"));
@@ -91,9 +104,11 @@ public final class MicrometerTransportObserver implements TransportObserver {
                     .register(registry);
         }
 
-        private Timer latency(Tags tags) {
-            return Timer.builder("blockxfer.transfer.latency").tags(tags).publishPercentileHistogram()
-                    .register(registry);
+        OpMeters of(TransferOp op) {
+            return switch (op) {
+                case WRITE -> write;
+                case READ -> read;
+            };
         }
     }
 
@@ -116,15 +131,15 @@ public final class MicrometerTransportObserver implements TransportObserver {
     public void transferEnded(String peerId, long transferId, TransferOp op, int blocks, long bytes, long latencyNanos,
             boolean success) {
         PeerMeters m = meters(peerId);
-        int i = op.ordinal();
+        OpMeters o = m.of(op);
         m.inflight.decrementAndGet();
         if (success) {
-            m.done[i].increment();
-            m.bytes[i].increment(bytes);
-            m.doneLatency[i].record(latencyNanos, TimeUnit.NANOSECONDS);
+            o.done.increment();
+            o.bytes.increment((double) bytes);
+            o.doneLatency.record(latencyNanos, TimeUnit.NANOSECONDS);
         } else {
-            m.failed[i].increment();
-            m.failedLatency[i].record(latencyNanos, TimeUnit.NANOSECONDS);
+            o.failed.increment();
+            o.failedLatency.record(latencyNanos, TimeUnit.NANOSECONDS);
         }
     }
 
@@ -132,7 +147,7 @@ public final class MicrometerTransportObserver implements TransportObserver {
     public void transferCancelled(String peerId, long transferId, TransferOp op, boolean stillInFlight) {
         PeerMeters m = meters(peerId);
         m.inflight.decrementAndGet();
-        m.cancelled[op.ordinal()].increment();
+        m.of(op).cancelled.increment();
     }
 
     @Override
@@ -146,7 +161,7 @@ public final class MicrometerTransportObserver implements TransportObserver {
         PeerMeters m = meters(peerId);
         m.nativePost.record(postMicros, TimeUnit.MICROSECONDS);
         m.nativeTransfer.record(transferMicros, TimeUnit.MICROSECONDS);
-        m.nativeDescriptors.record(descriptors);
+        m.nativeDescriptors.record((double) descriptors);
     }
 
     @Override

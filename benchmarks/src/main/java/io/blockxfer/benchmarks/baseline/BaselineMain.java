@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Fair baselines in one run ({@code scripts/bench-nixl}, {@code scripts/bench-ucx}): every
@@ -59,7 +60,7 @@ public final class BaselineMain {
             switch (args[i]) {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--seconds" -> seconds = Double.parseDouble(args[++i]);
-                case "--only" -> only = List.of(args[++i].split(","));
+                case "--only" -> only = List.of(args[++i].split(",", -1));
                 case "--perftest" -> perftest = Path.of(args[++i]);
                 default -> {
                     System.err.println("BaselineMain: unknown argument " + args[i]);
@@ -108,7 +109,7 @@ public final class BaselineMain {
         return list;
     }
 
-    private static List<Contender> ucx(Path natives, Path perftest) {
+    private static List<Contender> ucx(Path natives, @Nullable Path perftest) {
         List<Contender> list = new ArrayList<>();
         list.add(new TransportContender("Java UCX", "ucx", Map.of(), true));
         list.add(new RawJucx());
@@ -134,7 +135,8 @@ public final class BaselineMain {
     }
 
     /** Compiles the C driver against the wheel's libnixl_capi.so; why it could not, or null. */
-    private static String compile(Path source, String binary, Path libs) throws IOException, InterruptedException {
+    private static @Nullable String compile(Path source, String binary, Path libs)
+            throws IOException, InterruptedException {
         if (!Files.isRegularFile(libs.resolve("libnixl_capi.so"))) {
             return "no libnixl_capi.so in " + libs + " (scripts/install-natives nixl)";
         }
@@ -180,7 +182,9 @@ public final class BaselineMain {
                 Contender c = contenders.get((i + r) % contenders.size());
                 try {
                     Map<BaselineCase, Double> rates = c.round(cases, seconds);
-                    rates.forEach((k, v) -> results.get(c.name()).computeIfAbsent(k, x -> new Samples()).add(v));
+                    Map<BaselineCase, Samples> samples = results.computeIfAbsent(c.name(),
+                            n -> new EnumMap<>(BaselineCase.class));
+                    rates.forEach((k, v) -> samples.computeIfAbsent(k, x -> new Samples()).add(v));
                     System.out.print(" " + c.name() + " ok;");
                 } catch (Exception | Error e) {
                     System.out.print(" " + c.name() + " FAILED (" + e + ");");
@@ -207,7 +211,7 @@ public final class BaselineMain {
         for (BaselineCase k : cases) {
             StringBuilder row = new StringBuilder("| " + k.title() + " |");
             for (Contender c : contenders) {
-                Samples s = results.get(c.name()).get(k);
+                Samples s = results.getOrDefault(c.name(), Map.of()).get(k);
                 row.append(' ').append(s == null ? "-" : s.cell()).append(" |");
             }
             System.out.println(row);
@@ -251,7 +255,7 @@ public final class BaselineMain {
 
     private static String loadAverage() {
         try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+", -1);
             return f[0] + " " + f[1] + " " + f[2];
         } catch (IOException | RuntimeException e) {
             return "unknown";

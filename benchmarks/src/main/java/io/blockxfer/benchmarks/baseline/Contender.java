@@ -2,6 +2,7 @@ package io.blockxfer.benchmarks.baseline;
 
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One thing a baseline run measures (the Java backend, NIXL's Python API, the C API, raw JUCX,
@@ -22,7 +23,7 @@ interface Contender {
     /**
      * Why it cannot run here, or null when it can.
      */
-    default String unavailable() {
+    default @Nullable String unavailable() {
         return null;
     }
 

@@ -11,6 +11,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A contender in another language: a driver program started afresh each round as
@@ -25,10 +26,10 @@ final class DriverContender implements Contender {
     private final String description;
     private final List<String> command;
     private final Map<String, String> env;
-    private final String unavailable;
+    private final @Nullable String unavailable;
 
     DriverContender(String name, String description, List<String> command, Map<String, String> env,
-            String unavailable) {
+            @Nullable String unavailable) {
         this.name = name;
         this.description = description;
         this.command = List.copyOf(command);
@@ -47,7 +48,7 @@ final class DriverContender implements Contender {
     }
 
     @Override
-    public String unavailable() {
+    public @Nullable String unavailable() {
         return unavailable;
     }
 
@@ -65,7 +66,7 @@ final class DriverContender implements Contender {
             String line;
             while ((line = r.readLine()) != null) {
                 if (line.startsWith("RESULT ")) {
-                    String[] f = line.split(" ");
+                    String[] f = line.split(" ", -1);
                     rates.put(BaselineCase.of(f[1]), Double.parseDouble(f[2]));
                 } else {
                     tail.addLast(line);

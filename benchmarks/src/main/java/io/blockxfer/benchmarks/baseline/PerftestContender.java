@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * UCX's own {@code ucx_perftest} from the same UCX build, server and client as two processes on
@@ -44,7 +45,7 @@ final class PerftestContender implements Contender {
     }
 
     @Override
-    public String unavailable() {
+    public @Nullable String unavailable() {
         return Files.isExecutable(binary) ? null : "no runnable ucx_perftest at " + binary;
     }
 

@@ -10,6 +10,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.openucx.jucx.UcxCallback;
 import org.openucx.jucx.ucp.UcpContext;
 import org.openucx.jucx.ucp.UcpEndpoint;
@@ -45,7 +46,7 @@ final class RawJucx implements Contender {
     }
 
     @Override
-    public String unavailable() {
+    public @Nullable String unavailable() {
         var a = UcxLibrary.availability();
         return a.isAvailable() ? null : a.cause();
     }

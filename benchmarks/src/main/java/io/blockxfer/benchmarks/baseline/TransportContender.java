@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A blockxfer backend through its public API: an initiator in this JVM and a target in this JVM
@@ -51,7 +52,7 @@ final class TransportContender implements Contender, CompletionHandler {
     }
 
     @Override
-    public String unavailable() {
+    public @Nullable String unavailable() {
         ProviderInfo p = Transports.providers(getClass().getClassLoader()).stream()
                 .filter(i -> i.name().equals(backend)).findFirst().orElse(null);
         if (p == null) {

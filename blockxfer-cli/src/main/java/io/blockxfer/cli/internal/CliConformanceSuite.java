@@ -3,6 +3,7 @@ package io.blockxfer.cli.internal;
 import io.blockxfer.tck.TckHarness;
 import io.blockxfer.tck.TransportConformanceSuite;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The conformance kit as a concrete class the JUnit Platform launcher can run: its harness is the
@@ -14,7 +15,7 @@ import java.util.Objects;
  */
 public class CliConformanceSuite extends TransportConformanceSuite {
 
-    private static volatile TckHarness current;
+    private static volatile @Nullable TckHarness current;
 
     /** For JUnit. */
     public CliConformanceSuite() {

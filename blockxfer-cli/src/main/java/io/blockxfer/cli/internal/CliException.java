@@ -1,6 +1,7 @@
 package io.blockxfer.cli.internal;
 
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A failure the user can fix (unknown backend, sizes that do not fit, a provider that does not
@@ -20,7 +21,7 @@ public final class CliException extends RuntimeException {
     public static final int FAILURE = 1;
 
     private final int exitCode;
-    private final String detail;
+    private final @Nullable String detail;
 
     /** A run-time failure with exit code {@link #FAILURE}. */
     public CliException(String message) {
@@ -28,11 +29,11 @@ public final class CliException extends RuntimeException {
     }
 
     /** A failure with an explicit exit code and cause. */
-    public CliException(String message, int exitCode, Throwable cause) {
+    public CliException(String message, int exitCode, @Nullable Throwable cause) {
         this(message, exitCode, cause, null);
     }
 
-    private CliException(String message, int exitCode, Throwable cause, String detail) {
+    private CliException(@Nullable String message, int exitCode, @Nullable Throwable cause, @Nullable String detail) {
         super(message, cause);
         this.exitCode = exitCode;
         this.detail = detail;
@@ -44,7 +45,7 @@ public final class CliException extends RuntimeException {
     }
 
     /** This failure with {@code detail} to show under {@code --verbose}. */
-    public CliException withDetail(String detail) {
+    public CliException withDetail(@Nullable String detail) {
         CliException e = new CliException(getMessage(), exitCode, getCause(), detail);
         e.setStackTrace(getStackTrace());
         return e;

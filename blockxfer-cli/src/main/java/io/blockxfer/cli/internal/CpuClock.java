@@ -1,6 +1,7 @@
 package io.blockxfer.cli.internal;
 
 import java.lang.management.ManagementFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The CPU time this process has used, all threads together, from the platform's
@@ -10,9 +11,10 @@ import java.lang.management.ManagementFactory;
  */
 final class CpuClock {
 
-    private final com.sun.management.OperatingSystemMXBean os;
+    /** Null where the JDK's bean is not the com.sun.management one. */
+    private final com.sun.management.@Nullable OperatingSystemMXBean os;
 
-    private CpuClock(com.sun.management.OperatingSystemMXBean os) {
+    private CpuClock(com.sun.management.@Nullable OperatingSystemMXBean os) {
         this.os = os;
     }
 

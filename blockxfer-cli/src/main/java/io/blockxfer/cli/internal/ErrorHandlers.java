@@ -2,6 +2,7 @@ package io.blockxfer.cli.internal;
 
 import io.blockxfer.transport.TransportException;
 import java.io.PrintWriter;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
@@ -77,7 +78,7 @@ public final class ErrorHandlers implements IParameterExceptionHandler, IExecuti
     }
 
     /** {@code text} on one line: line breaks become spaces. */
-    public static String oneLine(String text) {
+    public static String oneLine(@Nullable String text) {
         return text == null ? "" : text.strip().replaceAll("\\s*\\R\\s*", " ");
     }
 }

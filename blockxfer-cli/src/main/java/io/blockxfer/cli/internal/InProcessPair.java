@@ -6,6 +6,7 @@ import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.spi.TransportProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Initiator and target opened by one provider in this process.
@@ -45,7 +46,7 @@ final class InProcessPair implements PeerPair {
         }
     }
 
-    private static void closeAll(DataTransport initiator, DataTransport target, Arena arena) {
+    private static void closeAll(@Nullable DataTransport initiator, @Nullable DataTransport target, Arena arena) {
         try {
             if (initiator != null) {
                 initiator.close();

@@ -2,6 +2,7 @@ package io.blockxfer.cli.internal;
 
 import java.math.BigDecimal;
 import java.math.MathContext;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.util.DefaultPrettyPrinter;
 import tools.jackson.core.util.Separators;
 import tools.jackson.databind.json.JsonMapper;
@@ -40,7 +41,7 @@ public final class JsonOutput {
     }
 
     /** {@code d} rounded to six significant digits, or {@code null} when it is not finite. */
-    public static Double measured(double d) {
+    public static @Nullable Double measured(double d) {
         if (!Double.isFinite(d)) {
             return null;
         }

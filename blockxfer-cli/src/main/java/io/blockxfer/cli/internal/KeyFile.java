@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A deployment key file ({@code --key-file FILE}, or the file named by {@value #ENVIRONMENT}), read
@@ -56,7 +57,7 @@ public final class KeyFile {
      * The key file to use: {@code option} when given, else the non-blank value of
      * {@value #ENVIRONMENT} in {@code environment}.
      */
-    public static Optional<Path> locate(Path option, Map<String, String> environment) {
+    public static Optional<Path> locate(@Nullable Path option, Map<String, String> environment) {
         if (option != null) {
             return Optional.of(option);
         }

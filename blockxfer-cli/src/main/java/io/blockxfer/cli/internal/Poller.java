@@ -28,6 +28,9 @@ final class Poller {
     }
 
     /** Waits after a poll that reported {@code reported} transfers. */
+    // the yield is the middle step of the backoff poll style the user asked to measure; nothing
+    // depends on the scheduler honouring it
+    @SuppressWarnings("ThreadPriorityCheck")
     void afterPoll(int reported) {
         switch (style) {
             case SPIN -> {

@@ -1,6 +1,9 @@
 package io.blockxfer.cli.internal;
 
+import java.io.Console;
 import java.io.PrintWriter;
+import java.io.Writer;
+import java.util.Optional;
 
 /**
  * A one-line progress bar redrawn in place with carriage returns, only on a terminal. Updated
@@ -25,13 +28,13 @@ public final class ProgressBar {
 
     /** A bar on {@code out} when this process talks to a terminal, else one that prints nothing. */
     public static ProgressBar onTerminal(PrintWriter out) {
-        java.io.Console console = System.console();
-        return new ProgressBar(out, console != null && console.isTerminal());
+        // System.console() is null only where the JDK is configured without a console implementation
+        return new ProgressBar(out, Optional.ofNullable(System.console()).map(Console::isTerminal).orElse(false));
     }
 
     /** A bar that prints nothing. */
     public static ProgressBar off() {
-        return new ProgressBar(null, false);
+        return new ProgressBar(new PrintWriter(Writer.nullWriter()), false);
     }
 
     /** Starts over with {@code steps} steps. */

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 
 /**
@@ -27,7 +28,7 @@ public final class ProviderSource {
                     + "${sys:path.separator}', or repeat the option).")
     private List<String> classpath = new ArrayList<>();
 
-    private ClassLoader loader;
+    private @Nullable ClassLoader loader;
 
     /** For picocli. */
     public ProviderSource() {
@@ -37,7 +38,7 @@ public final class ProviderSource {
     public List<Path> entries() {
         List<Path> paths = new ArrayList<>();
         for (String item : classpath) {
-            for (String part : item.split(File.pathSeparator)) {
+            for (String part : item.split(File.pathSeparator, -1)) {
                 if (part.isBlank()) {
                     continue;
                 }
@@ -53,11 +54,12 @@ public final class ProviderSource {
 
     /** The class loader that sees the tool's backends and those of {@code --classpath}. */
     public ClassLoader loader() {
-        if (loader == null) {
+        ClassLoader l = loader;
+        if (l == null) {
             List<Path> paths = entries();
             ClassLoader parent = ProviderSource.class.getClassLoader();
             if (paths.isEmpty()) {
-                loader = parent;
+                l = parent;
             } else {
                 URL[] urls = new URL[paths.size()];
                 for (int i = 0; i < urls.length; i++) {
@@ -67,10 +69,11 @@ public final class ProviderSource {
                         throw CliException.usage("--classpath entry '" + paths.get(i) + "' is not a usable path");
                     }
                 }
-                loader = new URLClassLoader("blockxfer-extra-backends", urls, parent);
+                l = new URLClassLoader("blockxfer-extra-backends", urls, parent);
             }
+            loader = l;
         }
-        return loader;
+        return l;
     }
 
     /** Every provider found, best first. */

@@ -130,7 +130,7 @@ public final class SvgChart {
     }
 
     private static double log2(long v) {
-        return Math.log(v) / Math.log(2);
+        return Math.log((double) v) / Math.log(2);
     }
 
     private static double niceStep(double raw) {

@@ -2,6 +2,7 @@ package io.blockxfer.cli.internal;
 
 import io.blockxfer.transport.spi.TransportProvider;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where {@code blockxfer bench} opens its targets: in this process, in a child JVM, or on the
@@ -37,7 +38,7 @@ public interface TargetSite extends AutoCloseable {
      * @param usage whether asking for it is a usage error (exit 2) rather than a failure here
      * @param detail the long form for {@code --verbose}, or null
      */
-    record Refusal(String reason, boolean usage, String detail) {
+    record Refusal(String reason, boolean usage, @Nullable String detail) {
 
         /** The refusal as the exception {@code blockxfer} reports. */
         public CliException toException() {

@@ -97,8 +97,10 @@ public final class ChildJvm implements AutoCloseable {
      * a parent that was killed before it could close the child. Call it first in {@code main}.
      */
     public static void exitWhenParentDies() {
-        ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> Runtime.getRuntime()
-                .halt(3)));
+        ProcessHandle.current().parent().ifPresent(parent -> {
+            // nothing waits for the dependent stage: it only halts this JVM
+            var unused = parent.onExit().thenRun(() -> Runtime.getRuntime().halt(3));
+        });
     }
 
     /** The child's operating-system process id. */
@@ -129,6 +131,7 @@ public final class ChildJvm implements AutoCloseable {
      * @throws ChildJvmException if none arrives within {@code timeout} or the child's stdout ends
      *     (the message gives its exit status and last stderr lines)
      */
+    @SuppressWarnings("ReferenceEquality") // EOF is a sentinel instance: identity, not content, ends the stream
     public String nextLine(Duration timeout) {
         String line;
         try {
@@ -291,6 +294,7 @@ public final class ChildJvm implements AutoCloseable {
         Signals.send(pid(), signal);
     }
 
+    @SuppressWarnings("ReferenceEquality") // EOF is a sentinel instance: identity, not content, ends the stream
     private void onStderr(String line) {
         if (line == EOF) {
             return;

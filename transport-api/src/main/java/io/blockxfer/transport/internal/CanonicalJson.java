@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes values as Python's {@code json.dumps(v, sort_keys=True, separators=(",", ":"))} does, so
@@ -43,13 +44,13 @@ public final class CanonicalJson {
      *
      * @throws IllegalArgumentException for any other type or a non-string map key
      */
-    public static String write(Object value) {
+    public static String write(@Nullable Object value) {
         StringBuilder out = new StringBuilder();
         write(value, out, 0);
         return out.toString();
     }
 
-    private static void write(Object value, StringBuilder out, int depth) {
+    private static void write(@Nullable Object value, StringBuilder out, int depth) {
         if (depth > 100) {
             throw new IllegalArgumentException("config fields nest deeper than 100 levels");
         }

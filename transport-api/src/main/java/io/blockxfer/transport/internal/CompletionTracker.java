@@ -7,6 +7,7 @@ import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.System.Logger.Level;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns transfers in flight into terminal reports: the scoped and unscoped polls (each first lets
@@ -173,10 +174,10 @@ public final class CompletionTracker {
      * Fails every transfer of the slot past its deadline: aborts the peer's connection, releases
      * what became terminal and orphans the rest.
      */
-    private List<Object> expireLocked(PeerSlot slot, boolean[] keep, long now, CompletionScratch out,
-            List<Object> toDisconnect) {
+    private @Nullable List<Object> expireLocked(PeerSlot slot, boolean[] keep, long now, CompletionScratch out,
+            @Nullable List<Object> toDisconnect) {
         InflightTable table = slot.inflight;
-        Registration aborted = null;
+        @Nullable Registration aborted = null;
         for (int i = 0; i < table.size(); i++) {
             if (keep[i] && now - table.startNanos(i) > transferTimeoutNanos && table.registration(i) != aborted) {
                 aborted = table.registration(i);
@@ -215,7 +216,7 @@ public final class CompletionTracker {
      * @return the engine peer handle to disconnect now (outside the lock), or null if transfers
      *     still hold it
      */
-    public Object retireLocked(PeerSlot slot, Registration reg, String why) {
+    public @Nullable Object retireLocked(PeerSlot slot, Registration reg, String why) {
         InflightTable table = slot.inflight;
         int ended = 0;
         if (table.size() > 0) {

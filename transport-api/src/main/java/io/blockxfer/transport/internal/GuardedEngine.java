@@ -10,6 +10,7 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A backend's {@link TransferEngine} as the managed transport calls it: every native error of a
@@ -78,7 +79,7 @@ public final class GuardedEngine {
      * transfer of a retired registration, adds its peer handle to {@code toDisconnect} (created
      * on demand) for the caller to disconnect outside its lock.
      */
-    public List<Object> release(Object handle, Registration reg, List<Object> toDisconnect) {
+    public @Nullable List<Object> release(Object handle, Registration reg, @Nullable List<Object> toDisconnect) {
         release(handle);
         if (reg.transferReleased()) {
             if (toDisconnect == null) {
@@ -108,7 +109,7 @@ public final class GuardedEngine {
     }
 
     /** Releases a peer's native state; null does nothing; a throw is logged. */
-    public void disconnect(Object peerHandle) {
+    public void disconnect(@Nullable Object peerHandle) {
         if (peerHandle == null) {
             return;
         }
@@ -120,7 +121,7 @@ public final class GuardedEngine {
     }
 
     /** {@link #disconnect} of each handle; null does nothing. */
-    public void disconnectAll(List<Object> peerHandles) {
+    public void disconnectAll(@Nullable List<Object> peerHandles) {
         if (peerHandles != null) {
             peerHandles.forEach(this::disconnect);
         }

@@ -5,6 +5,7 @@ import io.blockxfer.transport.IncompatiblePeerException;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.UnauthenticatedPeerException;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides whether a peer descriptor may be registered at all, before anything is built for it:
@@ -20,11 +21,16 @@ public final class PeerAdmission {
     private final String backend;
     private final long blockLength;
     private final String fingerprint;
-    private final DeploymentKeyRing keyRing;
+    private final @Nullable DeploymentKeyRing keyRing;
     private final boolean acceptUnsigned;
 
-    /** @param keyRing the deployment's key ring, or null to accept every descriptor unchecked */
-    public PeerAdmission(String backend, long blockLength, String fingerprint, DeploymentKeyRing keyRing,
+    /**
+     * Admission for a transport of {@code backend} with blocks of {@code blockLength} bytes and config
+     * {@code fingerprint}.
+     *
+     * @param keyRing the deployment's key ring, or null to accept every descriptor unchecked
+     */
+    public PeerAdmission(String backend, long blockLength, String fingerprint, @Nullable DeploymentKeyRing keyRing,
             boolean acceptUnsigned) {
         this.backend = backend;
         this.blockLength = blockLength;
@@ -34,6 +40,8 @@ public final class PeerAdmission {
     }
 
     /**
+     * Checks that {@code peer} may be registered as {@code peerId}.
+     *
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if the peer id is empty
      * @throws UnauthenticatedPeerException if a key ring is set and the descriptor is not

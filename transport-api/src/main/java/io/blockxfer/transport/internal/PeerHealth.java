@@ -3,6 +3,7 @@ package io.blockxfer.transport.internal;
 import static io.blockxfer.transport.internal.TransportLog.LOG;
 
 import java.lang.System.Logger.Level;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tells when a peer starts failing and when it recovers, once per change of state (a log line and
@@ -22,7 +23,7 @@ public final class PeerHealth {
     }
 
     /** Notes that {@code what} failed, with its error if any. */
-    public void failed(PeerSlot slot, String what, Throwable error) {
+    public void failed(PeerSlot slot, String what, @Nullable Throwable error) {
         if (!slot.failing) {
             slot.failing = true;
             String reason = what + " failed" + (error == null ? "" : ": " + error);

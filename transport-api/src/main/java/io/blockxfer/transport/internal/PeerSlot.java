@@ -1,5 +1,7 @@
 package io.blockxfer.transport.internal;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Everything a managed transport keeps for one peer id: the current registration, the generation
  * that may publish the next one, the transfers in flight, and reports owed to the next poll. A slot with none of these left is dead and leaves the peer map.
@@ -9,7 +11,7 @@ package io.blockxfer.transport.internal;
 public final class PeerSlot {
 
     public final String peerId;
-    public Registration registration;
+    public @Nullable Registration registration;
     public long generation;
     public int pendingRegistrations;
     public boolean dead;

@@ -3,6 +3,7 @@ package io.blockxfer.transport.internal;
 import java.util.Collection;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The peer slots of a managed transport by peer id, and the generation counter that decides which
@@ -24,7 +25,7 @@ public final class PeerTable {
     }
 
     /** The slot of {@code peerId}, or null. */
-    public PeerSlot get(String peerId) {
+    public @Nullable PeerSlot get(String peerId) {
         return slots.get(peerId);
     }
 

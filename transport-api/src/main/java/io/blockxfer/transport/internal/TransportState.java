@@ -29,7 +29,11 @@ public final class TransportState {
         return state.get() == OPEN;
     }
 
-    /** @throws IllegalStateException naming the transport once close has begun */
+    /**
+     * Checks that close has not begun.
+     *
+     * @throws IllegalStateException naming the transport once close has begun
+     */
     public void ensureOpen() {
         if (state.get() != OPEN) {
             throw new IllegalStateException("transport closed: " + label);

@@ -2,6 +2,7 @@ package io.blockxfer.transport.spi;
 
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Whether a backend can run here and, if not, why: a human-readable cause and the load error,
@@ -15,9 +16,9 @@ public final class Availability {
 
     private final boolean available;
     private final String cause;
-    private final Throwable error;
+    private final @Nullable Throwable error;
 
-    private Availability(boolean available, String cause, Throwable error) {
+    private Availability(boolean available, String cause, @Nullable Throwable error) {
         this.available = available;
         this.cause = cause;
         this.error = error;
@@ -34,7 +35,7 @@ public final class Availability {
     }
 
     /** The backend is not usable, for {@code cause}, because of {@code error}. */
-    public static Availability unavailable(String cause, Throwable error) {
+    public static Availability unavailable(String cause, @Nullable Throwable error) {
         return new Availability(false, Objects.requireNonNull(cause, "cause"), error);
     }
 

@@ -3,6 +3,7 @@ package io.blockxfer.loopback.internal;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One loopback transfer: its peer, direction, block indices, and state. Pooled by its engine, so
@@ -13,8 +14,9 @@ import java.util.Arrays;
  */
 final class CopyJob {
 
-    LoopbackPeer peer;
-    TransferOp op;
+    /** Null while the job is pooled. */
+    @Nullable LoopbackPeer peer;
+    @Nullable TransferOp op;
     int[] localBlocks = new int[8];
     int[] remoteBlocks = new int[8];
     int count;

@@ -6,9 +6,11 @@ import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -65,7 +67,7 @@ final class CopyWorker implements Runnable {
     /** How many jobs the last {@link #drain} took from the queue. */
     private int lastTaken;
     /** Jobs that polling threads took from the queue (telemetry, tests). */
-    private volatile long takenByCallers;
+    private final AtomicLong takenByCallers = new AtomicLong();
 
     /**
      * @param pollersDrive whether polling threads do the copies (the worker is the fallback)
@@ -115,7 +117,7 @@ final class CopyWorker implements Runnable {
         try {
             work = drain(CALLER_BATCH);
             if (lastTaken > 0) {
-                takenByCallers += lastTaken;
+                takenByCallers.addAndGet(lastTaken);
             }
         } finally {
             consumerRole.set(false);
@@ -129,7 +131,7 @@ final class CopyWorker implements Runnable {
 
     /** How many jobs polling threads took from the queue so far. */
     long takenByCallers() {
-        return takenByCallers;
+        return takenByCallers.get();
     }
 
     /** Makes the worker look at its jobs now (an abort, a kill). */
@@ -252,6 +254,9 @@ final class CopyWorker implements Runnable {
         return work;
     }
 
+    // the yield waits for the consumer role, which a polling thread holds for one bounded batch; it
+    // only lets that thread finish sooner on a busy machine, and nothing depends on the scheduler
+    @SuppressWarnings("ThreadPriorityCheck")
     private void failAll() {
         while (!consumerRole.compareAndSet(false, true)) {
             Thread.yield();
@@ -273,7 +278,7 @@ final class CopyWorker implements Runnable {
 
     /** Advances a job; true when it is terminal. */
     private boolean process(CopyJob job) {
-        LoopbackPeer peer = job.peer;
+        LoopbackPeer peer = Objects.requireNonNull(job.peer, "a queued job is filled");
         LoopbackEngine target = peer.target;
         if (peer.aborted || engine.isKilled() || target.isKilled() || target.isClosed()) {
             job.status = TransferEngine.FAILED;

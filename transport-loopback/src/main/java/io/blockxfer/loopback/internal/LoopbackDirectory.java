@@ -1,6 +1,7 @@
 package io.blockxfer.loopback.internal;
 
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The loopback engines alive in this JVM, by endpoint id: how metadata reaches a peer.
@@ -22,7 +23,7 @@ final class LoopbackDirectory {
         ENGINES.remove(engine.endpointId(), engine);
     }
 
-    static LoopbackEngine find(long endpointId) {
+    static @Nullable LoopbackEngine find(long endpointId) {
         return ENGINES.get(endpointId);
     }
 }

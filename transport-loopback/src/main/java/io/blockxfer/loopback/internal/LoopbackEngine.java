@@ -23,6 +23,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The loopback {@link TransferEngine}: owns the region and a {@link CopyWorker}, publishes an
@@ -52,7 +53,8 @@ public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
     private final long queueWaitNanos;
     private final long endpointId = ENDPOINT_IDS.incrementAndGet();
     private final long nonce = NONCES.nextLong();
-    private final Arena arena;
+    /** Null when the region is the caller's memory. */
+    private final @Nullable Arena arena;
     private final BlockRegion region;
     private final ArrayDeque<CopyJob> pool = new ArrayDeque<>();
     private final AtomicInteger failNext = new AtomicInteger();
@@ -60,7 +62,8 @@ public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
     private volatile boolean stalled;
     private volatile boolean killed;
     private volatile boolean closed;
-    private volatile CopyWorker worker;
+    /** Started on the first submit. */
+    private volatile @Nullable CopyWorker worker;
 
     /** Opens an engine over the config's region. */
     public LoopbackEngine(TransportConfig config) {

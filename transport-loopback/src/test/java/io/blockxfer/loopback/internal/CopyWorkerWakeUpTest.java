@@ -61,12 +61,13 @@ class CopyWorkerWakeUpTest {
                 gap(random);
                 long id = initiator.writeBlocks("t", new int[] {i % 4}, new int[] {(i + 1) % 4});
                 long deadline = System.nanoTime() + BOUND_NANOS;
-                PollResult r;
-                while ((r = initiator.poll("t")).isEmpty()) {
+                PollResult r = initiator.poll("t");
+                while (r.isEmpty()) {
                     if (System.nanoTime() - deadline > 0) {
                         fail("transfer " + i + " (id " + id + ") not reported within 10 s: the worker missed its wake-up");
                     }
                     Thread.onSpinWait();
+                    r = initiator.poll("t");
                 }
                 assertEquals(id, r.done()[0]);
             }

@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -65,7 +66,7 @@ public final class BenchClient implements AutoCloseable {
      * @param served whether the server opens targets of it
      * @param cause why not, or null
      */
-    public record ServedBackend(String name, boolean served, String cause) {
+    public record ServedBackend(String name, boolean served, @Nullable String cause) {
     }
 
     private BenchClient(HostPort address, Connection connection, Welcome welcome, DescriptorCodec codec) {
@@ -78,7 +79,8 @@ public final class BenchClient implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        pinger.scheduleWithFixedDelay(this::ping, PING_SECONDS, PING_SECONDS, TimeUnit.SECONDS);
+        // the pings end when close() shuts the executor down
+        var unused = pinger.scheduleWithFixedDelay(this::ping, PING_SECONDS, PING_SECONDS, TimeUnit.SECONDS);
     }
 
     /**
@@ -285,8 +287,7 @@ public final class BenchClient implements AutoCloseable {
         if (reply.type().equals("error")) {
             CliException e = new CliException("the bench server at " + address + " says: "
                     + reply.optionalText("message", "(no message)"));
-            String detail = reply.optionalText("detail", null);
-            throw detail == null ? e : e.withDetail(detail);
+            throw reply.optionalText("detail").map(e::withDetail).orElse(e);
         }
         if (!reply.type().equals(expected)) {
             throw broken(new ProtocolException("expected '" + expected + "', got '" + reply.type() + "'"));

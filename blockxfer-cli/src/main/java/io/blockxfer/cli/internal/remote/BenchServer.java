@@ -14,6 +14,7 @@ import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The target side of the two-host bench ({@code blockxfer bench --serve}): listens on one TCP port
@@ -40,7 +41,7 @@ public final class BenchServer implements AutoCloseable {
     private final Queue<Connection> pending = new ArrayDeque<>();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean stopping;
-    private volatile ServerSession current;
+    private volatile @Nullable ServerSession current;
     private int sessions;
 
     private BenchServer(ServerSocketChannel listener, ServerConfig config, PrintWriter log) {
@@ -139,7 +140,7 @@ public final class BenchServer implements AutoCloseable {
      * @return the connection, or null when the wait timed out, the server is stopping, or the
      *     connection was not a bench client (it is closed and logged)
      */
-    private Connection accept(int millis) {
+    private @Nullable Connection accept(int millis) {
         Socket socket;
         try {
             listener.socket().setSoTimeout(millis);

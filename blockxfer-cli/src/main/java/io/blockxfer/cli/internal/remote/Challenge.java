@@ -17,6 +17,7 @@ import tools.jackson.databind.node.ArrayNode;
  * @param keyed whether frames after this one are authenticated
  * @param keyIds the key ids the server accepts; empty when not keyed
  */
+@SuppressWarnings("ArrayRecordComponent") // a frame's fields, never compared or hashed; nonce() hands out copies
 record Challenge(byte[] nonce, boolean keyed, List<String> keyIds) {
 
     private static final int MAX_KEYS = 64;

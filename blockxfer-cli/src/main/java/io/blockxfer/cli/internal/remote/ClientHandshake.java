@@ -6,6 +6,7 @@ import io.blockxfer.cli.internal.KeyFile;
 import java.io.IOException;
 import java.nio.channels.SocketChannel;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Opens a session with a bench server, as the initiator: preamble, the server's challenge, the
@@ -119,8 +120,7 @@ final class ClientHandshake {
         if (reply.type().equals("error")) {
             CliException refused = new CliException("the bench server at " + address + " refused the session: "
                     + reply.optionalText("message", "no reason given"));
-            String detail = reply.optionalText("detail", null);
-            throw detail == null ? refused : refused.withDetail(detail);
+            throw reply.optionalText("detail").map(refused::withDetail).orElse(refused);
         }
         if (!reply.type().equals("welcome")) {
             throw new ProtocolException("expected 'welcome', got '" + reply.type() + "'");
@@ -157,7 +157,7 @@ final class ClientHandshake {
         return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
     }
 
-    private static void close(Connection c) {
+    private static void close(@Nullable Connection c) {
         if (c != null) {
             c.close();
         }

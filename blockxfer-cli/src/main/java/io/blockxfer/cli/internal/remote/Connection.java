@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.nio.channels.SocketChannel;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One accepted or opened bench connection: its channel (for the raw bytes of a stream) and
@@ -20,7 +21,7 @@ final class Connection implements AutoCloseable {
     private final SocketChannel channel;
     private final DataInputStream in;
     private final DataOutputStream out;
-    private ControlProtocol.Preamble preamble;
+    private ControlProtocol.@Nullable Preamble preamble;
     private long token;
     private byte[] proof = new byte[0];
     private SessionAuth auth = SessionAuth.none();
@@ -50,8 +51,13 @@ final class Connection implements AutoCloseable {
         channel.socket().setSoTimeout(millis);
     }
 
+    /** The preamble {@link #readPreamble} read. */
     ControlProtocol.Preamble preamble() {
-        return preamble;
+        ControlProtocol.Preamble p = preamble;
+        if (p == null) {
+            throw new IllegalStateException("the preamble of " + peer() + " has not been read");
+        }
+        return p;
     }
 
     long token() {

@@ -5,6 +5,7 @@ import io.blockxfer.cli.internal.JsonOutput;
 import io.blockxfer.transport.TransferOp;
 import java.util.Base64;
 import java.util.Locale;
+import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -55,8 +56,13 @@ public final class Message {
 
     /** The string field {@code name} if present and a string, else {@code fallback}. */
     public String optionalText(String name, String fallback) {
+        return optionalText(name).orElse(fallback);
+    }
+
+    /** The string field {@code name} if present and a string. */
+    public Optional<String> optionalText(String name) {
         JsonNode v = node.get(name);
-        return v != null && v.isString() ? v.stringValue() : fallback;
+        return v != null && v.isString() ? Optional.of(v.stringValue()) : Optional.empty();
     }
 
     /** The integral field {@code name}, within {@code [min, max]}. */

@@ -22,8 +22,10 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -52,7 +54,7 @@ final class ServerSession implements AutoCloseable {
     private final Connection connection;
     private final String name;
     private final Map<Integer, ServedTarget> targets = new LinkedHashMap<>();
-    private volatile Connection stream;
+    private volatile @Nullable Connection stream;
     private int nextTarget = 1;
     private long bytesHeld;
 
@@ -112,7 +114,7 @@ final class ServerSession implements AutoCloseable {
      * The client's first frame, which must be a {@code hello}, authenticated when the server has a
      * key; null when the session ends here (logged, and the client told why in a plain frame).
      */
-    private Message hello() throws IOException {
+    private @Nullable Message hello() throws IOException {
         Message hello;
         try {
             hello = connection.receive();
@@ -315,9 +317,9 @@ final class ServerSession implements AutoCloseable {
         }
     }
 
-    private static Message error(String message, String detail) {
+    private static Message error(@Nullable String message, @Nullable String detail) {
         Message m = Message.of("error");
-        m.node().put("message", message);
+        m.node().put("message", Objects.requireNonNullElse(message, "(no message)"));
         if (detail != null) {
             m.node().put("detail", detail);
         }
@@ -381,9 +383,9 @@ final class ServerSession implements AutoCloseable {
      */
     private static final class Refused extends IOException {
         private static final long serialVersionUID = 1L;
-        private final String detail;
+        private final @Nullable String detail;
 
-        Refused(String message, String detail) {
+        Refused(String message, @Nullable String detail) {
             super(message);
             this.detail = detail;
         }

@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Authenticates the frames of one bench control connection with the deployment key, or passes
@@ -56,8 +57,9 @@ final class SessionAuth {
     private final Map<String, byte[]> channelKeys;
     private final byte[] serverNonce;
     private final byte[] clientNonce;
-    private byte[] sessionKey;
-    private String keyId;
+    /** Null until the client's first frame agrees on a key (always null when not keyed). */
+    private byte @Nullable [] sessionKey;
+    private @Nullable String keyId;
     private long sent;
     private long received;
 
@@ -126,15 +128,16 @@ final class SessionAuth {
             return payload;
         }
         byte[] prefix = new byte[0];
-        if (sessionKey == null) {
+        byte[] session = sessionKey;
+        if (session == null) {
             if (server) {
                 throw new IllegalStateException("the server seals nothing before the client's first frame");
             }
             Map.Entry<String, byte[]> key = channelKeys.entrySet().iterator().next();
-            establish(key.getKey(), key.getValue(), clientNonce);
+            session = establish(key.getKey(), key.getValue(), clientNonce);
             prefix = clientNonce;
         }
-        byte[] tag = tag(sessionKey, server ? FROM_SERVER : FROM_CLIENT, sent++, payload);
+        byte[] tag = tag(session, server ? FROM_SERVER : FROM_CLIENT, sent++, payload);
         return concat(prefix, tag, payload);
     }
 
@@ -190,9 +193,11 @@ final class SessionAuth {
                 + " material, or no key");
     }
 
-    private void establish(String id, byte[] channelKey, byte[] nonce) {
-        sessionKey = HmacSha256.of(channelKey, serverNonce, nonce);
+    private byte[] establish(String id, byte[] channelKey, byte[] nonce) {
+        byte[] session = HmacSha256.of(channelKey, serverNonce, nonce);
+        sessionKey = session;
         keyId = id;
+        return session;
     }
 
     /** What a stream connection sends after its token to prove the key; empty when not keyed. */

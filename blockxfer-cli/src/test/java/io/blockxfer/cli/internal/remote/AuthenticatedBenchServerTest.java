@@ -27,6 +27,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Path;
@@ -65,7 +66,7 @@ class AuthenticatedBenchServerTest {
     private void start(DescriptorCodec codec) {
         ServerConfig config = new ServerConfig(List.of(SameJvmLoopback.info()), List.of(), Map.of(), 64L << 20,
                 Optional.of(keys), codec);
-        server = BenchServer.bind(new InetSocketAddress("127.0.0.1", 0), config, new PrintWriter(log, true));
+        server = BenchServer.bind(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 0), config, new PrintWriter(log, true));
         serving = Thread.ofPlatform().name("keyed-bench-server").start(server::serve);
     }
 

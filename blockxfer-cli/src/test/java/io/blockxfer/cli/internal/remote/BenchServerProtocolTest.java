@@ -12,6 +12,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -39,7 +40,7 @@ class BenchServerProtocolTest {
     void start() {
         ServerConfig config = new ServerConfig(Transports.providers(getClass().getClassLoader()), List.of(), Map.of(),
                 64L << 20, Optional.empty());
-        server = BenchServer.bind(new InetSocketAddress("127.0.0.1", 0), config, new PrintWriter(log, true));
+        server = BenchServer.bind(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 0), config, new PrintWriter(log, true));
         serving = Thread.ofPlatform().name("bench-server-under-test").start(server::serve);
     }
 

@@ -5,6 +5,7 @@ import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
+import org.jspecify.annotations.Nullable;
 
 /** JFR: a peer was removed or replaced. Not thread-safe (one instance per event). */
 @Name("blockxfer.PeerRemoved")
@@ -13,9 +14,9 @@ import jdk.jfr.StackTrace;
 @Description("A peer registration was taken out of service")
 @StackTrace(false)
 public final class PeerRemovedEvent extends jdk.jfr.Event {
-    @Label("Backend") public String backend;
-    @Label("Agent") public String agent;
-    @Label("Peer") public String peer;
-    @Label("Reason") public String reason;
+    @Label("Backend") public @Nullable String backend;
+    @Label("Agent") public @Nullable String agent;
+    @Label("Peer") public @Nullable String peer;
+    @Label("Reason") public @Nullable String reason;
     @Label("Ended Transfers") public int endedTransfers;
 }

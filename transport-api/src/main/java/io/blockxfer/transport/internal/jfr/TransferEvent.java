@@ -2,14 +2,15 @@ package io.blockxfer.transport.internal.jfr;
 
 import jdk.jfr.DataAmount;
 import jdk.jfr.Label;
+import org.jspecify.annotations.Nullable;
 
 /** The fields every per-transfer JFR event carries. Not thread-safe (one instance per event). */
 public abstract class TransferEvent extends jdk.jfr.Event {
-    @Label("Backend") public String backend;
-    @Label("Agent") public String agent;
-    @Label("Peer") public String peer;
+    @Label("Backend") public @Nullable String backend;
+    @Label("Agent") public @Nullable String agent;
+    @Label("Peer") public @Nullable String peer;
     @Label("Transfer Id") public long transferId;
-    @Label("Operation") public String op;
+    @Label("Operation") public @Nullable String op;
     @Label("Blocks") public int blocks;
     @Label("Bytes") @DataAmount public long bytes;
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A bounded, lock-free queue of many producers and one consumer over an array of slots, each with
@@ -102,6 +103,9 @@ public final class MpscRing<E> {
      *
      * @return true once added; false only if the ring stayed full for the whole {@code timeout}
      */
+    // the yield is the middle step of a spin/yield/park back-off, as Agrona's BackoffIdleStrategy has:
+    // it only gives a full ring's consumer a chance to run, and nothing depends on the scheduler honouring it
+    @SuppressWarnings("ThreadPriorityCheck")
     public boolean offer(E e, long timeout, TimeUnit unit) {
         if (offer(e)) {
             return true;
@@ -132,7 +136,7 @@ public final class MpscRing<E> {
 
     /** The oldest element, or null when none is ready. Consumer only. */
     @SuppressWarnings("unchecked") // the buffer holds only what offer(E) put there
-    public E poll() {
+    public @Nullable E poll() {
         long h = (long) HEAD.get(this);
         int i = (int) (h & mask);
         if (sequence.getAcquire(i) != h + 1) {

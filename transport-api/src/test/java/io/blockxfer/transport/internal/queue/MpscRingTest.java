@@ -290,7 +290,7 @@ class MpscRingTest {
         assertTrue(offerer.isAlive(), "the offer returned while the ring was still full: " + result.get());
         assertEquals(1, ring.poll());
         offerer.join(30_000);
-        assertEquals(Boolean.TRUE, result.get());
+        assertEquals(true, result.get());
         assertEquals(2, ring.poll());
         assertEquals(3, ring.poll());
     }
