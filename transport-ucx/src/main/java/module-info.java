@@ -6,6 +6,7 @@ module io.blockxfer.transport.ucx {
     requires transitive io.blockxfer.transport;
     requires jucx;
     requires static com.google.auto.service;
+    requires static org.jspecify;
 
     exports io.blockxfer.ucx;
 

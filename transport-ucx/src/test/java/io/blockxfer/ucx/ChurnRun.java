@@ -78,7 +78,7 @@ public final class ChurnRun {
         java.util.Map<String, Long> kinds = new java.util.TreeMap<>();
         String kind = "?";
         for (String line : Files.readAllLines(Path.of("/proc/self/smaps"), StandardCharsets.ISO_8859_1)) {
-            if (Character.isDigit(line.charAt(0)) || (line.charAt(0) >= 'a' && line.charAt(0) <= 'f')
+            if ((Character.isDigit(line.charAt(0)) || (line.charAt(0) >= 'a' && line.charAt(0) <= 'f'))
                     && line.indexOf('-') > 0 && line.indexOf('-') < 17) {
                 String[] f = line.trim().split("\\s+", 6);
                 String name = f.length > 5 ? f[5] : "";
@@ -96,7 +96,7 @@ public final class ChurnRun {
                     kind = "file";
                 }
             } else if (line.startsWith("Rss:")) {
-                kinds.merge(kind, Long.parseLong(line.substring(4).trim().split("\\s+")[0]), Long::sum);
+                kinds.merge(kind, Long.parseLong(line.substring(4).trim().split("\\s+", -1)[0]), Long::sum);
             }
         }
         return kinds;
@@ -116,7 +116,7 @@ public final class ChurnRun {
             if (line.startsWith("Threads:")) {
                 threads = Long.parseLong(line.substring(8).trim());
             } else if (line.startsWith("VmRSS:")) {
-                rss = Long.parseLong(line.substring(6).trim().split("\\s+")[0]);
+                rss = Long.parseLong(line.substring(6).trim().split("\\s+", -1)[0]);
             }
         }
         System.out.println("SAMPLE " + cycle + " " + fds + " " + threads + " " + rss);

@@ -120,8 +120,8 @@ public final class MetadataFuzzRun {
         try {
             boolean inside = d.baseAddress() >= truth.baseAddress() && (long) d.numBlocks() * d.blockLength()
                     <= truth.baseAddress() + (long) truth.numBlocks() * truth.blockLength() - d.baseAddress();
-            long w = initiator.writeBlocks(peer, new int[] {0}, new int[] {d.numBlocks() - 1});
-            long rd = initiator.readBlocks(peer, new int[] {1}, new int[] {0});
+            initiator.writeBlocks(peer, new int[] {0}, new int[] {d.numBlocks() - 1});
+            initiator.readBlocks(peer, new int[] {1}, new int[] {0});
             int done = 0;
             int failed = 0;
             long deadline = System.nanoTime() + 10_000_000_000L;

@@ -34,7 +34,7 @@ class UcxAvailabilityTest {
         assertTrue(p.waitFor(30, TimeUnit.SECONDS), "probe did not end");
         assertEquals(0, p.exitValue(), "probe JVM failed:\n" + out);
         Map<String, String> r = new HashMap<>();
-        for (String line : out.split("\n")) {
+        for (String line : out.split("\n", -1)) {
             int sp = line.indexOf(' ');
             if (sp > 0 && line.substring(0, sp).matches("[A-Z]+")) {
                 r.put(line.substring(0, sp), line.substring(sp + 1));

@@ -54,7 +54,7 @@ class UcxChurnTest {
             String line;
             while ((line = in.readLine()) != null) {
                 if (line.startsWith("SAMPLE ")) {
-                    String[] f = line.split(" ");
+                    String[] f = line.split(" ", -1);
                     samples.add(new long[] {Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
                             Long.parseLong(f[4])});
                 } else if (line.equals("DONE")) {

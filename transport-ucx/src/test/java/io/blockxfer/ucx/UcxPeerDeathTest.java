@@ -79,9 +79,9 @@ class UcxPeerDeathTest {
 
     private static Map<String, Long> parse(String out) throws IOException {
         Map<String, Long> values = new HashMap<>();
-        for (String line : out.split("\n")) {
+        for (String line : out.split("\n", -1)) {
             if (line.startsWith("RESULT ")) {
-                for (String kv : line.substring(7).trim().split(" ")) {
+                for (String kv : line.substring(7).trim().split(" ", -1)) {
                     int eq = kv.indexOf('=');
                     values.put(kv.substring(0, eq), Long.parseLong(kv.substring(eq + 1)));
                 }

@@ -32,7 +32,7 @@ public final class UcxTestSupport {
         if (required.isBlank()) {
             required = System.getenv().getOrDefault("BLOCKXFER_TCK_REQUIRE", "");
         }
-        for (String r : required.split(",")) {
+        for (String r : required.split(",", -1)) {
             if (r.trim().equals(UcxProvider.NAME)) {
                 fail(cause + " (required by blockxfer.tck.require)", a.error().orElse(null));
             }

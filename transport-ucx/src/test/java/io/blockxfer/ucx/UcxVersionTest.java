@@ -40,7 +40,7 @@ class UcxVersionTest {
         if (required.isBlank()) {
             required = System.getenv().getOrDefault("BLOCKXFER_TCK_REQUIRE", "");
         }
-        for (String r : required.split(",")) {
+        for (String r : required.split(",", -1)) {
             if (r.trim().equals("ucx-uncertified")) {
                 fail(cause + " (required by blockxfer.tck.require)");
             }
@@ -55,7 +55,7 @@ class UcxVersionTest {
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "probe did not end");
         assertEquals(0, p.exitValue(), "probe JVM failed:\n" + out);
         Map<String, String> r = new HashMap<>();
-        for (String line : out.split("\n")) {
+        for (String line : out.split("\n", -1)) {
             int sp = line.indexOf(' ');
             if (sp > 0 && line.substring(0, sp).matches("[A-Z]+")) {
                 r.put(line.substring(0, sp), line.substring(sp + 1));

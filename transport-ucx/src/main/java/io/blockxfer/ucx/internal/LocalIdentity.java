@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What this transport is, as a peer's UCX will see it and as {@link PeerMemoryCheck} compares
@@ -18,7 +19,7 @@ final class LocalIdentity {
     private static final System.Logger LOG = System.getLogger(LocalIdentity.class.getName());
 
     /** The shared-memory device address (host id with namespace flag, then namespace), or null. */
-    final byte[] smDevice;
+    final byte @Nullable [] smDevice;
     final boolean hasSysv;
     final boolean hasPosix;
     /** Bytes of this worker's sysv FIFO segment, or -1 when unknown. */
@@ -27,14 +28,14 @@ final class LocalIdentity {
     final long posixFifoBytes;
     final long pid;
     /** The segment key ({@link LocalWorkers}) of the region when UCX allocated it in shared memory, else null. */
-    final String regionSegment;
+    final @Nullable String regionSegment;
     final long regionBase;
     final long regionBytes;
     /** This worker, as {@link LocalWorkers} lists it. */
     final LocalWorkers.Worker worker;
 
-    private LocalIdentity(UcpWorkerAddress address, byte[] smDevice, boolean hasSysv,
-            boolean hasPosix, long sysvFifoBytes, long posixFifoBytes, String regionSegment, long regionBase,
+    private LocalIdentity(UcpWorkerAddress address, byte @Nullable [] smDevice, boolean hasSysv,
+            boolean hasPosix, long sysvFifoBytes, long posixFifoBytes, @Nullable String regionSegment, long regionBase,
             long regionBytes) {
         this.smDevice = smDevice;
         this.hasSysv = hasSysv;

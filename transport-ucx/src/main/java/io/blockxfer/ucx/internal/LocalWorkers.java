@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The UCX workers of the open transports of this process, each with its worker address and its
@@ -28,7 +29,7 @@ final class LocalWorkers {
      * @param bytes the region's size
      * @param segmentKey the region's segment, or null
      */
-    record Worker(UcpWorkerAddress address, long base, long bytes, String segmentKey) {
+    record Worker(UcpWorkerAddress address, long base, long bytes, @Nullable String segmentKey) {
     }
 
     private static final CopyOnWriteArrayList<Worker> WORKERS = new CopyOnWriteArrayList<>();
@@ -55,7 +56,7 @@ final class LocalWorkers {
     }
 
     /** The live transport whose region is in segment {@code key}, or null. */
-    static Worker bySegment(String key) {
+    static @Nullable Worker bySegment(String key) {
         for (Worker w : WORKERS) {
             if (key.equals(w.segmentKey())) {
                 return w;

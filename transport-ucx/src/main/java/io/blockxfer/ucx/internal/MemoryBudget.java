@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Whether this host can hold a region UCX is asked to allocate, decided before UCX maps anything.
@@ -88,7 +89,7 @@ final class MemoryBudget {
             long committed = 0;
             try {
                 for (String line : Files.readAllLines(Path.of("/proc/meminfo"), StandardCharsets.US_ASCII)) {
-                    String[] f = line.split("\\s+");
+                    String[] f = line.trim().split("\\s+", -1);
                     if (f.length < 2) {
                         continue;
                     }
@@ -122,7 +123,7 @@ final class MemoryBudget {
             try {
                 List<String> lines = Files.readAllLines(Path.of("/proc/sysvipc/shm"), StandardCharsets.US_ASCII);
                 for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
-                    String[] f = line.trim().split("\\s+");
+                    String[] f = line.trim().split("\\s+", -1);
                     if (f.length > 3) {
                         used += (Long.parseLong(f[3]) + PAGE - 1) / PAGE;
                     }
@@ -137,7 +138,7 @@ final class MemoryBudget {
         }
 
         /** Why the machine cannot hold {@code bytes}, or null. */
-        String machineShortfall(long bytes) {
+        @Nullable String machineShortfall(long bytes) {
             long need = bytes > Long.MAX_VALUE - RESERVE_BYTES ? Long.MAX_VALUE : bytes + RESERVE_BYTES;
             if (memAvailable != Long.MAX_VALUE && need > satAdd(memAvailable, swapFree)) {
                 return "this host has " + describe(memAvailable) + " of memory available and " + describe(swapFree)

@@ -1,5 +1,6 @@
 package io.blockxfer.ucx.internal;
 
+import org.jspecify.annotations.Nullable;
 import org.openucx.jucx.UcxCallback;
 import org.openucx.jucx.ucp.UcpRequest;
 
@@ -20,11 +21,11 @@ import org.openucx.jucx.ucp.UcpRequest;
 final class OpCallback extends UcxCallback {
 
     private final ProgressLoop loop;
-    UcxTransfer transfer;
-    PeerEndpoint endpoint;
+    @Nullable UcxTransfer transfer;
+    @Nullable PeerEndpoint endpoint;
     int pending;
     int error;
-    String errorMessage;
+    @Nullable String errorMessage;
 
     OpCallback(ProgressLoop loop) {
         this.loop = loop;
@@ -32,13 +33,21 @@ final class OpCallback extends UcxCallback {
 
     @Override
     public void onSuccess(UcpRequest request) {
-        endpoint.outstanding--;
+        countedOff();
         loop.requestEnded(this, UcsStatus.OK, null);
     }
 
     @Override
     public void onError(int status, String message) {
-        endpoint.outstanding--;
+        countedOff();
         loop.requestEnded(this, status, message);
+    }
+
+    /** One request of {@link #endpoint} ended; the endpoint is set while any request is outstanding. */
+    private void countedOff() {
+        PeerEndpoint e = endpoint;
+        if (e != null) {
+            e.outstanding--;
+        }
     }
 }

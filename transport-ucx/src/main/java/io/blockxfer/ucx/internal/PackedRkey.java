@@ -3,6 +3,7 @@ package io.blockxfer.ucx.internal;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A packed remote key of UCX 1.18 ({@code ucp_rkey_pack}), parsed with every length checked, and
@@ -99,7 +100,7 @@ final class PackedRkey {
         return new PackedRkey(mdMap, keys);
     }
 
-    private static String keyProblem(byte[] key, java.util.List<Integer> transports) {
+    private static @Nullable String keyProblem(byte[] key, java.util.List<Integer> transports) {
         if (transports.isEmpty()) {
             return "belongs to no memory domain of the peer's worker address";
         }

@@ -3,6 +3,7 @@ package io.blockxfer.ucx.internal;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpEndpointErrorHandler;
 import org.openucx.jucx.ucp.UcpEndpointParams;
@@ -40,8 +41,8 @@ final class PeerEndpoint {
     final UcpEndpoint endpoint;
     /** Requests of transfers issued on this endpoint that UCX has not ended. */
     int outstanding;
-    private UcpRemoteKey rkey;
-    private UcpRequest closeRequest;
+    private @Nullable UcpRemoteKey rkey;
+    private @Nullable UcpRequest closeRequest;
     private boolean closeAsked;
     private long closeAskedNanos;
     private boolean force;
@@ -77,7 +78,7 @@ final class PeerEndpoint {
         return ByteBuffer.allocateDirect(bytes.length).put(bytes).flip();
     }
 
-    UcpRemoteKey rkey() {
+    @Nullable UcpRemoteKey rkey() {
         return rkey;
     }
 

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A peer's region as this process maps it, for READs by plain copy: on one host UCX reaches a
@@ -34,7 +35,7 @@ final class PeerMapping {
      * not check out.
      */
     @SuppressWarnings("restricted") // sizing a mapping confirmed by the kernel
-    static MemorySegment of(long address, UcxMetadata metadata, long base, long size) {
+    static @Nullable MemorySegment of(long address, UcxMetadata metadata, long base, long size) {
         if (address == 0 || size <= 0) {
             return null;
         }

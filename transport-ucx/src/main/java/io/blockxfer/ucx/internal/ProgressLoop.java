@@ -10,9 +10,11 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpRemoteKey;
 import org.openucx.jucx.ucp.UcpRequest;
@@ -200,6 +202,9 @@ final class ProgressLoop implements Runnable {
     }
 
     /** Back-pressure: waits until the full queue takes {@code command}, driving it where allowed. */
+    // yield is one step of the back-off between spinning and parking, for a queue that the loop's
+    // thread empties within microseconds; correctness never depends on how the scheduler takes it
+    @SuppressWarnings("ThreadPriorityCheck")
     private void offerWhenRoom(LoopCommand command) {
         queueFullWaits.incrementAndGet();
         long start = System.nanoTime();
@@ -505,7 +510,7 @@ final class ProgressLoop implements Runnable {
      * waits behind software-emulated gets.
      */
     void issue(UcxTransfer t) {
-        UcxPeer p = t.peer;
+        UcxPeer p = Objects.requireNonNull(t.peer, "a queued transfer has its peer");
         boolean write = t.op == TransferOp.WRITE;
         if (!p.usable() || p.closing) {
             t.status = TransferEngine.FAILED;
@@ -631,7 +636,7 @@ final class ProgressLoop implements Runnable {
      * One request of a transfer ended (or the issuing guard was released): the last one ends the
      * transfer, with the first error any of them had, unless it ended already.
      */
-    void requestEnded(OpCallback cb, int status, String message) {
+    void requestEnded(OpCallback cb, int status, @Nullable String message) {
         try {
             if (status != UcsStatus.OK && cb.error == UcsStatus.OK) {
                 cb.error = status;
@@ -651,10 +656,12 @@ final class ProgressLoop implements Runnable {
             if (t == null || t.callback != cb) {
                 return;
             }
-            UcxPeer p = t.peer;
+            // read before complete(): once its status is out, the engine may recycle and refill it
+            UcxPeer p = Objects.requireNonNull(t.peer, "a transfer with requests has its peer");
+            boolean write = t.op == TransferOp.WRITE;
             complete(t, error == UcsStatus.OK ? TransferEngine.DONE : TransferEngine.FAILED);
             if (error != UcsStatus.OK && error != UcsStatus.CANCELED) {
-                peerFailed(p, error, (t.op == TransferOp.WRITE ? "flush: " : "get: ") + errorMessage);
+                peerFailed(p, error, (write ? "flush: " : "get: ") + errorMessage);
             }
         } catch (RuntimeException | Error e) {
             // never let an exception unwind into UCX's progress
@@ -665,7 +672,7 @@ final class ProgressLoop implements Runnable {
     /** Ends a transfer once; a callback still registered with UCX is detached, not reused. */
     private void complete(UcxTransfer t, int status) {
         if (t.linked) {
-            t.peer.unlink(t);
+            Objects.requireNonNull(t.peer, "a linked transfer has its peer").unlink(t);
             inFlight--;
         }
         if (t.status != TransferEngine.PENDING) {
@@ -718,7 +725,7 @@ final class ProgressLoop implements Runnable {
     }
 
     /** The peer's read endpoint, built on first use; null (and the peer failed) if that fails. */
-    private PeerEndpoint readEndpoint(UcxPeer p) {
+    private @Nullable PeerEndpoint readEndpoint(UcxPeer p) {
         if (p.reads == null) {
             try {
                 p.reads = PeerEndpoint.open(worker, "blockxfer-read:" + p.peerId, p.metadata,

@@ -47,7 +47,7 @@ final class ResourceShortage {
     private static long openFilesLimit() throws IOException {
         for (String line : Files.readAllLines(Path.of("/proc/self/limits"), StandardCharsets.US_ASCII)) {
             if (line.startsWith("Max open files")) {
-                String[] f = line.substring("Max open files".length()).trim().split("\\s+");
+                String[] f = line.substring("Max open files".length()).trim().split("\\s+", -1);
                 return f[0].equals("unlimited") ? -1 : Long.parseLong(f[0]);
             }
         }

@@ -57,6 +57,9 @@ final class UcpWorkerAddress {
      * @param device the device address
      * @param iface the iface address
      */
+    // arrays as components: an Entry is a parse result that is read, never compared or hashed
+    // (nothing calls equals or hashCode on one) nor written
+    @SuppressWarnings("ArrayRecordComponent")
     record Entry(int mdIndex, int tlChecksum, byte[] device, byte[] iface) {
         /** The transport's name where this backend knows it, else its checksum in hex. */
         String tlName() {

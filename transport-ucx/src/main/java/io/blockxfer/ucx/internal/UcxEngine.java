@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 import org.openucx.jucx.ucp.UcpContext;
 import org.openucx.jucx.ucp.UcpParams;
 import org.openucx.jucx.ucp.UcpWorker;
@@ -134,7 +135,7 @@ public final class UcxEngine implements TransferEngine {
         loop.start();
     }
 
-    private void closeQuietly(LocalRegion mapped, UcpWorker worker, Throwable failure) {
+    private void closeQuietly(@Nullable LocalRegion mapped, @Nullable UcpWorker worker, Throwable failure) {
         try {
             if (worker != null) {
                 worker.close();

@@ -21,8 +21,10 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
+import org.jspecify.annotations.Nullable;
 import org.openucx.jucx.ucp.UcpContext;
 import org.openucx.jucx.ucp.UcpParams;
 
@@ -49,10 +51,10 @@ public final class UcxLibrary {
     private static final int CERTIFIED_MAJOR = 1;
     private static final int CERTIFIED_MINOR = 18;
 
-    private static volatile Probe probe;
+    private static volatile @Nullable Probe probe;
 
     /** The outcome of the one probe of this process; {@code ucp} finds libucp's functions. */
-    private record Probe(Availability availability, String version, String where, SymbolLookup ucp) {
+    private record Probe(Availability availability, String version, String where, @Nullable SymbolLookup ucp) {
     }
 
     private UcxLibrary() {
@@ -106,7 +108,7 @@ public final class UcxLibrary {
         try {
             location = UcxLocator.locate();
         } catch (UcxLocator.LocationException e) {
-            return unavailable(e.getMessage(), e, "", "");
+            return unavailable(String.valueOf(e.getMessage()), e, "", "");
         }
         try {
             setenv("UCX_ERROR_SIGNALS", "");
@@ -126,7 +128,7 @@ public final class UcxLibrary {
             }
         } else {
             for (String lib : UcxLocator.LIBRARIES) {
-                Path file = location.dir().resolve(lib);
+                Path file = Objects.requireNonNull(location.dir(), "not the system's path").resolve(lib);
                 try {
                     System.load(file.toString());
                 } catch (UnsatisfiedLinkError | SecurityException e) {
@@ -173,7 +175,7 @@ public final class UcxLibrary {
      * Why UCX {@code version} (major, minor, release) loaded from {@code file} cannot serve jucx, or
      * null when it is a certified release (1.18.x).
      */
-    static String versionProblem(int[] version, String file) {
+    static @Nullable String versionProblem(int[] version, String file) {
         if (version[0] == CERTIFIED_MAJOR && version[1] == CERTIFIED_MINOR) {
             return null;
         }
@@ -192,7 +194,7 @@ public final class UcxLibrary {
                 + "=true runs on it anyway, unsupported";
     }
 
-    private static Probe unavailable(String cause, Throwable error, String version, String where) {
+    private static Probe unavailable(String cause, @Nullable Throwable error, String version, String where) {
         return new Probe(error == null ? Availability.unavailable(cause) : Availability.unavailable(cause, error),
                 version, where, null);
     }
@@ -315,11 +317,11 @@ public final class UcxLibrary {
 
     /** The {@code ucp_rkey_ptr} handle, made on first use (null when UCX did not load). */
     private static final class RkeyPtr {
-        static final MethodHandle HANDLE = ucpHandle("ucp_rkey_ptr",
+        static final @Nullable MethodHandle HANDLE = ucpHandle("ucp_rkey_ptr",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
     }
 
-    private static MethodHandle ucpHandle(String name, FunctionDescriptor descriptor) {
+    private static @Nullable MethodHandle ucpHandle(String name, FunctionDescriptor descriptor) {
         Probe p = probe();
         if (p.ucp == null) {
             return null;

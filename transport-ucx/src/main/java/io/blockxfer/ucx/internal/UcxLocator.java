@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds the UCX libraries without loading anything: a directory named by
@@ -38,7 +39,7 @@ public final class UcxLocator {
      *
      * <p><b>Thread safety:</b> immutable.
      */
-    public record Location(Path dir, String origin, List<String> misses) {
+    public record Location(@Nullable Path dir, String origin, List<String> misses) {
         /** Whether this location is the system's library search path. */
         public boolean isSystem() {
             return dir == null;
@@ -90,7 +91,7 @@ public final class UcxLocator {
         }
         List<String> misses = new ArrayList<>();
         Path natives = null;
-        String origin = null;
+        String origin = "";
         String named = nonBlank(properties.apply(UcxOptions.NATIVES_DIR_PROPERTY));
         if (named != null) {
             natives = path(named, "system property " + UcxOptions.NATIVES_DIR_PROPERTY);
@@ -124,7 +125,7 @@ public final class UcxLocator {
     }
 
     /** The first of {@link #LIBRARIES} that is not a readable file in {@code dir}, or null. */
-    public static String firstMissing(Path dir) {
+    public static @Nullable String firstMissing(Path dir) {
         for (String lib : LIBRARIES) {
             if (!Files.isRegularFile(dir.resolve(lib)) || !Files.isReadable(dir.resolve(lib))) {
                 return lib;
@@ -153,7 +154,7 @@ public final class UcxLocator {
         }
     }
 
-    private static String nonBlank(String s) {
+    private static @Nullable String nonBlank(@Nullable String s) {
         return s == null || s.isBlank() ? null : s.trim();
     }
 }

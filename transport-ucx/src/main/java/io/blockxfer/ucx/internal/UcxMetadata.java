@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The agent metadata a UCX transport publishes: what a remote needs to reach its worker and write
@@ -36,15 +37,15 @@ public final class UcxMetadata {
     private final long memoryLength;
     private final byte[] workerAddress;
     private final byte[] rkey;
-    private final UcpWorkerAddress address;
-    private final PackedRkey packedRkey;
+    private final @Nullable UcpWorkerAddress address;
+    private final @Nullable PackedRkey packedRkey;
 
     UcxMetadata(long memoryAddress, long memoryLength, byte[] workerAddress, byte[] rkey) {
         this(memoryAddress, memoryLength, workerAddress, rkey, null, null);
     }
 
     private UcxMetadata(long memoryAddress, long memoryLength, byte[] workerAddress, byte[] rkey,
-            UcpWorkerAddress address, PackedRkey packedRkey) {
+            @Nullable UcpWorkerAddress address, @Nullable PackedRkey packedRkey) {
         this.memoryAddress = memoryAddress;
         this.memoryLength = memoryLength;
         this.workerAddress = workerAddress.clone();

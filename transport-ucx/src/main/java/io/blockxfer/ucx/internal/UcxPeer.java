@@ -1,6 +1,7 @@
 package io.blockxfer.ucx.internal;
 
 import java.lang.foreign.MemorySegment;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One registered peer: the region its descriptor advertised, its metadata, its endpoints (one for
@@ -35,17 +36,17 @@ final class UcxPeer {
     volatile boolean aborted;
     volatile String failure = "";
     /** The peer's region as mapped in this process, or null; used only while the peer is not closing. */
-    volatile MemorySegment mapped;
+    volatile @Nullable MemorySegment mapped;
 
     // ---- loop thread only
-    PeerEndpoint writes;
-    PeerEndpoint reads;
+    @Nullable PeerEndpoint writes;
+    @Nullable PeerEndpoint reads;
     boolean closing;
     long closeStartedNanos;
     boolean slowCloseLogged;
     boolean disconnectRequested;
-    UcxTransfer first;
-    UcxTransfer last;
+    @Nullable UcxTransfer first;
+    @Nullable UcxTransfer last;
     int inFlight;
 
     UcxPeer(String peerId, long remoteBase, int numBlocks, UcxMetadata metadata) {

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Resolves a transport's {@code ucx.*} options into the UCX settings its context is created with
@@ -19,7 +20,7 @@ import java.util.stream.Stream;
  */
 public final class UcxSettings {
 
-    private record Known(String option, String ucxName, String defaultValue) {
+    private record Known(String option, String ucxName, @Nullable String defaultValue) {
     }
 
     private static final Known[] KNOWN = {
@@ -107,7 +108,7 @@ public final class UcxSettings {
         return new UcxSettings(config);
     }
 
-    private static Known find(String option) {
+    private static @Nullable Known find(String option) {
         for (Known k : KNOWN) {
             if (k.option.equals(option)) {
                 return k;

@@ -3,6 +3,7 @@ package io.blockxfer.ucx.internal;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One transfer: its peer, direction, block index pairs, and state. Pooled by the engine, so its
@@ -14,8 +15,8 @@ import java.util.Arrays;
  */
 final class UcxTransfer implements LoopCommand {
 
-    UcxPeer peer;
-    TransferOp op;
+    @Nullable UcxPeer peer;
+    @Nullable TransferOp op;
     int[] localBlocks = new int[8];
     int[] remoteBlocks = new int[8];
     int count;
@@ -23,9 +24,9 @@ final class UcxTransfer implements LoopCommand {
 
     // ---- loop thread only
     boolean linked;
-    UcxTransfer prev;
-    UcxTransfer next;
-    OpCallback callback;
+    @Nullable UcxTransfer prev;
+    @Nullable UcxTransfer next;
+    @Nullable OpCallback callback;
 
     void fill(UcxPeer peer, TransferOp op, int[] local, int[] remote) {
         if (localBlocks.length < local.length) {

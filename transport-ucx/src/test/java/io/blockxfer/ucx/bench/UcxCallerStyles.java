@@ -61,8 +61,8 @@ public final class UcxCallerStyles {
         int runs = Integer.getInteger("bench.runs", 3);
         boolean batch = Boolean.getBoolean("bench.batch");
         List<ProgressMode> modes = Arrays.stream(System.getProperty("bench.modes", "POLLING_THREAD,BACKEND_THREAD")
-                .split(",")).map(String::trim).map(ProgressMode::valueOf).toList();
-        List<Style> styles = Arrays.stream(System.getProperty("bench.styles", "spin,backoff,every100us").split(","))
+                .split(",", -1)).map(String::trim).map(ProgressMode::valueOf).toList();
+        List<Style> styles = Arrays.stream(System.getProperty("bench.styles", "spin,backoff,every100us").split(",", -1))
                 .map(String::trim).map(Style::of).toList();
         String hogSetting = System.getProperty("bench.hog", "both");
         List<Boolean> hogs = switch (hogSetting) {
@@ -203,11 +203,11 @@ public final class UcxCallerStyles {
     /** User plus system CPU time of this process ({@code /proc/self/stat}, in clock ticks of 10 ms). */
     private static long processCpuNanos() throws IOException {
         String stat = Files.readString(Path.of("/proc/self/stat"), StandardCharsets.US_ASCII);
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ", -1);
         return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
     }
 
     private static double loadAverage() throws IOException {
-        return Double.parseDouble(Files.readString(Path.of("/proc/loadavg"), StandardCharsets.US_ASCII).split(" ")[0]);
+        return Double.parseDouble(Files.readString(Path.of("/proc/loadavg"), StandardCharsets.US_ASCII).split(" ", -1)[0]);
     }
 }

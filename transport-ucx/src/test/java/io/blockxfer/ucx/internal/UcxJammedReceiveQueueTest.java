@@ -66,9 +66,9 @@ class UcxJammedReceiveQueueTest {
 
     private static Map<String, String> parse(String out) {
         Map<String, String> values = new HashMap<>();
-        for (String line : out.split("\n")) {
+        for (String line : out.split("\n", -1)) {
             if (line.startsWith("RESULT ")) {
-                for (String kv : line.substring(7).trim().split(" ")) {
+                for (String kv : line.substring(7).trim().split(" ", -1)) {
                     int eq = kv.indexOf('=');
                     values.put(kv.substring(0, eq), kv.substring(eq + 1));
                 }
