@@ -11,6 +11,7 @@ import io.blockxfer.transport.ProgressMode;
 import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.TransportConfig;
+import io.blockxfer.transport.internal.memory.MemoryBudget;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -65,7 +66,12 @@ public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
     /** Started on the first submit. */
     private volatile @Nullable CopyWorker worker;
 
-    /** Opens an engine over the config's region. */
+    /**
+     * Opens an engine over the config's region.
+     *
+     * @throws io.blockxfer.transport.InsufficientMemoryException if the region to allocate does not
+     *     fit this host ({@link MemoryBudget}); nothing is allocated then
+     */
     public LoopbackEngine(TransportConfig config) {
         this(config, CopyWorker.DEFAULT_SPINS, CopyWorker.DEFAULT_FALLBACK_NANOS);
     }
@@ -86,6 +92,7 @@ public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
             this.region = new BlockRegion(spec.callerMemory().get(), spec.numBlocks(), spec.blockLength(),
                     BlockRegion.Ownership.CALLER);
         } else {
+            MemoryBudget.check(spec.byteSize());
             this.arena = Arena.ofShared();
             MemorySegment memory = arena.allocate(spec.byteSize(), 64);
             this.region = new BlockRegion(memory, spec.numBlocks(), spec.blockLength(), BlockRegion.Ownership.BACKEND);

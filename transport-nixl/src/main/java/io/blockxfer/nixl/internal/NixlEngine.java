@@ -15,6 +15,7 @@ import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.TransportException;
+import io.blockxfer.transport.internal.memory.MemoryBudget;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.Arena;
@@ -83,6 +84,8 @@ public final class NixlEngine implements TransferEngine {
      *
      * @throws IllegalArgumentException for bad {@code nixl.*} options
      * @throws TransportException if NIXL refuses (the message carries NIXL's status)
+     * @throws io.blockxfer.transport.InsufficientMemoryException if the region to allocate does not
+     *     fit this host ({@link MemoryBudget}); nothing is allocated then
      */
     public NixlEngine(String backendName, TransportConfig config) {
         this.backendName = backendName;
@@ -104,6 +107,7 @@ public final class NixlEngine implements TransferEngine {
                 r = new BlockRegion(spec.callerMemory().get(), spec.numBlocks(), spec.blockLength(),
                         BlockRegion.Ownership.CALLER);
             } else {
+                MemoryBudget.check(spec.byteSize());
                 memory = Arena.ofShared();
                 r = new BlockRegion(memory.allocate(spec.byteSize(), 4096), spec.numBlocks(), spec.blockLength(),
                         BlockRegion.Ownership.BACKEND);

@@ -1,5 +1,7 @@
 package io.blockxfer.ucx.internal;
 
+import io.blockxfer.transport.internal.memory.HostMemory;
+import io.blockxfer.transport.internal.memory.MemoryBudget;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystemException;
@@ -36,7 +38,7 @@ final class ResourceShortage {
         } catch (IOException | RuntimeException e) {
             // nothing to add
         }
-        MemoryBudget.Snapshot s = MemoryBudget.Snapshot.read();
+        HostMemory s = HostMemory.read();
         if (s.memAvailable() != Long.MAX_VALUE && s.memAvailable() + s.swapFree() < MemoryBudget.RESERVE_BYTES) {
             b.append("; this host is out of memory (").append(MemoryBudget.describe(s.memAvailable()))
                     .append(" available)");

@@ -44,9 +44,10 @@ public final class UcxEngine implements TransferEngine {
         // classes of failure paths, loaded now: loading a class takes a file descriptor, and one of
         // those paths is running out of them
         for (Class<?> c : new Class<?>[] {UcsStatus.class, ConnectCommand.class, PeerCommand.class,
-                PeerMemoryCheck.class, OwnerMappings.class, LocalWorkers.class, MemoryBudget.class, ResourceShortage.class,
-                MemoryBudget.Snapshot.class,
-                io.blockxfer.ucx.InsufficientMemoryException.class, PeerRegistrationException.class,
+                PeerMemoryCheck.class, OwnerMappings.class, LocalWorkers.class, UcxMemoryBudget.class, ResourceShortage.class,
+                UcxMemoryBudget.Snapshot.class, io.blockxfer.transport.internal.memory.MemoryBudget.class,
+                io.blockxfer.transport.internal.memory.HostMemory.class,
+                io.blockxfer.transport.InsufficientMemoryException.class, PeerRegistrationException.class,
                 TransportException.class}) {
             try {
                 Class.forName(c.getName(), true, c.getClassLoader());
@@ -74,8 +75,8 @@ public final class UcxEngine implements TransferEngine {
      *
      * @throws io.blockxfer.transport.TransportUnavailableException if UCX cannot be loaded here
      * @throws IllegalArgumentException if the options are unknown or UCX rejects them
-     * @throws io.blockxfer.ucx.InsufficientMemoryException if the region to allocate does not fit
-     *     this host ({@link MemoryBudget})
+     * @throws io.blockxfer.transport.InsufficientMemoryException if the region to allocate does not fit
+     *     this host ({@link UcxMemoryBudget})
      */
     public UcxEngine(TransportConfig config) {
         this(config, TimeUnit.MICROSECONDS.toNanos(ProgressLoop.POLLER_GRACE_MICROS));
@@ -91,7 +92,7 @@ public final class UcxEngine implements TransferEngine {
         UcxSettings settings = UcxSettings.resolve(config.options());
         if (config.region().callerMemory().isEmpty()) {
             String order = settings.ucxConfig().get("ALLOC_PRIO");
-            MemoryBudget.check(config.region().byteSize(), order != null ? order : System.getenv("UCX_ALLOC_PRIO"));
+            UcxMemoryBudget.check(config.region().byteSize(), order != null ? order : System.getenv("UCX_ALLOC_PRIO"));
         }
         UcpParams params = new UcpParams().requestRmaFeature().requestWakeupFeature();
         settings.ucxConfig().forEach(params::setConfig);
