@@ -13,6 +13,7 @@ module io.blockxfer.transport {
     exports io.blockxfer.transport.spi;
     // machinery shared by the backends, not API
     exports io.blockxfer.transport.internal.queue to io.blockxfer.transport.loopback, io.blockxfer.transport.ucx;
+    exports io.blockxfer.transport.internal.natives to io.blockxfer.transport.ucx, io.blockxfer.transport.nixl;
 
     uses io.blockxfer.transport.spi.TransportProvider;
 }
