@@ -1,5 +1,6 @@
 package io.blockxfer.nixl.internal;
 
+import io.blockxfer.transport.internal.natives.NativesFolder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -22,9 +23,10 @@ import java.util.function.Function;
  *       if it does not exist, nothing else is tried);</li>
  *   <li>the environment variable {@value #LIB_ENV}, likewise;</li>
  *   <li>the project folder {@code <natives>/nixl/.nixl_cuNN.mesonpy.libs/libnixl_capi.so} (either
- *       CUDA build), where {@code <natives>} is the system property {@value #NATIVES_PROPERTY},
- *       the environment variable {@value #NATIVES_ENV}, or a {@code natives/} folder found walking
- *       up from {@code user.dir}. With the system property {@value #VERSION_PROPERTY} (or the
+ *       CUDA build), where {@code <natives>} is the project's natives folder ({@link NativesFolder}:
+ *       the system property {@value #NATIVES_PROPERTY}, the environment variable
+ *       {@value #NATIVES_ENV}, or a {@code natives/} folder found walking up from {@code user.dir}).
+ *       With the system property {@value #VERSION_PROPERTY} (or the
  *       environment variable {@value #VERSION_ENV}) set to a release, e.g. {@code 1.4.1}, the
  *       folder {@code <natives>/nixl-1.4.1} or {@code <natives>/nixl-cu13-1.4.1} is used instead
  *       ({@code scripts/install-natives --nixl 1.4.1} fills it; {@code cu13-1.5.1} names the CUDA 13
@@ -47,9 +49,9 @@ public final class NixlLibraryLocator {
     /** Environment variable: the path of {@code libnixl_capi.so}. */
     public static final String LIB_ENV = "BLOCKXFER_NIXL_LIB";
     /** System property: the project's natives folder. */
-    public static final String NATIVES_PROPERTY = "blockxfer.natives.dir";
+    public static final String NATIVES_PROPERTY = NativesFolder.PROPERTY;
     /** Environment variable: the project's natives folder. */
-    public static final String NATIVES_ENV = "BLOCKXFER_NATIVES_DIR";
+    public static final String NATIVES_ENV = NativesFolder.ENV;
     /** System property: the NIXL release to load from {@code <natives>/nixl-<release>}. */
     public static final String VERSION_PROPERTY = "blockxfer.nixl.version";
     /** Environment variable: the NIXL release to load from {@code <natives>/nixl-<release>}. */
@@ -232,27 +234,9 @@ public final class NixlLibraryLocator {
     }
 
     private Optional<Path> nativesDir(List<String> trace) {
-        for (String[] source : new String[][] {{NATIVES_PROPERTY, properties.apply(NATIVES_PROPERTY)},
-                {NATIVES_ENV, environment.apply(NATIVES_ENV)}}) {
-            String dir = blankToNull(source[1]);
-            if (dir == null) {
-                continue;
-            }
-            if (Files.isDirectory(Path.of(dir))) {
-                trace.add("natives folder from " + source[0] + ": " + dir);
-                return Optional.of(Path.of(dir));
-            }
-            trace.add("natives folder from " + source[0] + " does not exist: " + dir);
-        }
-        for (Path p = userDir.toAbsolutePath(); p != null; p = p.getParent()) {
-            Path candidate = p.resolve("natives");
-            if (Files.isDirectory(candidate)) {
-                trace.add("natives folder found above user.dir: " + candidate);
-                return Optional.of(candidate);
-            }
-        }
-        trace.add("no natives folder (" + NATIVES_PROPERTY + ", " + NATIVES_ENV + ", or natives/ above " + userDir + ")");
-        return Optional.empty();
+        Optional<NativesFolder> natives = NativesFolder.find(properties, environment, userDir, trace);
+        natives.ifPresent(n -> trace.add("natives folder " + n));
+        return natives.map(NativesFolder::dir);
     }
 
     private static String blankToNull(String s) {
