@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds {@code libnixl_capi.so} without loading it. The order, first match wins:
@@ -93,20 +94,22 @@ public final class NixlLibraryLocator {
     public record Location(Optional<Path> library, Source source, List<String> trace) {
         /** The plugin folder next to the library ({@code plugins/}), if there is one. */
         public Optional<Path> pluginDir() {
-            return library.map(p -> p.toAbsolutePath().getParent().resolve("plugins")).filter(Files::isDirectory);
+            return libraryFolder().map(dir -> dir.resolve("plugins")).filter(Files::isDirectory);
         }
 
         /** The wheel version from a {@code nixl_cuNN-X.Y.Z.dist-info} folder beside the library's folder. */
         public Optional<String> wheelVersion() {
-            if (library.isEmpty()) {
+            Optional<Path> libraryFolder = libraryFolder();
+            if (libraryFolder.isEmpty()) {
                 return Optional.empty();
             }
-            Path site = library.get().toAbsolutePath().getParent().getParent();
-            if (site == null || !Files.isDirectory(site)) {
+            Path site = libraryFolder.get().getParent();
+            Path folderName = libraryFolder.get().getFileName();
+            if (site == null || folderName == null || !Files.isDirectory(site)) {
                 return Optional.empty();
             }
             // the dist-info of the wheel whose library this is: .nixl_cu13.mesonpy.libs -> nixl_cu13-X.Y.Z.dist-info
-            String folder = library.get().toAbsolutePath().getParent().getFileName().toString();
+            String folder = folderName.toString();
             String glob = folder.startsWith(".nixl_cu") && folder.endsWith(".mesonpy.libs")
                     ? folder.substring(1, folder.length() - ".mesonpy.libs".length()) + "-*.dist-info"
                     : "nixl_cu*-*.dist-info";
@@ -120,6 +123,11 @@ public final class NixlLibraryLocator {
                 return Optional.empty();
             }
             return Optional.empty();
+        }
+
+        /** The folder the library lies in (absolute); empty for {@link Source#SYSTEM}. */
+        private Optional<Path> libraryFolder() {
+            return library.flatMap(p -> Optional.ofNullable(p.toAbsolutePath().getParent()));
         }
 
         /** The trace as one line. */
@@ -239,7 +247,7 @@ public final class NixlLibraryLocator {
         return natives.map(NativesFolder::dir);
     }
 
-    private static String blankToNull(String s) {
+    private static @Nullable String blankToNull(@Nullable String s) {
         return s == null || s.isBlank() ? null : s.trim();
     }
 
@@ -265,17 +273,19 @@ public final class NixlLibraryLocator {
     /** Asks {@code python3} for its site-packages folders and the meta package's choice (5 s at most). */
     static PythonSites askPython(List<String> trace) {
         // the meta package reads torch's CUDA version off disk (nixl_meta_utils) without importing torch
-        String script = "import site,sysconfig\n"
-                + "d=[sysconfig.get_paths().get(k) for k in ('purelib','platlib')]\n"
-                + "d+=getattr(site,'getsitepackages',lambda:[])()\n"
-                + "d.append(getattr(site,'getusersitepackages',lambda:'')())\n"
-                + "print('\\n'.join(x for x in d if x))\n"
-                + "try:\n"
-                + "  import nixl_meta_utils as m\n"
-                + "  v=m._torch_cuda_version_from_disk()\n"
-                + "  print('META nixl_cu'+v.split('.')[0] if v else 'META ')\n"
-                + "except Exception:\n"
-                + "  pass\n";
+        String script = """
+                import site,sysconfig
+                d=[sysconfig.get_paths().get(k) for k in ('purelib','platlib')]
+                d+=getattr(site,'getsitepackages',lambda:[])()
+                d.append(getattr(site,'getusersitepackages',lambda:'')())
+                print('\\n'.join(x for x in d if x))
+                try:
+                  import nixl_meta_utils as m
+                  v=m._torch_cuda_version_from_disk()
+                  print('META nixl_cu'+v.split('.')[0] if v else 'META ')
+                except Exception:
+                  pass
+                """;
         Process p;
         try {
             p = new ProcessBuilder("python3", "-c", script).redirectErrorStream(true).start();
