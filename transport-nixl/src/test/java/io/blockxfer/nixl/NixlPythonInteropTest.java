@@ -183,6 +183,7 @@ class NixlPythonInteropTest {
         private final Process process;
         private final PrintStream commands;
         private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
+        @SuppressWarnings("JdkObsolete") // appended by the stderr pump thread, read by the test thread
         private final StringBuffer stderr = new StringBuffer();
         final byte[] metadata;
         final long base;
@@ -205,7 +206,7 @@ class NixlPythonInteropTest {
                 process.destroyForcibly();
                 throw new IllegalStateException("python3 answered '" + ready + "'; stderr: " + tail());
             }
-            String[] f = ready.split(" ");
+            String[] f = ready.split(" ", -1);
             this.metadata = Base64.getDecoder().decode(f[1]);
             this.base = Long.parseLong(f[2]);
             this.blocks = Integer.parseInt(f[3]);

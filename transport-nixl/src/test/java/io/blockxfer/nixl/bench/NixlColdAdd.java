@@ -151,7 +151,7 @@ public final class NixlColdAdd {
             }
         }
         // extra child JVM flags for diagnosis (JFR, class-load logging): -Dcold.childFlags="a b"
-        for (String f : System.getProperty("cold.childFlags", "").split(" ")) {
+        for (String f : System.getProperty("cold.childFlags", "").split(" ", -1)) {
             if (!f.isBlank()) {
                 jvm.add(f);
             }
