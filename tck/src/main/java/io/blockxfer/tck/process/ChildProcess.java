@@ -317,7 +317,7 @@ public final class ChildProcess implements AutoCloseable {
     }
 
     private void pump(InputStream in, String what, Consumer<String> sink) {
-        Thread.ofPlatform().daemon().name("child-" + pid() + "-" + what).start(() -> {
+        Thread.ofPlatform().daemon().name((jvm ? "child-jvm-" : "child-process-") + pid() + "-" + what).start(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = r.readLine()) != null) {
