@@ -15,6 +15,7 @@ module io.blockxfer.transport {
     exports io.blockxfer.transport.internal.queue to io.blockxfer.transport.loopback, io.blockxfer.transport.ucx;
     exports io.blockxfer.transport.internal.memory to io.blockxfer.transport.loopback, io.blockxfer.transport.ucx,
             io.blockxfer.transport.nixl;
+    exports io.blockxfer.transport.internal.natives to io.blockxfer.transport.ucx, io.blockxfer.transport.nixl;
 
     uses io.blockxfer.transport.spi.TransportProvider;
 }

@@ -6,6 +6,7 @@
 module io.blockxfer.transport.nixl {
     requires transitive io.blockxfer.transport;
     requires static com.google.auto.service;
+    requires static org.jspecify;
 
     exports io.blockxfer.nixl;
 

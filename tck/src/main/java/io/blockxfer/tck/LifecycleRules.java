@@ -40,8 +40,8 @@ abstract class LifecycleRules extends RuleGroup {
 
     /** Threads of the JDK and of the kit that may come and go around a transport's life. */
     private static final List<String> NOT_THE_TRANSPORTS = List.of("process reaper", "ForkJoinPool", "Common-Cleaner",
-            "Attach Listener", "child-jvm-", "tck-", "junit-", "Signal Dispatcher", "Notification Thread",
-            "JFR ", "RMI ", "surefire-", "Reference Handler", "Finalizer");
+            "Attach Listener", "child-jvm-", "child-process-", "tck-", "junit-", "Signal Dispatcher",
+            "Notification Thread", "JFR ", "RMI ", "surefire-", "Reference Handler", "Finalizer");
 
     LifecycleRules(TransportConformanceSuite suite) {
         super(suite);

@@ -5,18 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blockxfer.tck.process.ChildJvm;
 import io.blockxfer.transport.ProviderInfo;
 import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.Transports;
 import io.blockxfer.transport.spi.Availability;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -85,22 +83,14 @@ class NixlAvailabilityTest {
     }
 
     /** Runs {@link ProbeMain} in a child JVM with {@code blockxfer.nixl.lib} set; returns its line. */
-    private static String probeIn(Path library) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.add("-Dblockxfer.nixl.lib=" + library);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(ProbeMain.class.getName());
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(false).start();
-        p.getOutputStream().close();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
-        assertEquals(0, p.exitValue(), "probe JVM exit; stderr: " + new String(p.getErrorStream().readAllBytes(),
-                StandardCharsets.UTF_8));
-        assertFalse(out.isEmpty());
-        return out;
+    private static String probeIn(Path library) {
+        try (ChildJvm child = ChildJvm.builder(ProbeMain.class).jvmArgs(List.of("-Dblockxfer.nixl.lib=" + library))
+                .start()) {
+            String out = child.nextLine(Duration.ofSeconds(60)).strip();
+            assertEquals(0, child.awaitExit(Duration.ofSeconds(60)), "probe JVM exit: " + child.describe());
+            assertFalse(out.isEmpty());
+            return out;
+        }
     }
 
     /** Prints the provider's availability in one line. */

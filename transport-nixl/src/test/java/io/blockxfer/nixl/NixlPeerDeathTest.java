@@ -5,15 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blockxfer.tck.TargetProcess;
+import io.blockxfer.tck.process.ChildJvm;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PollResult;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -138,7 +133,7 @@ class NixlPeerDeathTest {
         initiator.addPeer("t", target.descriptor);
         long warm = initiator.writeBlocks("t", range(0, 8), range(0, 8));
         assertEquals(Map.of(warm, true), NixlTests.await(initiator, "t", Set.of(warm), Duration.ofSeconds(20)));
-        target.signal("STOP");
+        target.suspend();
         long stoppedAt = System.nanoTime();
         Set<Long> ids = new HashSet<>();
         // 64 MiB: more than the kernel's socket buffers, which would otherwise absorb the WRITEs and let
@@ -155,7 +150,7 @@ class NixlPeerDeathTest {
                 ms(submitted));
         assertTrue(failed > 0, "a frozen peer's transfers fail at the deadline");
         assertTrue(took <= DEADLINE.plusSeconds(5).toNanos(), "reported within the deadline + 5 s");
-        target.signal("CONT");
+        target.resume();
         initiator.addPeer("t", target.descriptor);
         long again = initiator.writeBlocks("t", new int[] {5}, new int[] {6});
         assertEquals(Map.of(again, true), NixlTests.await(initiator, "t", Set.of(again), Duration.ofSeconds(20)),
@@ -188,77 +183,49 @@ class NixlPeerDeathTest {
         }
     }
 
-    /** A {@link TargetProcess} child JVM whose pid this test owns. */
+    /** A {@link TargetProcess} child JVM serving one NIXL transport. */
     private static final class Child implements AutoCloseable {
-        final Process process;
+        final ChildJvm jvm;
         final PeerDescriptor descriptor;
-        final PrintStream commands;
 
         Child(String name, Map<String, String> options) {
-            List<String> cmd = new ArrayList<>();
-            cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin",
-                    "java").toString()));
-            cmd.add("--enable-native-access=ALL-UNNAMED");
-            cmd.add("-Xmx256m");
-            System.getProperties().forEach((k, v) -> {
-                if (String.valueOf(k).startsWith("blockxfer.") && !String.valueOf(k).startsWith("blockxfer.tck.")) {
-                    cmd.add("-D" + k + "=" + v);
-                }
-            });
-            cmd.add("-cp");
-            cmd.add(System.getProperty("java.class.path"));
-            cmd.add(TargetProcess.class.getName());
-            cmd.addAll(List.of("nixl", Integer.toString(BLOCKS), Long.toString(BLOCK), name, "60000"));
-            options.forEach((k, v) -> cmd.add("opt:" + k + "=" + v));
+            List<String> args = new ArrayList<>(List.of("nixl", Integer.toString(BLOCKS), Long.toString(BLOCK), name,
+                    "60000"));
+            options.forEach((k, v) -> args.add("opt:" + k + "=" + v));
+            jvm = ChildJvm.builder(TargetProcess.class).name(name).jvmArgs(List.of("-Xmx256m"))
+                    .forwardSystemProperties(k -> k.startsWith("blockxfer.") && !k.startsWith("blockxfer.tck."))
+                    .args(args).start();
             try {
-                process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-                BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                        StandardCharsets.UTF_8));
-                String ready = r.readLine();
-                if (ready == null || !ready.startsWith("READY ")) {
-                    process.destroyForcibly();
-                    throw new IllegalStateException("target " + name + " did not start: " + ready);
+                String ready = jvm.nextLine(Duration.ofSeconds(60));
+                if (!ready.startsWith("READY ")) {
+                    throw new IllegalStateException("target " + name + " did not start: " + ready + " ("
+                            + jvm.describe() + ")");
                 }
                 descriptor = PeerDescriptor.decode(Base64.getDecoder().decode(ready.substring(6)));
-                commands = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new IllegalStateException("could not start " + cmd, e);
+            } catch (RuntimeException e) {
+                jvm.kill();
+                throw e;
             }
         }
 
         void kill() {
-            process.destroyForcibly();
-            try {
-                process.waitFor(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            jvm.kill();
         }
 
-        void signal(String sig) throws IOException, InterruptedException {
-            Process k = new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid())).inheritIO().start();
-            assertEquals(0, k.waitFor(), "kill -" + sig + " " + process.pid());
+        void suspend() {
+            jvm.suspend();
+        }
+
+        void resume() {
+            jvm.resume();
         }
 
         @Override
         public void close() {
-            if (process.isAlive()) {
-                try {
-                    signal("CONT");
-                } catch (IOException | InterruptedException ignored) {
-                    // closing anyway
-                }
-                commands.println("CLOSE");
-                commands.close();
-                try {
-                    if (!process.waitFor(15, TimeUnit.SECONDS)) {
-                        process.destroyForcibly();
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    process.destroyForcibly();
-                }
+            if (jvm.isAlive() && !jvm.isSuspended()) {
+                jvm.send("CLOSE");
             }
+            jvm.close(); // thaws a frozen target, closes its stdin, kills it after 15 s
         }
     }
 }

@@ -7,28 +7,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.blockxfer.nixl.internal.NixlLibraryLocator;
+import io.blockxfer.tck.process.ChildProcess;
+import io.blockxfer.tck.process.ChildProcessException;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.UnauthenticatedPeerException;
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -82,7 +77,7 @@ class NixlPythonInteropTest {
             try {
                 python = new PythonPeer(script, List.of(site, natives.resolve("python"), stubs), "py-peer", BLOCKS,
                         BLOCK);
-            } catch (IOException | IllegalStateException e) {
+            } catch (ChildProcessException | IllegalStateException e) {
                 skip = "the Python NIXL peer did not start: " + e.getMessage();
             }
         }
@@ -180,80 +175,48 @@ class NixlPythonInteropTest {
 
     /** A {@code python3} process running {@code nixl_python_peer.py}, one request at a time. */
     private static final class PythonPeer implements AutoCloseable {
-        private final Process process;
-        private final PrintStream commands;
-        private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
-        private final StringBuffer stderr = new StringBuffer();
+        private static final Duration START = Duration.ofSeconds(60);
+        private static final Duration REPLY = Duration.ofSeconds(30);
+        private final ChildProcess process;
         final byte[] metadata;
         final long base;
         final int blocks;
         final long blockLength;
 
-        PythonPeer(Path script, List<Path> pythonPath, String name, int blocks, long blockLength) throws IOException {
-            List<String> cmd = new ArrayList<>(List.of("python3", script.toString(), name, Integer.toString(blocks),
-                    Long.toString(blockLength)));
-            ProcessBuilder pb = new ProcessBuilder(cmd);
-            pb.environment().put("PYTHONPATH", String.join(File.pathSeparator,
-                    pythonPath.stream().map(Path::toString).toList()));
-            pb.environment().putIfAbsent("UCX_NET_DEVICES", "lo");
-            this.process = pb.start();
-            this.commands = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
-            Thread.ofPlatform().daemon().name("python-peer-out").start(() -> pump(process.getInputStream(), true));
-            Thread.ofPlatform().daemon().name("python-peer-err").start(() -> pump(process.getErrorStream(), false));
-            String ready = reply(60);
-            if (!ready.startsWith("READY ")) {
-                process.destroyForcibly();
-                throw new IllegalStateException("python3 answered '" + ready + "'; stderr: " + tail());
+        PythonPeer(Path script, List<Path> pythonPath, String name, int blocks, long blockLength) {
+            ChildProcess.Builder builder = ChildProcess.builder(List.of("python3", script.toString(), name,
+                    Integer.toString(blocks), Long.toString(blockLength))).name("python3 " + name)
+                    .environment("PYTHONPATH", String.join(File.pathSeparator,
+                            pythonPath.stream().map(Path::toString).toList()))
+                    .stderrTo(line -> { });
+            if (System.getenv("UCX_NET_DEVICES") == null) {
+                builder.environment("UCX_NET_DEVICES", "lo");
             }
-            String[] f = ready.split(" ");
-            this.metadata = Base64.getDecoder().decode(f[1]);
-            this.base = Long.parseLong(f[2]);
-            this.blocks = Integer.parseInt(f[3]);
-            this.blockLength = Long.parseLong(f[4]);
-        }
-
-        private void pump(InputStream in, boolean protocol) {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    if (protocol) {
-                        replies.add(line);
-                    } else {
-                        stderr.append(line).append('\n');
-                    }
-                }
-            } catch (IOException ignored) {
-                // the process ended
-            }
-            if (protocol) {
-                replies.add("EOF");
-            }
-        }
-
-        private String tail() {
-            String s = stderr.toString();
-            return s.length() > 4000 ? s.substring(s.length() - 4000) : s;
-        }
-
-        private String reply(long seconds) {
+            this.process = builder.start();
             try {
-                String line = replies.poll(seconds, TimeUnit.SECONDS);
-                if (line == null || line.equals("EOF")) {
-                    throw new IllegalStateException("no reply from python3" + (process.isAlive() ? "" : " (exit "
-                            + process.exitValue() + ")") + "; stderr: " + tail());
+                String ready = process.nextLine(START);
+                if (!ready.startsWith("READY ")) {
+                    throw new IllegalStateException("python3 answered '" + ready + "'; stderr: " + stderr());
                 }
-                return line;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted", e);
+                String[] f = ready.split(" ", -1);
+                this.metadata = Base64.getDecoder().decode(f[1]);
+                this.base = Long.parseLong(f[2]);
+                this.blocks = Integer.parseInt(f[3]);
+                this.blockLength = Long.parseLong(f[4]);
+            } catch (RuntimeException e) {
+                process.kill();
+                throw e;
             }
+        }
+
+        private String stderr() {
+            return String.join("\n", process.stderrTail());
         }
 
         String request(String command) {
-            commands.println(command);
-            String r = reply(30);
+            String r = process.request(command, REPLY);
             if (r.startsWith("ERR ")) {
-                fail("Python peer: " + r.substring(4) + "; stderr: " + tail());
+                fail("Python peer: " + r.substring(4) + "; stderr: " + stderr());
             }
             return r;
         }
@@ -261,17 +224,9 @@ class NixlPythonInteropTest {
         @Override
         public void close() {
             if (process.isAlive()) {
-                commands.println("CLOSE");
-                commands.close();
-                try {
-                    if (!process.waitFor(15, TimeUnit.SECONDS)) {
-                        process.destroyForcibly();
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    process.destroyForcibly();
-                }
+                process.send("CLOSE");
             }
+            process.close(); // closes its stdin, kills it after 15 s
         }
     }
 }

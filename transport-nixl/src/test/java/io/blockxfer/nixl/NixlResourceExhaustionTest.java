@@ -3,14 +3,16 @@ package io.blockxfer.nixl;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blockxfer.tck.process.ChildJvm;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerRegistrationException;
 import io.blockxfer.transport.TransportException;
 import java.io.FileInputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -24,18 +26,23 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class NixlResourceExhaustionTest {
 
+    private static final Duration CHILD_TIME = Duration.ofSeconds(90);
+
     @Test
     void fileDescriptorExhaustionIsAPeerRegistrationErrorNamingIt() throws Exception {
         NixlTests.assumeNixl();
-        List<String> cmd = new ArrayList<>(List.of("bash", "-c", "ulimit -n 1024 && exec \"$0\" \"$@\"",
-                ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
-                "-Dblockxfer.natives.dir=" + System.getProperty("blockxfer.natives.dir", ""), "-cp",
-                System.getProperty("java.class.path"), Child.class.getName()));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        p.getOutputStream().close();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(90, TimeUnit.SECONDS), out);
-        assertEquals(0, p.exitValue(), out);
+        List<String> lines = new ArrayList<>();
+        String out;
+        try (ChildJvm child = ChildJvm.builder(Child.class)
+                .launcher(List.of("bash", "-c", "ulimit -n 1024 && exec \"$0\" \"$@\""))
+                .forwardSystemProperties(key -> key.equals("blockxfer.natives.dir")).start()) {
+            for (Optional<String> line = child.nextLineIfAny(CHILD_TIME); line.isPresent();
+                    line = child.nextLineIfAny(CHILD_TIME)) {
+                lines.add(line.get());
+            }
+            out = String.join("\n", lines);
+            assertEquals(0, child.awaitExit(CHILD_TIME), out + "\n" + child.describe());
+        }
         assertTrue(out.contains("EXHAUSTED " + PeerRegistrationException.class.getSimpleName())
                 && out.contains("file descriptors exhausted"), out);
         assertTrue(out.contains("RECOVERED"), out);

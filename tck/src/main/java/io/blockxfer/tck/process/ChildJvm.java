@@ -1,26 +1,15 @@
 package io.blockxfer.tck.process;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.Set;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -31,7 +20,8 @@ import java.util.function.Predicate;
  * ({@code SIGKILL}); it is always reaped, and no child outlives this JVM: {@link #close()} ends it,
  * and a shutdown hook ends any child still running when this JVM exits normally. Child programs
  * should also exit when their stdin closes (see {@link #exitWhenParentDies()} for the case where
- * this JVM is killed).
+ * this JVM is killed). The process handling is {@link ChildProcess}'s; this class adds what makes
+ * the child a JVM of this one's kind.
  *
  * <pre>{@code
  * try (ChildJvm child = ChildJvm.builder(MyTarget.class).args("ucx", "64").forwardSystemProperties(
@@ -49,37 +39,10 @@ import java.util.function.Predicate;
  */
 public final class ChildJvm implements AutoCloseable {
 
-    private static final int STDERR_LINES_KEPT = 20;
-    private static final String EOF = "\u0000EOF";
-    private static final Set<ChildJvm> LIVE = ConcurrentHashMap.newKeySet();
+    private final ChildProcess process;
 
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            for (ChildJvm child : LIVE) {
-                child.destroyNow();
-            }
-        }, "blockxfer-child-jvm-reaper"));
-    }
-
-    private final String name;
-    private final Process process;
-    private final PrintStream stdin;
-    private final BlockingQueue<String> stdout = new LinkedBlockingQueue<>();
-    private final ArrayDeque<String> stderrTail = new ArrayDeque<>();
-    private final Consumer<String> stderrSink;
-    private final Duration exitGrace;
-    private volatile boolean suspended;
-    private volatile boolean closed;
-
-    private ChildJvm(String name, Process process, Consumer<String> stderrSink, Duration exitGrace) {
-        this.name = name;
+    private ChildJvm(ChildProcess process) {
         this.process = process;
-        this.stderrSink = stderrSink;
-        this.exitGrace = exitGrace;
-        this.stdin = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
-        LIVE.add(this);
-        pump(process.getInputStream(), "out", stdout::add);
-        pump(process.getErrorStream(), "err", this::onStderr);
     }
 
     /** A builder for a child running {@code mainClass}'s {@code main}. */
@@ -110,19 +73,12 @@ public final class ChildJvm implements AutoCloseable {
 
     /** The name this child was started with, for messages. */
     public String name() {
-        return name;
+        return process.name();
     }
 
     /** Sends one line to the child's stdin. */
     public void send(String line) {
-        Objects.requireNonNull(line, "line");
-        if (line.indexOf('\n') >= 0 || line.indexOf('\r') >= 0) {
-            throw new IllegalArgumentException("a protocol line must not contain a line break: " + line);
-        }
-        stdin.println(line);
-        if (stdin.checkError() && !process.isAlive()) {
-            throw new ChildJvmException("cannot send '" + line + "' to " + describe());
-        }
+        process.send(line);
     }
 
     /**
@@ -131,56 +87,43 @@ public final class ChildJvm implements AutoCloseable {
      * @throws ChildJvmException if none arrives within {@code timeout} or the child's stdout ends
      *     (the message gives its exit status and last stderr lines)
      */
-    @SuppressWarnings("ReferenceEquality") // EOF is a sentinel instance: identity, not content, ends the stream
     public String nextLine(Duration timeout) {
-        String line;
-        try {
-            line = stdout.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ChildJvmException("interrupted waiting for " + describe(), e);
-        }
-        if (line == null) {
-            throw new ChildJvmException("no line from " + describe() + " within " + timeout.toMillis() + " ms"
-                    + (suspended ? " (it is suspended)" : ""));
-        }
-        if (line == EOF) {
-            stdout.add(EOF); // every later read fails the same way
-            awaitQuietly(Duration.ofSeconds(2));
-            throw new ChildJvmException("stdout of " + describe() + " ended");
-        }
-        return line;
+        return process.nextLine(timeout);
+    }
+
+    /**
+     * The next line the child writes to stdout, or empty once its stdout has ended (for children
+     * that print until they exit).
+     *
+     * @throws ChildJvmException if no line arrives and stdout does not end within {@code timeout}
+     */
+    public Optional<String> nextLineIfAny(Duration timeout) {
+        return process.nextLineIfAny(timeout);
     }
 
     /** Sends {@code line} and returns the child's next stdout line; one request at a time. */
-    public synchronized String request(String line, Duration timeout) {
-        send(line);
-        return nextLine(timeout);
+    public String request(String line, Duration timeout) {
+        return process.request(line, timeout);
     }
 
     /** Freezes the child with {@code SIGSTOP}; it runs no code until {@link #resume()}. */
     public void suspend() {
-        signal("STOP");
-        suspended = true;
+        process.suspend();
     }
 
     /** Thaws a child frozen by {@link #suspend()} with {@code SIGCONT}. */
     public void resume() {
-        signal("CONT");
-        suspended = false;
+        process.resume();
     }
 
     /** Whether {@link #suspend()} was called without a {@link #resume()} since. */
     public boolean isSuspended() {
-        return suspended;
+        return process.isSuspended();
     }
 
     /** Kills the child with {@code SIGKILL} and reaps it (waits up to 10 s for it to be gone). */
     public void kill() {
-        process.destroyForcibly();
-        suspended = false;
-        awaitQuietly(Duration.ofSeconds(10));
-        LIVE.remove(this);
+        process.kill();
     }
 
     /** Whether the child's process is still running (or frozen). */
@@ -190,7 +133,7 @@ public final class ChildJvm implements AutoCloseable {
 
     /** The child's exit status, once it has exited; 128 + n for a child ended by signal n. */
     public OptionalInt exitCode() {
-        return process.isAlive() ? OptionalInt.empty() : OptionalInt.of(process.exitValue());
+        return process.exitCode();
     }
 
     /**
@@ -199,37 +142,17 @@ public final class ChildJvm implements AutoCloseable {
      * @throws ChildJvmException if it is still running after {@code timeout}
      */
     public int awaitExit(Duration timeout) {
-        if (!awaitQuietly(timeout)) {
-            throw new ChildJvmException(describe() + " did not exit within " + timeout.toMillis() + " ms");
-        }
-        LIVE.remove(this);
-        return process.exitValue();
+        return process.awaitExit(timeout);
     }
 
     /** The last lines (at most 20) the child wrote to stderr, oldest first. */
     public List<String> stderrTail() {
-        synchronized (stderrTail) {
-            return List.copyOf(stderrTail);
-        }
+        return process.stderrTail();
     }
 
     /** "child JVM 'name' (pid N, exit status S); its last stderr lines: ..." for messages. */
     public String describe() {
-        StringBuilder s = new StringBuilder("child JVM '").append(name).append("' (pid ").append(pid());
-        if (!process.isAlive()) {
-            int code = process.exitValue();
-            s.append(", exit status ").append(code);
-            if (code > 128) {
-                s.append(" = signal ").append(code - 128);
-            }
-        }
-        s.append(')');
-        List<String> tail = stderrTail();
-        if (!tail.isEmpty()) {
-            s.append("; its last stderr lines: ").append(String.join(" | ", tail.subList(Math.max(0, tail.size() - 6),
-                    tail.size())));
-        }
-        return s.toString();
+        return process.describe();
     }
 
     /**
@@ -238,91 +161,12 @@ public final class ChildJvm implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        try {
-            if (process.isAlive()) {
-                if (suspended) {
-                    resume();
-                }
-                stdin.close();
-                if (!awaitQuietly(exitGrace)) {
-                    kill();
-                }
-            }
-        } catch (RuntimeException e) {
-            destroyNow();
-            throw e;
-        } finally {
-            LIVE.remove(this);
-        }
+        process.close();
     }
 
     @Override
     public String toString() {
         return describe();
-    }
-
-    private void destroyNow() {
-        if (process.isAlive()) {
-            try {
-                if (suspended) {
-                    signal("CONT");
-                }
-            } catch (RuntimeException ignored) {
-                // killing below is what matters
-            }
-            process.destroyForcibly();
-        }
-    }
-
-    private boolean awaitQuietly(Duration timeout) {
-        try {
-            return process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return !process.isAlive();
-        }
-    }
-
-    private void signal(String signal) {
-        if (!process.isAlive()) {
-            throw new ChildJvmException("cannot send SIG" + signal + " to " + describe() + ": it has exited");
-        }
-        Signals.send(pid(), signal);
-    }
-
-    @SuppressWarnings("ReferenceEquality") // EOF is a sentinel instance: identity, not content, ends the stream
-    private void onStderr(String line) {
-        if (line == EOF) {
-            return;
-        }
-        stderrSink.accept(line);
-        if (line.isBlank() || line.startsWith("\tat ")) {
-            return;
-        }
-        synchronized (stderrTail) {
-            stderrTail.addLast(line.length() > 500 ? line.substring(0, 500) + "..." : line);
-            if (stderrTail.size() > STDERR_LINES_KEPT) {
-                stderrTail.removeFirst();
-            }
-        }
-    }
-
-    private void pump(InputStream in, String what, Consumer<String> sink) {
-        Thread.ofPlatform().daemon().name("child-jvm-" + pid() + "-" + what).start(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    sink.accept(line);
-                }
-            } catch (IOException ignored) {
-                // the process is gone: readers get EOF below
-            }
-            sink.accept(EOF);
-        });
     }
 
     /**
@@ -337,6 +181,7 @@ public final class ChildJvm implements AutoCloseable {
         private final String mainClass;
         private final List<String> args = new ArrayList<>();
         private final List<String> jvmArgs = new ArrayList<>(List.of("--enable-native-access=ALL-UNNAMED"));
+        private final List<String> launcher = new ArrayList<>();
         private final Map<String, String> environment = new LinkedHashMap<>();
         private String classPath = System.getProperty("java.class.path");
         private Path javaBinary = currentJava();
@@ -364,6 +209,17 @@ public final class ChildJvm implements AutoCloseable {
         /** Appends JVM arguments (after {@code --enable-native-access=ALL-UNNAMED}). */
         public Builder jvmArgs(List<String> values) {
             jvmArgs.addAll(values);
+            return this;
+        }
+
+        /**
+         * Starts the {@code java} command line through {@code prefix}, which must end by executing
+         * its arguments in the same process so that {@link ChildJvm#pid()} stays the JVM's: e.g.
+         * {@code bash -c 'ulimit -n 1024 && exec "$0" "$@"'} for a child with fewer file descriptors.
+         */
+        public Builder launcher(List<String> prefix) {
+            launcher.clear();
+            launcher.addAll(prefix);
             return this;
         }
 
@@ -411,7 +267,7 @@ public final class ChildJvm implements AutoCloseable {
 
         /** The full command line the child will be started with. */
         public List<String> command() {
-            List<String> cmd = new ArrayList<>();
+            List<String> cmd = new ArrayList<>(launcher);
             cmd.add(javaBinary.toString());
             cmd.addAll(jvmArgs);
             System.getProperties().stringPropertyNames().stream().sorted().filter(forwardedProperties)
@@ -429,15 +285,8 @@ public final class ChildJvm implements AutoCloseable {
          * @throws ChildJvmException if the process cannot be started
          */
         public ChildJvm start() {
-            List<String> cmd = command();
-            ProcessBuilder pb = new ProcessBuilder(cmd);
-            pb.environment().putAll(environment);
-            try {
-                return new ChildJvm(name, pb.start(), stderrSink, exitGrace);
-            } catch (IOException e) {
-                throw new ChildJvmException("could not start child JVM '" + name + "': " + e.getMessage()
-                        + "; command: " + cmd, e);
-            }
+            return new ChildJvm(ChildProcess.builder(command()).environment(environment).stderrTo(stderrSink)
+                    .exitGrace(exitGrace).name(name).jvm().start());
         }
 
         private static Path currentJava() {

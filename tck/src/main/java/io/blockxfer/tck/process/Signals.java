@@ -25,23 +25,23 @@ final class Signals {
         try {
             p = new ProcessBuilder(KILL, "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
         } catch (IOException e) {
-            throw new ChildJvmException("cannot run '" + KILL + "' to send SIG" + signal + " to process " + pid, e);
+            throw new ChildProcessException("cannot run '" + KILL + "' to send SIG" + signal + " to process " + pid, e);
         }
         try {
             String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             if (!p.waitFor(10, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                throw new ChildJvmException("'" + KILL + " -" + signal + " " + pid + "' did not finish");
+                throw new ChildProcessException("'" + KILL + " -" + signal + " " + pid + "' did not finish");
             }
             if (p.exitValue() != 0) {
-                throw new ChildJvmException("'" + KILL + " -" + signal + " " + pid + "' failed with status "
+                throw new ChildProcessException("'" + KILL + " -" + signal + " " + pid + "' failed with status "
                         + p.exitValue() + ": " + output);
             }
         } catch (IOException e) {
-            throw new ChildJvmException("'" + KILL + " -" + signal + " " + pid + "' failed", e);
+            throw new ChildProcessException("'" + KILL + " -" + signal + " " + pid + "' failed", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new ChildJvmException("interrupted sending SIG" + signal + " to process " + pid, e);
+            throw new ChildProcessException("interrupted sending SIG" + signal + " to process " + pid, e);
         }
     }
 

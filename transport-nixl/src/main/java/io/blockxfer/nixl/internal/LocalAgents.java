@@ -3,6 +3,7 @@ package io.blockxfer.nixl.internal;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The NIXL transports of this JVM, by instance nonce, each with a {@link Fence}.
@@ -33,7 +34,7 @@ final class LocalAgents {
     }
 
     /** The fence of the transport of this JVM with {@code nonce}, or null (another process, or gone). */
-    static Fence find(long nonce, int pid, int ourPid) {
+    static @Nullable Fence find(long nonce, int pid, int ourPid) {
         return pid == ourPid ? BY_NONCE.get(nonce) : null;
     }
 

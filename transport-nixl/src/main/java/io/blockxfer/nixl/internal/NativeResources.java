@@ -60,7 +60,7 @@ final class NativeResources {
     private static long softFdLimit() throws IOException {
         for (String line : Files.readAllLines(Path.of("/proc/self/limits"))) {
             if (line.startsWith("Max open files")) {
-                String[] f = line.substring("Max open files".length()).trim().split("\\s+");
+                String[] f = line.substring("Max open files".length()).trim().split("\\s+", -1);
                 return f[0].equals("unlimited") ? -1 : Long.parseLong(f[0]);
             }
         }

@@ -60,7 +60,9 @@ public enum NixlAbi {
     /** A symbol only ABIs newer than 1.5 have. */
     static final String NEWER_MARKER = "nixl_capi_get_version";
 
+    @SuppressWarnings("ImmutableEnumChecker") // NixlVersion is a record of three ints, immutable
     private final NixlVersion first;
+    @SuppressWarnings("ImmutableEnumChecker") // as above
     private final NixlVersion last;
     private final boolean reportsNotFound;
     private final boolean leaksDlistHandle;

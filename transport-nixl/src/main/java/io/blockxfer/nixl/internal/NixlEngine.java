@@ -23,7 +23,9 @@ import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The NIXL {@link TransferEngine}, the seed's {@code NixlTransport} below the managed transport:
@@ -64,7 +66,8 @@ public final class NixlEngine implements TransferEngine {
     private final long closeTimeoutNanos;
     private final NixlAgent agent;
     private final MemorySegment agentHandle;
-    private final Arena regionArena;
+    /** The arena of a region this engine allocated; null for caller memory. */
+    private final @Nullable Arena regionArena;
     private final BlockRegion region;
     private final MemorySegment registration;
     private final long localList;
@@ -163,7 +166,8 @@ public final class NixlEngine implements TransferEngine {
         }
     }
 
-    private static void undo(NixlAgent agent, MemorySegment reg, long local, Arena memory) {
+    private static void undo(@Nullable NixlAgent agent, @Nullable MemorySegment reg, long local,
+            @Nullable Arena memory) {
         if (agent != null) {
             if (local != 0) {
                 agent.releasePrepared(local);
@@ -246,7 +250,7 @@ public final class NixlEngine implements TransferEngine {
     public Object connect(String peerId, PeerDescriptor peer) {
         ensureOpen();
         NixlMetadata md = NixlMetadata.parse(peer.metadata());
-        if (md.agentName().equals(agentName) || md.nonce() == nonce && md.framed()) {
+        if (md.agentName().equals(agentName) || (md.nonce() == nonce && md.framed())) {
             throw new IncompatiblePeerException("peer '" + peerId + "' is this transport's own NIXL agent '"
                     + agentName + "'");
         }
@@ -315,7 +319,10 @@ public final class NixlEngine implements TransferEngine {
     static final class NixlXfer {
         long id;
         long request;
+        // set by set() before the object is handed out; null only while it lies in the pool
+        @SuppressWarnings("NullAway.Init")
         NixlPeer peer;
+        @SuppressWarnings("NullAway.Init")
         TransferOp op;
         int blocks;
         int state;
@@ -354,6 +361,9 @@ public final class NixlEngine implements TransferEngine {
             return x;
         }
 
+        // a pooled transfer is read again only after take() and set() filled it: dropping the peer
+        // here lets a removed peer be collected while its last transfer object lies in the pool
+        @SuppressWarnings("NullAway")
         synchronized void give(NixlXfer x) {
             x.peer = null;
             if (size < MAX) {
@@ -427,7 +437,7 @@ public final class NixlEngine implements TransferEngine {
             }
             return x;
         } finally {
-            if (fenceHeld) {
+            if (fenceHeld && target != null) { // held only when there is a target fence
                 target.exit();
             }
         }
@@ -446,10 +456,15 @@ public final class NixlEngine implements TransferEngine {
         return finish(x, status);
     }
 
+    /** The fence a fenced transfer entered: its target's, which a fenced transfer always has. */
+    private static LocalAgents.Fence heldFence(NixlXfer x) {
+        return Objects.requireNonNull(x.peer.remote.fence, "a fenced transfer's target has a fence");
+    }
+
     private int finish(NixlXfer x, int status) {
         if (x.fenced) {
             x.fenced = false;
-            x.peer.remote.fence.exit();
+            heldFence(x).exit();
         }
         if (status == NixlStatus.SUCCESS) {
             x.state = DONE;
@@ -494,7 +509,7 @@ public final class NixlEngine implements TransferEngine {
         NixlXfer x = (NixlXfer) transfer;
         if (x.fenced) {
             x.fenced = false;
-            x.peer.remote.fence.exit();
+            heldFence(x).exit();
         }
         int status = NixlNative.releaseXferReq(agentHandle, x.request);
         if (status != NixlStatus.SUCCESS) {

@@ -1,5 +1,6 @@
 package io.blockxfer.nixl.internal;
 
+import io.blockxfer.transport.internal.natives.NativesFolder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds {@code libnixl_capi.so} without loading it. The order, first match wins:
@@ -22,9 +24,10 @@ import java.util.function.Function;
  *       if it does not exist, nothing else is tried);</li>
  *   <li>the environment variable {@value #LIB_ENV}, likewise;</li>
  *   <li>the project folder {@code <natives>/nixl/.nixl_cuNN.mesonpy.libs/libnixl_capi.so} (either
- *       CUDA build), where {@code <natives>} is the system property {@value #NATIVES_PROPERTY},
- *       the environment variable {@value #NATIVES_ENV}, or a {@code natives/} folder found walking
- *       up from {@code user.dir}. With the system property {@value #VERSION_PROPERTY} (or the
+ *       CUDA build), where {@code <natives>} is the project's natives folder ({@link NativesFolder}:
+ *       the system property {@value #NATIVES_PROPERTY}, the environment variable
+ *       {@value #NATIVES_ENV}, or a {@code natives/} folder found walking up from {@code user.dir}).
+ *       With the system property {@value #VERSION_PROPERTY} (or the
  *       environment variable {@value #VERSION_ENV}) set to a release, e.g. {@code 1.4.1}, the
  *       folder {@code <natives>/nixl-1.4.1} or {@code <natives>/nixl-cu13-1.4.1} is used instead
  *       ({@code scripts/install-natives --nixl 1.4.1} fills it; {@code cu13-1.5.1} names the CUDA 13
@@ -47,9 +50,9 @@ public final class NixlLibraryLocator {
     /** Environment variable: the path of {@code libnixl_capi.so}. */
     public static final String LIB_ENV = "BLOCKXFER_NIXL_LIB";
     /** System property: the project's natives folder. */
-    public static final String NATIVES_PROPERTY = "blockxfer.natives.dir";
+    public static final String NATIVES_PROPERTY = NativesFolder.PROPERTY;
     /** Environment variable: the project's natives folder. */
-    public static final String NATIVES_ENV = "BLOCKXFER_NATIVES_DIR";
+    public static final String NATIVES_ENV = NativesFolder.ENV;
     /** System property: the NIXL release to load from {@code <natives>/nixl-<release>}. */
     public static final String VERSION_PROPERTY = "blockxfer.nixl.version";
     /** Environment variable: the NIXL release to load from {@code <natives>/nixl-<release>}. */
@@ -91,20 +94,22 @@ public final class NixlLibraryLocator {
     public record Location(Optional<Path> library, Source source, List<String> trace) {
         /** The plugin folder next to the library ({@code plugins/}), if there is one. */
         public Optional<Path> pluginDir() {
-            return library.map(p -> p.toAbsolutePath().getParent().resolve("plugins")).filter(Files::isDirectory);
+            return libraryFolder().map(dir -> dir.resolve("plugins")).filter(Files::isDirectory);
         }
 
         /** The wheel version from a {@code nixl_cuNN-X.Y.Z.dist-info} folder beside the library's folder. */
         public Optional<String> wheelVersion() {
-            if (library.isEmpty()) {
+            Optional<Path> libraryFolder = libraryFolder();
+            if (libraryFolder.isEmpty()) {
                 return Optional.empty();
             }
-            Path site = library.get().toAbsolutePath().getParent().getParent();
-            if (site == null || !Files.isDirectory(site)) {
+            Path site = libraryFolder.get().getParent();
+            Path folderName = libraryFolder.get().getFileName();
+            if (site == null || folderName == null || !Files.isDirectory(site)) {
                 return Optional.empty();
             }
             // the dist-info of the wheel whose library this is: .nixl_cu13.mesonpy.libs -> nixl_cu13-X.Y.Z.dist-info
-            String folder = library.get().toAbsolutePath().getParent().getFileName().toString();
+            String folder = folderName.toString();
             String glob = folder.startsWith(".nixl_cu") && folder.endsWith(".mesonpy.libs")
                     ? folder.substring(1, folder.length() - ".mesonpy.libs".length()) + "-*.dist-info"
                     : "nixl_cu*-*.dist-info";
@@ -118,6 +123,11 @@ public final class NixlLibraryLocator {
                 return Optional.empty();
             }
             return Optional.empty();
+        }
+
+        /** The folder the library lies in (absolute); empty for {@link Source#SYSTEM}. */
+        private Optional<Path> libraryFolder() {
+            return library.flatMap(p -> Optional.ofNullable(p.toAbsolutePath().getParent()));
         }
 
         /** The trace as one line. */
@@ -232,30 +242,12 @@ public final class NixlLibraryLocator {
     }
 
     private Optional<Path> nativesDir(List<String> trace) {
-        for (String[] source : new String[][] {{NATIVES_PROPERTY, properties.apply(NATIVES_PROPERTY)},
-                {NATIVES_ENV, environment.apply(NATIVES_ENV)}}) {
-            String dir = blankToNull(source[1]);
-            if (dir == null) {
-                continue;
-            }
-            if (Files.isDirectory(Path.of(dir))) {
-                trace.add("natives folder from " + source[0] + ": " + dir);
-                return Optional.of(Path.of(dir));
-            }
-            trace.add("natives folder from " + source[0] + " does not exist: " + dir);
-        }
-        for (Path p = userDir.toAbsolutePath(); p != null; p = p.getParent()) {
-            Path candidate = p.resolve("natives");
-            if (Files.isDirectory(candidate)) {
-                trace.add("natives folder found above user.dir: " + candidate);
-                return Optional.of(candidate);
-            }
-        }
-        trace.add("no natives folder (" + NATIVES_PROPERTY + ", " + NATIVES_ENV + ", or natives/ above " + userDir + ")");
-        return Optional.empty();
+        Optional<NativesFolder> natives = NativesFolder.find(properties, environment, userDir, trace);
+        natives.ifPresent(n -> trace.add("natives folder " + n));
+        return natives.map(NativesFolder::dir);
     }
 
-    private static String blankToNull(String s) {
+    private static @Nullable String blankToNull(@Nullable String s) {
         return s == null || s.isBlank() ? null : s.trim();
     }
 
@@ -281,17 +273,19 @@ public final class NixlLibraryLocator {
     /** Asks {@code python3} for its site-packages folders and the meta package's choice (5 s at most). */
     static PythonSites askPython(List<String> trace) {
         // the meta package reads torch's CUDA version off disk (nixl_meta_utils) without importing torch
-        String script = "import site,sysconfig\n"
-                + "d=[sysconfig.get_paths().get(k) for k in ('purelib','platlib')]\n"
-                + "d+=getattr(site,'getsitepackages',lambda:[])()\n"
-                + "d.append(getattr(site,'getusersitepackages',lambda:'')())\n"
-                + "print('\\n'.join(x for x in d if x))\n"
-                + "try:\n"
-                + "  import nixl_meta_utils as m\n"
-                + "  v=m._torch_cuda_version_from_disk()\n"
-                + "  print('META nixl_cu'+v.split('.')[0] if v else 'META ')\n"
-                + "except Exception:\n"
-                + "  pass\n";
+        String script = """
+                import site,sysconfig
+                d=[sysconfig.get_paths().get(k) for k in ('purelib','platlib')]
+                d+=getattr(site,'getsitepackages',lambda:[])()
+                d.append(getattr(site,'getusersitepackages',lambda:'')())
+                print('\\n'.join(x for x in d if x))
+                try:
+                  import nixl_meta_utils as m
+                  v=m._torch_cuda_version_from_disk()
+                  print('META nixl_cu'+v.split('.')[0] if v else 'META ')
+                except Exception:
+                  pass
+                """;
         Process p;
         try {
             p = new ProcessBuilder("python3", "-c", script).redirectErrorStream(true).start();

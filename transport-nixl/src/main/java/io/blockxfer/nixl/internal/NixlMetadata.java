@@ -47,6 +47,7 @@ import java.util.zip.CRC32C;
  * @param regions the DRAM regions the peer registered, from NIXL's blob
  * @param framed whether the metadata came framed
  */
+@SuppressWarnings("ArrayRecordComponent") // equals, hashCode and toString below compare and print the blob's content
 public record NixlMetadata(String agentName, byte[] nixlBlob, long nonce, int pid, List<Region> regions,
         boolean framed) {
 

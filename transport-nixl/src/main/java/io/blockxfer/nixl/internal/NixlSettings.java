@@ -6,6 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The agent configuration read from a transport's {@link NixlOptions options}: the seed's agent
@@ -33,7 +35,7 @@ public record NixlSettings(List<String> backends, Map<String, Map<String, String
      */
     public static NixlSettings from(Map<String, String> options) {
         List<String> backends = new ArrayList<>();
-        for (String b : options.getOrDefault(NixlOptions.BACKENDS, NixlOptions.DEFAULT_BACKENDS).split(",")) {
+        for (String b : options.getOrDefault(NixlOptions.BACKENDS, NixlOptions.DEFAULT_BACKENDS).split(",", -1)) {
             String name = b.trim();
             if (name.isEmpty()) {
                 continue;
@@ -77,7 +79,8 @@ public record NixlSettings(List<String> backends, Map<String, Map<String, String
                                 NixlOptions.TELEMETRY, NixlOptions.TELEMETRY_HISTORY, NixlOptions.IDLE_CONNECTIONS)
                         + " or nixl.<backend>.<param> for a backend in " + backends);
             }
-            params.get(backend).put(rest.substring(dot + 1), e.getValue());
+            // matchBackend answers only names in backends, and each of them has its map
+            Objects.requireNonNull(params.get(backend), backend).put(rest.substring(dot + 1), e.getValue());
         }
         Map<String, Map<String, String>> frozen = new LinkedHashMap<>();
         params.forEach((k, v) -> frozen.put(k, Map.copyOf(v)));
@@ -85,7 +88,7 @@ public record NixlSettings(List<String> backends, Map<String, Map<String, String
                 idle);
     }
 
-    private static String matchBackend(List<String> backends, String lower) {
+    private static @Nullable String matchBackend(List<String> backends, String lower) {
         for (String b : backends) {
             if (b.toLowerCase(Locale.ROOT).equals(lower)) {
                 return b;

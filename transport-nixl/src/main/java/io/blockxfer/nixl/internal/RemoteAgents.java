@@ -9,6 +9,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The remote NIXL agents loaded into one local agent ({@code load_remote_md}), shared by the peer
@@ -44,12 +45,12 @@ final class RemoteAgents {
     static final class RemoteAgent {
         final String name;
         final byte[] blob;
-        final LocalAgents.Fence fence;
+        final LocalAgents.@Nullable Fence fence;
         int refs;
         boolean invalidated;
-        volatile String deadCause;
+        volatile @Nullable String deadCause;
 
-        RemoteAgent(String name, byte[] blob, LocalAgents.Fence fence) {
+        RemoteAgent(String name, byte[] blob, LocalAgents.@Nullable Fence fence) {
             this.name = name;
             this.blob = blob;
             this.fence = fence;
@@ -92,7 +93,7 @@ final class RemoteAgents {
      *     resource cause when there is one)
      * @throws MalformedPeerDescriptorException if NIXL loads it under another name
      */
-    RemoteAgent acquire(String peerId, NixlMetadata md, LocalAgents.Fence targetFence) {
+    RemoteAgent acquire(String peerId, NixlMetadata md, LocalAgents.@Nullable Fence targetFence) {
         synchronized (lock) {
             if (closed) {
                 throw new IllegalStateException(owner + " is closed");
@@ -228,7 +229,7 @@ final class RemoteAgents {
         idle.remove(remote.name, remote);
     }
 
-    private void invalidateLocked(RemoteAgent remote, String deadCause) {
+    private void invalidateLocked(RemoteAgent remote, @Nullable String deadCause) {
         if (deadCause != null && remote.deadCause == null) {
             remote.deadCause = deadCause;
         }

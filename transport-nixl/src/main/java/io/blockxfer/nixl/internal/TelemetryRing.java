@@ -23,7 +23,7 @@ final class TelemetryRing implements NixlTelemetry {
     private final long[] sequence;
     private final long[] ids;
     private final String[] peer;
-    private final byte[] op;
+    private final TransferOp[] op;
     private final int[] blocks;
     private final long[] start;
     private final long[] post;
@@ -45,7 +45,7 @@ final class TelemetryRing implements NixlTelemetry {
         sequence = new long[n];
         ids = new long[n];
         peer = new String[n];
-        op = new byte[n];
+        op = new TransferOp[n];
         blocks = new int[n];
         start = new long[n];
         post = new long[n];
@@ -69,7 +69,7 @@ final class TelemetryRing implements NixlTelemetry {
             sequence[i] = count;
             ids[i] = transferId;
             peer[i] = peerId;
-            op[i] = (byte) operation.ordinal();
+            op[i] = operation;
             blocks[i] = blockCount;
             start[i] = startUs;
             post[i] = postUs;
@@ -108,13 +108,12 @@ final class TelemetryRing implements NixlTelemetry {
         if (!capturing) {
             return out;
         }
-        TransferOp[] ops = TransferOp.values();
         lock.lock();
         try {
             long n = Math.min(Math.min(count, capacity), max);
             for (long k = 0; k < n; k++) {
                 int i = (int) ((count - 1 - k) % capacity);
-                out.add(new NixlTransferTelemetry(sequence[i], ids[i], peer[i], ops[op[i]], blocks[i], start[i],
+                out.add(new NixlTransferTelemetry(sequence[i], ids[i], peer[i], op[i], blocks[i], start[i],
                         post[i], xfer[i], bytes[i], descs[i]));
             }
         } finally {
@@ -128,14 +127,13 @@ final class TelemetryRing implements NixlTelemetry {
         if (!capturing) {
             return java.util.Optional.empty();
         }
-        TransferOp[] ops = TransferOp.values();
         lock.lock();
         try {
             long n = Math.min(count, capacity);
             for (long k = 0; k < n; k++) {
                 int i = (int) ((count - 1 - k) % capacity);
                 if (ids[i] == transferId) {
-                    return java.util.Optional.of(new NixlTransferTelemetry(sequence[i], ids[i], peer[i], ops[op[i]],
+                    return java.util.Optional.of(new NixlTransferTelemetry(sequence[i], ids[i], peer[i], op[i],
                             blocks[i], start[i], post[i], xfer[i], bytes[i], descs[i]));
                 }
             }

@@ -2,20 +2,19 @@ package io.blockxfer.nixl.bench;
 
 import io.blockxfer.nixl.NixlInterop;
 import io.blockxfer.nixl.NixlProvider;
+import io.blockxfer.tck.process.ChildJvm;
+import io.blockxfer.tck.process.ChildProcess;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,8 +23,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 
 /**
  * The cold first {@code addPeer} of a 20,000-block NIXL peer, each in a fresh process: the time a
@@ -56,6 +59,11 @@ public final class NixlColdAdd {
 
     static final int BLOCKS = 20_000;
     static final long BLOCK = 4096;
+    /** The system properties a child gets: where the natives are and which NIXL to load. */
+    private static final Set<String> FORWARDED = Set.of("blockxfer.natives.dir", "blockxfer.nixl.lib",
+            "blockxfer.nixl.version");
+    /** How long a child may print nothing before it counts as hung. */
+    private static final Duration CHILD_WAIT = Duration.ofMinutes(5);
 
     @SuppressWarnings("restricted")
     private static final MethodHandle CLOCK_GETTIME = Linker.nativeLinker().downcallHandle(
@@ -139,33 +147,9 @@ public final class NixlColdAdd {
 
     private static void run(int n, String pythonPath) throws Exception {
         Path dir = Files.createTempDirectory("nixl-cold-add");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> jvm = new ArrayList<>();
-        jvm.add(java);
-        // native access and where the natives are, nothing that warms the child
-        jvm.add("--enable-native-access=ALL-UNNAMED");
-        for (String p : List.of("blockxfer.natives.dir", "blockxfer.nixl.lib", "blockxfer.nixl.version")) {
-            String v = System.getProperty(p);
-            if (v != null) {
-                jvm.add("-D" + p + "=" + v);
-            }
-        }
-        // extra child JVM flags for diagnosis (JFR, class-load logging): -Dcold.childFlags="a b"
-        for (String f : System.getProperty("cold.childFlags", "").split(" ")) {
-            if (!f.isBlank()) {
-                jvm.add(f);
-            }
-        }
-        jvm.add("-cp");
-        jvm.add(System.getProperty("java.class.path"));
-        jvm.add(NixlColdAdd.class.getName());
-        List<String> serveCmd = new ArrayList<>(jvm);
-        serveCmd.addAll(List.of("serve", dir.toString(), Integer.toString(BLOCKS)));
-        Process target = new ProcessBuilder(serveCmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        try {
-            BufferedReader r = new BufferedReader(new InputStreamReader(target.getInputStream(),
-                    StandardCharsets.UTF_8));
-            String ready = r.readLine();
+        try (ChildJvm target = coldJvm("serve", dir.toString(), Integer.toString(BLOCKS))
+                .exitGrace(Duration.ofSeconds(30)).start()) {
+            String ready = target.nextLine(Duration.ofMinutes(5));
             if (!"READY".equals(ready)) {
                 throw new IllegalStateException("target answered " + ready);
             }
@@ -175,20 +159,25 @@ public final class NixlColdAdd {
             double[] pyCpu = new double[n];
             double[] javaThread = new double[n];
             double[] pyThread = new double[n];
-            List<String> addCmd = new ArrayList<>(jvm);
-            addCmd.addAll(List.of("add", dir.toString()));
             Path script = dir.resolve("nixl_python_cold_add.py");
             try (var in = NixlColdAdd.class.getResourceAsStream("/io/blockxfer/nixl/nixl_python_cold_add.py")) {
                 Files.copy(in, script);
             }
             for (int i = 0; i < n; i++) {
-                List<String> java1 = child(addCmd, null);
+                List<String> java1;
+                try (ChildJvm add = coldJvm("add", dir.toString()).start()) {
+                    java1 = figures(add::nextLineIfAny, add::awaitExit, add::describe);
+                }
                 javaCold[i] = value(java1, "COLD");
                 javaCpu[i] = value(java1, "CPU");
                 javaThread[i] = value(java1, "THREAD");
                 System.out.println("java   run " + (i + 1) + ": " + String.join("; ", java1));
                 if (pythonPath != null) {
-                    List<String> py = child(List.of("python3", script.toString(), dir.toString()), pythonPath);
+                    List<String> py;
+                    try (ChildProcess add = ChildProcess.builder(List.of("python3", script.toString(), dir.toString()))
+                            .environment("PYTHONPATH", pythonPath).start()) {
+                        py = figures(add::nextLineIfAny, add::awaitExit, add::describe);
+                    }
                     pyCold[i] = value(py, "COLD");
                     pyCpu[i] = value(py, "CPU");
                     pyThread[i] = value(py, "THREAD");
@@ -206,25 +195,39 @@ public final class NixlColdAdd {
                 System.out.println(summary("python cold first add (add_remote_agent + descs + prep), calling thread"
                         + " CPU ms", pyThread));
             }
-        } finally {
-            target.getOutputStream().close();
-            if (!target.waitFor(30, TimeUnit.SECONDS)) {
-                target.destroyForcibly();
-            }
         }
     }
 
-    private static List<String> child(List<String> cmd, String pythonPath) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
-        if (pythonPath != null) {
-            pb.environment().put("PYTHONPATH", pythonPath);
+    /**
+     * A fresh child JVM running this class with {@code args}: this JVM's {@code java} from
+     * {@code java.home}, native access, where the natives are, and nothing that warms it.
+     */
+    private static ChildJvm.Builder coldJvm(String... args) {
+        List<String> flags = new ArrayList<>();
+        // extra child JVM flags for diagnosis (JFR, class-load logging): -Dcold.childFlags="a b"
+        for (String f : System.getProperty("cold.childFlags", "").split(" ", -1)) {
+            if (!f.isBlank()) {
+                flags.add(f);
+            }
         }
-        Process p = pb.start();
-        List<String> lines = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines()
-                .filter(l -> l.startsWith("COLD") || l.startsWith("CPU") || l.startsWith("THREAD")
-                        || l.startsWith("WARM")).toList();
-        if (p.waitFor() != 0 || lines.isEmpty()) {
-            throw new IllegalStateException(cmd + " failed (exit " + p.exitValue() + "): " + lines);
+        return ChildJvm.builder(NixlColdAdd.class).javaBinary(Path.of(System.getProperty("java.home"), "bin", "java"))
+                .forwardSystemProperties(FORWARDED::contains).jvmArgs(flags).args(args);
+    }
+
+    /** The figure lines a child prints before it exits; fails unless it exits with 0 after printing some. */
+    private static List<String> figures(Function<Duration, Optional<String>> nextLine, ToIntFunction<Duration> exit,
+            Supplier<String> describe) {
+        List<String> lines = new ArrayList<>();
+        for (Optional<String> l = nextLine.apply(CHILD_WAIT); l.isPresent(); l = nextLine.apply(CHILD_WAIT)) {
+            String line = l.get();
+            if (line.startsWith("COLD") || line.startsWith("CPU") || line.startsWith("THREAD")
+                    || line.startsWith("WARM")) {
+                lines.add(line);
+            }
+        }
+        int status = exit.applyAsInt(CHILD_WAIT);
+        if (status != 0 || lines.isEmpty()) {
+            throw new IllegalStateException(describe.get() + " failed (exit " + status + "): " + lines);
         }
         return lines;
     }

@@ -47,6 +47,7 @@ public final class NixlChurn {
      * @param args what to churn and how often
      * @throws IOException if /proc cannot be read
      */
+    @SuppressWarnings("ClosingStandardOutputStreams") // Run prints its samples to System.out, never closes it
     public static void main(String[] args) throws IOException {
         NixlProvider provider = new NixlProvider();
         if (!provider.availability().isAvailable()) {
@@ -159,8 +160,8 @@ public final class NixlChurn {
         boolean seen = false;
         while (!seen && System.nanoTime() < end) {
             var r = a.poll(peer);
-            seen = r.doneCount() + r.failedCount() > 0 && (r.doneCount() > 0 && r.doneId(0) == id
-                    || r.failedCount() > 0 && r.failedId(0) == id);
+            seen = r.doneCount() + r.failedCount() > 0 && ((r.doneCount() > 0 && r.doneId(0) == id)
+                    || (r.failedCount() > 0 && r.failedId(0) == id));
         }
     }
 
@@ -168,7 +169,7 @@ public final class NixlChurn {
         TransportConfig.Builder b = TransportConfig.builder(RegionSpec.allocate(16, 4096)).agentName(name)
                 .closeTimeout(Duration.ofSeconds(5));
         // extra transport options for experiments: -Dchurn.options=k=v,k=v
-        for (String kv : System.getProperty("churn.options", "").split(",")) {
+        for (String kv : System.getProperty("churn.options", "").split(",", -1)) {
             if (!kv.isBlank()) {
                 b.option(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
             }

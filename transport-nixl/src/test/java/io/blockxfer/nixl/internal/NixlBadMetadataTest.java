@@ -14,6 +14,7 @@ import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.TransportException;
 import io.blockxfer.transport.spi.Availability;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -135,13 +136,13 @@ class NixlBadMetadataTest {
         Random random = new Random(5);
         List<byte[]> blobs = new ArrayList<>();
         blobs.add(new byte[0]);
-        blobs.add("nixlSerDes|".getBytes());
-        blobs.add("nixlSerDes|Agent\u0008".getBytes());
+        blobs.add("nixlSerDes|".getBytes(StandardCharsets.US_ASCII));
+        blobs.add("nixlSerDes|Agent\u0008".getBytes(StandardCharsets.US_ASCII));
         for (int i = 0; i < 200; i++) {
             byte[] b = new byte[1 + random.nextInt(900)];
             random.nextBytes(b);
             if (i % 2 == 0 && b.length > 11) {
-                System.arraycopy("nixlSerDes|".getBytes(), 0, b, 0, 11);
+                System.arraycopy("nixlSerDes|".getBytes(StandardCharsets.US_ASCII), 0, b, 0, 11);
             }
             blobs.add(b);
         }

@@ -22,19 +22,20 @@ class NixlDowncallProbeTest {
             assertEquals(NixlStatus.SUCCESS, probe.repost());
             assertEquals(NixlStatus.SUCCESS, probe.statusOfFinishedRequest());
             int n = 2_000_000;
+            int statusCalls = n / 10;
             for (int round = 0; round < 2; round++) {
                 long t0 = System.nanoTime();
                 for (int i = 0; i < n; i++) {
                     probe.isStub();
                 }
                 long t1 = System.nanoTime();
-                for (int i = 0; i < n / 10; i++) {
+                for (int i = 0; i < statusCalls; i++) {
                     probe.statusOfFinishedRequest();
                 }
                 long t2 = System.nanoTime();
                 if (round == 1) {
                     System.out.printf("downcall cost: is_stub %.1f ns, get_xfer_status(finished) %.1f ns%n",
-                            (t1 - t0) / (double) n, (t2 - t1) / (double) (n / 10));
+                            (t1 - t0) / (double) n, (t2 - t1) / (double) statusCalls);
                 }
             }
         }

@@ -5,13 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.blockxfer.nixl.NixlProvider;
+import io.blockxfer.tck.process.ChildJvm;
 import io.blockxfer.transport.spi.Availability;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -28,6 +27,8 @@ import org.junit.jupiter.api.Timeout;
 class NixlGarbleFuzzTest {
 
     static final int DEFAULT_BLOBS = 300;
+    /** How long a child may print nothing (it prints a line per blob) before it counts as hung. */
+    private static final Duration LINE_WAIT = Duration.ofMinutes(5);
 
     @Test
     void garbledMetadataIsRejectedOrHarmlessAndNeverCrashesTheJvm() throws Exception {
@@ -61,50 +62,40 @@ class NixlGarbleFuzzTest {
         assertTrue(totals[0] > blobs / 2, "most garbled blobs are rejected before NIXL sees them: " + totals[0]);
     }
 
+    @SuppressWarnings("ArrayRecordComponent") // a child run's outcome, never compared or hashed
     private record Run(int last, int exit, long[] summary, String tail) {
     }
 
-    private static Run child(int from, int to) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.add("-Xmx256m");
-        cmd.add("-XX:+UseSerialGC");
-        cmd.add("-Dblockxfer.natives.dir=" + System.getProperty("blockxfer.natives.dir", ""));
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(NixlGarbleFuzz.class.getName());
-        cmd.add(Integer.toString(from));
-        cmd.add(Integer.toString(to));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("NIXL_LOG_LEVEL", "FATAL");
-        pb.environment().put("UCX_LOG_LEVEL", "fatal");
-        Process p = pb.start();
-        p.getOutputStream().close();
+    /** Runs blobs {@code from} to {@code to} in a child JVM; its last blob, exit status and summary if it finished. */
+    private static Run child(int from, int to) {
         int last = from;
         long[] summary = null;
         List<String> tail = new ArrayList<>();
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = in.readLine()) != null) {
+        int exit;
+        try (ChildJvm child = ChildJvm.builder(NixlGarbleFuzz.class).jvmArgs(List.of("-Xmx256m", "-XX:+UseSerialGC"))
+                .forwardSystemProperties(key -> key.equals("blockxfer.natives.dir"))
+                .environment("NIXL_LOG_LEVEL", "FATAL").environment("UCX_LOG_LEVEL", "fatal")
+                .stderrTo(line -> { }).args(Integer.toString(from), Integer.toString(to)).start()) {
+            for (Optional<String> next = child.nextLineIfAny(LINE_WAIT); next.isPresent();
+                    next = child.nextLineIfAny(LINE_WAIT)) {
+                String line = next.get();
                 if (line.startsWith("AT ")) {
                     last = Integer.parseInt(line.substring(3).strip());
                 } else if (line.startsWith("SUMMARY ")) {
-                    String[] f = line.substring(8).strip().split(" ");
+                    String[] f = line.substring(8).strip().split(" ", -1);
                     summary = new long[] {Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]),
                             Long.parseLong(f[3])};
                 } else {
                     tail.add(line);
-                    if (tail.size() > 8) {
-                        tail.removeFirst();
-                    }
                 }
             }
+            exit = child.awaitExit(LINE_WAIT);
+            tail.addAll(child.stderrTail());
         }
-        int exit = p.waitFor();
         if (summary != null && exit != 0) {
             summary = null; // it finished the blobs but died in teardown: count the last blob
         }
-        return new Run(last, exit, summary, String.join(" | ", tail));
+        return new Run(last, exit, summary, String.join(" | ", tail.subList(Math.max(0, tail.size() - 8),
+                tail.size())));
     }
 }

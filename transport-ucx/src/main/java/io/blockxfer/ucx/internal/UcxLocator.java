@@ -1,21 +1,25 @@
 package io.blockxfer.ucx.internal;
 
+import io.blockxfer.transport.internal.natives.NativesFolder;
 import io.blockxfer.ucx.UcxOptions;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Finds the UCX libraries without loading anything: a directory named by
- * {@value UcxOptions#LIBDIR_PROPERTY} or {@value UcxOptions#LIBDIR_ENV}, else the project's natives
- * folder ({@value UcxOptions#NATIVES_DIR_PROPERTY}, {@value UcxOptions#NATIVES_DIR_ENV}, or a
+ * {@value UcxOptions#LIBDIR_PROPERTY} or {@value UcxOptions#LIBDIR_ENV}, else
+ * {@value #WHEEL_LIB_DIR} in the project's natives folder ({@link NativesFolder}: the property
+ * {@value UcxOptions#NATIVES_DIR_PROPERTY}, the variable {@value UcxOptions#NATIVES_DIR_ENV}, or a
  * {@code natives/} folder found walking up from the working directory), else the system's library
- * path. A directory named explicitly must hold every library; a natives folder without UCX falls
- * through to the system, and the miss is remembered for the unavailability cause.
+ * path. A directory named explicitly must hold every library; a natives folder without UCX (or a
+ * named natives folder that does not exist) falls through, and the miss is remembered for the
+ * unavailability cause.
  *
  * <p><b>Thread safety:</b> stateless; {@link Location} is immutable.
  */
@@ -90,35 +94,15 @@ public final class UcxLocator {
                     "environment variable " + UcxOptions.LIBDIR_ENV);
         }
         List<String> misses = new ArrayList<>();
-        Path natives = null;
-        String origin = "";
-        String named = nonBlank(properties.apply(UcxOptions.NATIVES_DIR_PROPERTY));
-        if (named != null) {
-            natives = path(named, "system property " + UcxOptions.NATIVES_DIR_PROPERTY);
-            origin = "natives folder from system property " + UcxOptions.NATIVES_DIR_PROPERTY;
-        } else if ((named = nonBlank(environment.apply(UcxOptions.NATIVES_DIR_ENV))) != null) {
-            natives = path(named, "environment variable " + UcxOptions.NATIVES_DIR_ENV);
-            origin = "natives folder from environment variable " + UcxOptions.NATIVES_DIR_ENV;
-        } else {
-            for (Path p = workingDir.toAbsolutePath().normalize(); p != null; p = p.getParent()) {
-                if (Files.isDirectory(p.resolve("natives"))) {
-                    natives = p.resolve("natives");
-                    origin = "natives folder found above the working directory";
-                    break;
-                }
-            }
-        }
-        if (natives != null) {
-            Path dir = natives.resolve(WHEEL_LIB_DIR);
+        Optional<NativesFolder> natives = NativesFolder.find(properties, environment, workingDir, misses);
+        if (natives.isPresent()) {
+            Path dir = natives.get().resolve(WHEEL_LIB_DIR);
             String missing = firstMissing(dir);
             if (missing == null) {
-                return new Location(dir, origin, List.of());
+                return new Location(dir, "natives folder from " + natives.get().origin(), List.of());
             }
-            misses.add(origin + " " + natives + " holds no UCX (" + dir.resolve(missing)
+            misses.add("natives folder " + natives.get() + " holds no UCX (" + dir.resolve(missing)
                     + " is missing; run scripts/install-natives ucx)");
-        } else {
-            misses.add("no natives folder (" + UcxOptions.NATIVES_DIR_PROPERTY + ", " + UcxOptions.NATIVES_DIR_ENV
-                    + ", or natives/ above " + workingDir.toAbsolutePath().normalize() + ")");
         }
         return new Location(null, "the system's library path (libucp.so.0 through the dynamic linker)",
                 List.copyOf(misses));
