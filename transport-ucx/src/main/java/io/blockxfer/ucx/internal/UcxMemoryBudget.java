@@ -19,7 +19,8 @@ import java.util.Locale;
  * <ul>
  *   <li>the machine must hold it ({@link MemoryBudget}, as for every backend);</li>
  *   <li>and if SysV shared memory cannot take it ({@code kernel.shmmax}, {@code kernel.shmall} left)
- *       so that UCX goes on to a posix segment, {@code /dev/shm} must have the room.</li>
+ *       so that UCX goes on to a posix segment, {@code /dev/shm} must have the room, and keep 64 MiB
+ *       or an eighth of its size free, whichever is smaller.</li>
  * </ul>
  *
  * <p><b>Thread safety:</b> stateless.
@@ -51,7 +52,7 @@ final class UcxMemoryBudget {
                 return;
             }
             if (method.equals("md:posix")) {
-                if (s.shmFreeBytes() >= bytes + MemoryBudget.RESERVE_BYTES) {
+                if (s.shmFreeBytes() >= bytes + s.shmReserveBytes()) {
                     return;
                 }
                 throw MemoryBudget.refusal(bytes, s.shmFreeBytes(), "UCX would put it in a posix segment in /dev/shm,"
@@ -67,14 +68,19 @@ final class UcxMemoryBudget {
     }
 
     /** What the host has now: the machine's figures and UCX's shared-memory limits. */
-    record Snapshot(HostMemory host, long shmFreeBytes, long shmmax, long shmallPages, long shmUsedPages) {
+    record Snapshot(HostMemory host, long shmFreeBytes, long shmTotalBytes, long shmmax, long shmallPages,
+            long shmUsedPages) {
 
         static Snapshot read() {
             long shmFree;
+            long shmTotal;
             try {
-                shmFree = Files.getFileStore(Path.of("/dev/shm")).getUsableSpace();
+                java.nio.file.FileStore store = Files.getFileStore(Path.of("/dev/shm"));
+                shmFree = store.getUsableSpace();
+                shmTotal = store.getTotalSpace();
             } catch (IOException | RuntimeException e) {
                 shmFree = 0; // no /dev/shm: UCX's posix segments cannot be had
+                shmTotal = 0;
             }
             long used = 0;
             try {
@@ -88,9 +94,17 @@ final class UcxMemoryBudget {
             } catch (IOException | NumberFormatException e) {
                 // unknown: count nothing used
             }
-            return new Snapshot(HostMemory.read(), shmFree,
+            return new Snapshot(HostMemory.read(), shmFree, shmTotal,
                     HostMemory.number(Path.of("/proc/sys/kernel/shmmax"), Long.MAX_VALUE),
                     HostMemory.number(Path.of("/proc/sys/kernel/shmall"), Long.MAX_VALUE), used);
+        }
+
+        /**
+         * What a posix segment must leave free in {@code /dev/shm}: the machine's reserve (64 MiB),
+         * or an eighth of {@code /dev/shm} where that is smaller (a container's is 64 MiB).
+         */
+        long shmReserveBytes() {
+            return Math.min(MemoryBudget.RESERVE_BYTES, shmTotalBytes / 8);
         }
 
         boolean sysvCanHold(long bytes) {

@@ -41,7 +41,18 @@ class UcxMemoryLimitTest {
 
     /** {@link #MACHINE} with {@code shmFree} bytes of /dev/shm and SysV limits as given. */
     private static UcxMemoryBudget.Snapshot host(long shmFree, long shmmax, long shmallPages) {
-        return new UcxMemoryBudget.Snapshot(MACHINE, shmFree, shmmax, shmallPages, 0);
+        return new UcxMemoryBudget.Snapshot(MACHINE, shmFree, 12 * GIB, shmmax, shmallPages, 0);
+    }
+
+    @Test
+    void aContainersSmallDevShmWithoutSysvTakesWhatFitsAndKeepsAnEighthFree() {
+        // a container: /dev/shm of 64 MiB, all free, and no SysV shared memory (kernel.shmmax 0)
+        var container = new UcxMemoryBudget.Snapshot(MACHINE, 64L << 20, 64L << 20, 0, 0, 0);
+        assertDoesNotThrow(() -> UcxMemoryBudget.check(8L << 20, null, container));
+        assertDoesNotThrow(() -> UcxMemoryBudget.check(56L << 20, null, container));
+        var e = assertThrows(InsufficientMemoryException.class, () -> UcxMemoryBudget.check(57L << 20, null,
+                container));
+        assertTrue(e.getMessage().contains("/dev/shm"), e.getMessage());
     }
 
     @Test
