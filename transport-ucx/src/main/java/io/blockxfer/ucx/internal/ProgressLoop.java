@@ -59,11 +59,12 @@ import org.openucx.jucx.ucp.UcpWorker;
  * error within a few progress calls.
  *
  * <p><b>Shutdown.</b> The worker is destroyed only when no request of this loop is left in UCX and
- * a final flush of the worker completed (UCX's own replies to peers, such as software-emulated
- * read data, are then sent): destroying a worker fails its queued requests, and UCX 1.18 fails its
- * internal reply requests through a path that reads an uninitialised datatype and can crash
- * ({@code ucp_request_dt_dereg}). If that does not happen within the shutdown bound the worker is
- * left open, with its memory, and said so; {@link #workerDestroyed} tells the engine.
+ * the worker has gone quiet (flushed, and no event for a while: UCX's own replies to peers, such
+ * as software-emulated read data and put acknowledgements, are then sent): destroying a worker
+ * fails its queued requests, and UCX 1.18 fails its internal reply requests through a path that
+ * reads an uninitialised datatype and can crash ({@code ucp_request_dt_dereg}). If that does not
+ * happen within the shutdown bound the worker is left open, with its memory, and said so;
+ * {@link #workerDestroyed} tells the engine.
  *
  * <p><b>Thread safety:</b> {@link #execute}, {@link #driveFromPoller} and {@link #stop} from any
  * thread; everything else by the current owner of the worker.
@@ -91,6 +92,8 @@ final class ProgressLoop implements Runnable {
     private static final long SHUTDOWN_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** Flushes in a row with no event that make a worker safe to destroy. */
     private static final int QUIET_FLUSHES = 3;
+    /** How long a worker must see no event before it is destroyed (see {@link #quiesce}). */
+    static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(30);
     /** Default size of the command queue. */
     static final int QUEUE_CAPACITY = 1 << 16;
 
@@ -867,29 +870,46 @@ final class ProgressLoop implements Runnable {
     }
 
     /**
-     * Flushes the worker until a flush finds nothing to do: UCX's own sends (replies to peers'
-     * software-emulated reads, acknowledgements of their puts) go out before the worker goes.
-     * One flush is not enough: progressing it serves requests peers sent meanwhile, whose replies
-     * the flush does not cover, and UCX 1.18 discards a reply still queued at
-     * {@code ucp_worker_destroy} through a path that reads its datatype state in the wrong layout
-     * (SIGSEGV in {@code ucp_request_dt_dereg}). A peer that never stops reading keeps the worker
-     * busy until {@code deadline}; then the worker is left open.
+     * Flushes and progresses the worker until it has been quiet for {@link #QUIET_NANOS}: UCX's
+     * own sends (replies to peers' software-emulated reads, acknowledgements of their puts) go out
+     * before the worker goes. A flush alone proves nothing here: a worker flush completes as soon
+     * as its interfaces are flushed, and a reply that waits for room in a peer's full receive
+     * queue sits in a pending queue that no flush covers. UCX 1.18 discards such a reply at
+     * {@code ucp_worker_destroy} by reading datatype fields it never set (SIGSEGV in
+     * {@code ucp_request_dt_dereg}, whenever the stale bytes happen to name an I/O vector). A
+     * live peer drains its queue as soon as its thread runs, and the reply then goes out; so the
+     * worker counts as quiet only after {@value #QUIET_FLUSHES} flushes in a row and a stretch of
+     * {@link #QUIET_NANOS} with no event, long enough for a busy peer's thread to be scheduled.
+     * The loop parks between rounds so that, on a machine with few cores, that thread gets one.
+     * A peer that never stops sending keeps the worker busy until {@code deadline}; then the
+     * worker is left open.
      *
-     * @return whether a flush completed with no event in between
+     * @return whether the worker went quiet before {@code deadline}
      * @throws Exception what JUCX's progress throws
      */
     private boolean quiesce(long deadline) throws Exception {
         int quiet = 0;
-        while (quiet < QUIET_FLUSHES && System.nanoTime() - deadline < 0) {
+        long quietSince = System.nanoTime();
+        while (System.nanoTime() - deadline < 0) {
             UcpRequest flush = worker.flushNonBlocking(null);
             int events = 0;
             while (!flush.isCompleted() && System.nanoTime() - deadline < 0) {
                 events += worker.progress();
             }
             events += worker.progress();
-            quiet = flush.isCompleted() && events == 0 ? quiet + 1 : 0;
+            long now = System.nanoTime();
+            if (flush.isCompleted() && events == 0) {
+                quiet++;
+            } else {
+                quiet = 0;
+                quietSince = now;
+            }
+            if (quiet >= QUIET_FLUSHES && now - quietSince >= QUIET_NANOS) {
+                return true;
+            }
+            LockSupport.parkNanos(PARK_NANOS);
         }
-        return quiet == QUIET_FLUSHES;
+        return false;
     }
 
     boolean isTerminated() {
