@@ -23,9 +23,10 @@ import org.openucx.jucx.ucp.UcpWorker;
 /**
  * Drives a transport's UCP worker (workers are single-threaded): takes commands from a queue,
  * issues each transfer, progresses the worker, and ends each transfer when UCX ended its requests.
- * A WRITE is one implicit put per contiguous run of blocks plus one flush of the endpoint. A READ
- * of a peer whose region is mapped in this process (shared memory on one host, see
- * {@link PeerMapping}) is a copy from that mapping, done at once; any other READ is one get per run.
+ * A transfer with a peer whose region is mapped in this process (shared memory on one host, see
+ * {@link PeerMapping}) is a copy to or from that mapping per contiguous run of blocks, done at
+ * once, with no UCX request. With any other peer a WRITE is one implicit put per run plus one
+ * flush of the endpoint, and a READ one get per run.
  *
  * <p><b>Who drives.</b> Exactly one thread at a time owns the worker, the command queue and
  * everything below marked "owner only"; ownership is a flag taken with a compare-and-set (which
@@ -134,6 +135,7 @@ final class ProgressLoop implements Runnable {
     private final AtomicLong pollerRounds = new AtomicLong();
     private final AtomicLong queueFullWaits = new AtomicLong();
     private final AtomicLong mappedReads = new AtomicLong();
+    private final AtomicLong mappedWrites = new AtomicLong();
 
     // ---- owner only
     private boolean drivingClosed;
@@ -506,8 +508,8 @@ final class ProgressLoop implements Runnable {
     // ------------------------------------------------------------------ transfers
 
     /**
-     * Issues a transfer: a WRITE as one implicit put per contiguous run of blocks and one flush of
-     * the write endpoint; a READ of a mapped peer as a copy per run, ended at once; any other READ
+     * Issues a transfer: with a mapped peer, a copy per contiguous run of blocks, ended at once;
+     * otherwise a WRITE as one implicit put per run and one flush of the write endpoint, and a READ
      * as one get request per run on the read endpoint. Reads get their own endpoint because UCX 1.18
      * crashes (in {@code ucp_ep_flush_progress}) when an endpoint is force-closed while a flush
      * waits behind software-emulated gets.
@@ -519,12 +521,10 @@ final class ProgressLoop implements Runnable {
             t.status = TransferEngine.FAILED;
             return;
         }
-        if (!write) {
-            MemorySegment mapped = p.mapped;
-            if (mapped != null) {
-                copyFrom(mapped, t);
-                return;
-            }
+        MemorySegment mapped = p.mapped;
+        if (mapped != null) {
+            copyMapped(mapped, t, write);
+            return;
         }
         PeerEndpoint pe = write ? p.writes : readEndpoint(p);
         if (pe == null) {
@@ -612,8 +612,13 @@ final class ProgressLoop implements Runnable {
         }
     }
 
-    /** A READ of a peer whose region is mapped here: a copy per run, and done. */
-    private void copyFrom(MemorySegment mapped, UcxTransfer t) {
+    /**
+     * A transfer with a peer whose region is mapped here: a copy per run, and done. After a WRITE
+     * a full fence orders its bytes before whatever this process stores next (the completion the
+     * caller learns of, and then tells the peer about): on one host that is what UCX's own
+     * shared-memory put and flush amount to, without a request.
+     */
+    private void copyMapped(MemorySegment mapped, UcxTransfer t, boolean write) {
         int[] l = t.localBlocks;
         int[] r = t.remoteBlocks;
         int n = t.count;
@@ -624,13 +629,23 @@ final class ProgressLoop implements Runnable {
                 while (i + run < n && l[i + run] == l[i] + run && r[i + run] == r[i] + run) {
                     run++;
                 }
-                MemorySegment.copy(mapped, r[i] * blockLength, local, l[i] * blockLength, run * blockLength);
+                if (write) {
+                    MemorySegment.copy(local, l[i] * blockLength, mapped, r[i] * blockLength, run * blockLength);
+                } else {
+                    MemorySegment.copy(mapped, r[i] * blockLength, local, l[i] * blockLength, run * blockLength);
+                }
                 i += run;
             }
-            mappedReads.incrementAndGet();
+            if (write) {
+                VarHandle.fullFence();
+                mappedWrites.incrementAndGet();
+            } else {
+                mappedReads.incrementAndGet();
+            }
             t.status = TransferEngine.DONE;
         } catch (RuntimeException e) {
-            LOG.log(Level.ERROR, name + ": copying a READ from the mapped region of " + t.peer + " failed", e);
+            LOG.log(Level.ERROR, name + ": copying a " + t.op + (write ? " to" : " from") + " the mapped region of "
+                    + t.peer + " failed", e);
             t.status = TransferEngine.FAILED;
         }
     }
@@ -944,6 +959,11 @@ final class ProgressLoop implements Runnable {
     /** How many READs were copies from a peer's mapped region (for tests). */
     long mappedReads() {
         return mappedReads.get();
+    }
+
+    /** How many WRITEs were copies to a peer's mapped region (for tests). */
+    long mappedWrites() {
+        return mappedWrites.get();
     }
 
     /** Whether polls may drive the worker. */

@@ -208,6 +208,38 @@ class UcxProgressTest {
         }
     }
 
+    /**
+     * A peer whose UCX-allocated region is mapped in this process is written and read by a copy
+     * into or out of that mapping, with no UCX request; a caller-memory peer, which UCX cannot map,
+     * goes through UCX's puts and gets.
+     */
+    @Test
+    void transfersWithAMappedPeerAreCopiesAndOthersGoThroughUcx() {
+        Arena arena = Arena.ofShared();
+        TransportConfig callerMemory = TransportConfig.builder(RegionSpec.wrap(arena.allocate(8 * 4096, 4096), 4096))
+                .option(UcxOptions.KEEPALIVE, "60s").build();
+        try (DataTransport mappable = new UcxProvider().open(config(ProgressMode.BACKEND_THREAD));
+                DataTransport unmappable = new UcxProvider().open(callerMemory)) {
+            UcxEngine engine = new UcxEngine(config(ProgressMode.POLLING_THREAD));
+            try {
+                Object mapped = engine.connect("mapped", mappable.localDescriptor());
+                Object viaUcx = engine.connect("via-ucx", unmappable.localDescriptor());
+                long id = 0;
+                for (TransferOp op : TransferOp.values()) {
+                    for (Object peer : new Object[] {mapped, viaUcx}) {
+                        Object t = engine.submit(id++, peer, op, new int[] {1}, new int[] {2});
+                        assertEquals(TransferEngine.DONE, await(engine, t, true), op + " with " + peer);
+                        engine.release(t);
+                    }
+                }
+                assertEquals(1, engine.loop().mappedWrites(), "WRITEs copied into a mapped region");
+                assertEquals(1, engine.loop().mappedReads(), "READs copied out of a mapped region");
+            } finally {
+                engine.close(false);
+            }
+        }
+    }
+
     @Test
     void autoMeansPollingThread() {
         assertEquals(ProgressMode.POLLING_THREAD, UcxEngine.resolve(ProgressMode.AUTO));
