@@ -94,7 +94,7 @@ final class ProgressLoop implements Runnable {
     /** Flushes in a row with no event that make a worker safe to destroy. */
     private static final int QUIET_FLUSHES = 3;
     /** How long a worker must see no event before it is destroyed (see {@link #quiesce}). */
-    static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(30);
+    private static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(30);
     /** Default size of the command queue. */
     static final int QUEUE_CAPACITY = 1 << 16;
 
@@ -636,11 +636,13 @@ final class ProgressLoop implements Runnable {
                 }
                 i += run;
             }
+            // counters for tests: only the owner writes them, so a plain add and an ordered store
+            // suffice (no locked instruction on the hot path)
             if (write) {
                 VarHandle.fullFence();
-                mappedWrites.incrementAndGet();
+                mappedWrites.setRelease(mappedWrites.getPlain() + 1);
             } else {
-                mappedReads.incrementAndGet();
+                mappedReads.setRelease(mappedReads.getPlain() + 1);
             }
             t.status = TransferEngine.DONE;
         } catch (RuntimeException e) {
@@ -958,12 +960,12 @@ final class ProgressLoop implements Runnable {
 
     /** How many READs were copies from a peer's mapped region (for tests). */
     long mappedReads() {
-        return mappedReads.get();
+        return mappedReads.getAcquire();
     }
 
     /** How many WRITEs were copies to a peer's mapped region (for tests). */
     long mappedWrites() {
-        return mappedWrites.get();
+        return mappedWrites.getAcquire();
     }
 
     /** Whether polls may drive the worker. */
