@@ -99,6 +99,9 @@ final class ProgressLoop implements Runnable {
     static final int QUEUE_CAPACITY = 1 << 16;
 
     private static final VarHandle OWNER;
+    private static final int FREE = 0;
+    private static final int LOOP_THREAD = 1;
+    private static final int POLLING_THREAD = 2;
 
     static {
         try {
@@ -122,7 +125,8 @@ final class ProgressLoop implements Runnable {
     private final Object rejectLock = new Object();
     private final Thread thread;
     private final Object signalLock = new Object();
-    @SuppressWarnings("unused") // accessed through OWNER: 1 while a thread drives the worker
+    /** Who drives the worker now: {@link #FREE}, {@link #LOOP_THREAD} or {@link #POLLING_THREAD}; through OWNER. */
+    @SuppressWarnings("unused") // accessed through OWNER
     private volatile int owner;
     private volatile long lastPollNanos;
     /** Whether transfers, requests or closes are outstanding: published by the owner after each round. */
@@ -261,7 +265,7 @@ final class ProgressLoop implements Runnable {
         if (now - lastPollNanos > POLLER_NOTE_NANOS) {
             lastPollNanos = now;
         }
-        if (!tryOwn()) {
+        if (!OWNER.compareAndSet(this, FREE, POLLING_THREAD)) {
             if (gate.state() == WakeupGate.WAITING) {
                 // the loop's thread sleeps holding the worker: wake it, it will leave it to us
                 signalWorker();
@@ -289,17 +293,24 @@ final class ProgressLoop implements Runnable {
         }
     }
 
+    /** The loop's thread takes the worker if nobody drives it. */
     private boolean tryOwn() {
-        return OWNER.compareAndSet(this, 0, 1);
+        return OWNER.compareAndSet(this, FREE, LOOP_THREAD);
     }
 
     private void disown() {
-        OWNER.setVolatile(this, 0);
+        OWNER.setVolatile(this, FREE);
     }
 
-    /** Whether polls drive: one came within the grace that fits whether work is outstanding. */
+    /**
+     * Whether polls drive: a polling thread holds the worker now (a round that copies many blocks
+     * to a mapped peer lasts a millisecond and more), or one came within the grace that fits
+     * whether work is outstanding. The loop's thread then sleeps instead of spinning for the
+     * worker against the very thread that moves the bytes.
+     */
     private boolean pollersActive() {
-        return pollersDrive && System.nanoTime() - lastPollNanos < graceNanos();
+        return pollersDrive && ((int) OWNER.getVolatile(this) == POLLING_THREAD
+                || System.nanoTime() - lastPollNanos < graceNanos());
     }
 
     private long graceNanos() {
@@ -941,6 +952,11 @@ final class ProgressLoop implements Runnable {
     /** The state of the sleep handshake (for tests). */
     int gateState() {
         return gate.state();
+    }
+
+    /** The id of the loop's own thread (for tests). */
+    long threadId() {
+        return thread.threadId();
     }
 
     /** How often the loop's thread slept in {@code waitForEvents()} (for tests). */

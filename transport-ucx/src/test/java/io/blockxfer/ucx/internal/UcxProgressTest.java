@@ -2,6 +2,7 @@ package io.blockxfer.ucx.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.ProgressMode;
@@ -13,6 +14,9 @@ import io.blockxfer.ucx.UcxOptions;
 import io.blockxfer.ucx.UcxProvider;
 import io.blockxfer.ucx.UcxTestSupport;
 import java.lang.foreign.Arena;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -26,7 +30,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Who advances transfers, on the engine itself (no {@code ManagedTransport}, whose polls would
  * drive): the progress thread wakes for every lone submit after an idle gap, in both modes; polls
  * drive the worker in {@link ProgressMode#POLLING_THREAD} and never in
- * {@link ProgressMode#BACKEND_THREAD}; and the progress thread takes over when polls stop.
+ * {@link ProgressMode#BACKEND_THREAD}; the progress thread takes over when polls stop, and sleeps
+ * while a poll holds the worker for a long copy.
  *
  * <p>{@code -Dblockxfer.ucx.loneTransfers=N} sets how many lone transfers the wake-up rule sends
  * (default 1,000; the long form is a million).
@@ -234,6 +239,57 @@ class UcxProgressTest {
                 }
                 assertEquals(1, engine.loop().mappedWrites(), "WRITEs copied into a mapped region");
                 assertEquals(1, engine.loop().mappedReads(), "READs copied out of a mapped region");
+            } finally {
+                engine.close(false);
+            }
+        }
+    }
+
+    /**
+     * A poll that copies a batch of large blocks into a mapped peer holds the worker for a
+     * millisecond or more. Meanwhile the progress thread must sleep, not spin for the worker
+     * against the very thread that moves the bytes: on a busy host that spinning took the copy's
+     * core share (64 x 256 KiB WRITEs kept a third of their quiet speed under a CPU hog).
+     */
+    @Test
+    void theProgressThreadSleepsWhileAPollCopiesForIt() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        assumeTrue(threads.isThreadCpuTimeSupported() && threads.isCurrentThreadCpuTimeSupported(),
+                "this JVM does not measure thread CPU time");
+        int blocks = 64;
+        TransportConfig large = TransportConfig.builder(RegionSpec.allocate(blocks, 256 * 1024))
+                .progressMode(ProgressMode.POLLING_THREAD).option(UcxOptions.KEEPALIVE, "60s").build();
+        int[] all = new int[blocks];
+        Arrays.setAll(all, i -> i);
+        try (DataTransport target = new UcxProvider().open(large)) {
+            UcxEngine engine = new UcxEngine(large);
+            try {
+                Object peer = engine.connect("t", target.localDescriptor());
+                ProgressLoop loop = engine.loop();
+                for (int i = 0; i < 20; i++) { // warm-up
+                    Object t = engine.submit(i, peer, TransferOp.WRITE, all, all);
+                    assertEquals(TransferEngine.DONE, await(engine, t, true));
+                    engine.release(t);
+                }
+                long writesBefore = loop.mappedWrites();
+                long loopBefore = threads.getThreadCpuTime(loop.threadId());
+                long callerBefore = threads.getCurrentThreadCpuTime();
+                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+                int count = 0;
+                while (System.nanoTime() < end || count < 100) {
+                    Object t = engine.submit(1000 + count, peer, TransferOp.WRITE, all, all);
+                    assertEquals(TransferEngine.DONE, await(engine, t, true), "transfer " + count);
+                    engine.release(t);
+                    count++;
+                }
+                long loopCpu = threads.getThreadCpuTime(loop.threadId()) - loopBefore;
+                long callerCpu = threads.getCurrentThreadCpuTime() - callerBefore;
+                assertEquals(count, loop.mappedWrites() - writesBefore, "every WRITE was a copy into the mapping");
+                assertTrue(loopCpu < callerCpu / 5, "the progress thread used " + loopCpu / 1_000_000 + " ms of CPU"
+                        + " while the polling thread copied for " + callerCpu / 1_000_000 + " ms (" + count
+                        + " transfers of 64 x 256 KiB): it spun for the worker instead of sleeping");
+                System.out.printf("progress thread while polls copy: %.1f ms CPU against the caller's %.1f ms%n",
+                        loopCpu / 1e6, callerCpu / 1e6);
             } finally {
                 engine.close(false);
             }
