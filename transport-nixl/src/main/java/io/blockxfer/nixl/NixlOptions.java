@@ -25,12 +25,17 @@ public final class NixlOptions {
     public static final String PROGRESS_THREAD = "nixl.progressThread";
 
     /**
-     * How long the progress thread sleeps between rounds, in microseconds; default
-     * {@value #DEFAULT_PROGRESS_DELAY_MICROS}. 0 spins a core per agent.
+     * How long NIXL's progress thread waits for an event of its worker before it looks anyway, in
+     * microseconds (NIXL rounds it up to whole milliseconds; 0 spins a core per agent). Default
+     * {@value #DEFAULT_FALLBACK_DELAY_MICROS} in the polling-thread progress mode (what
+     * {@code AUTO} is: polls drive, and the thread is the fallback), {@value
+     * #DEFAULT_PROGRESS_DELAY_MICROS} in the backend-thread mode.
      */
     public static final String PROGRESS_DELAY_MICROS = "nixl.progressDelayMicros";
-    /** Default of {@link #PROGRESS_DELAY_MICROS}. */
+    /** Default of {@link #PROGRESS_DELAY_MICROS} in {@code ProgressMode.BACKEND_THREAD}. */
     public static final long DEFAULT_PROGRESS_DELAY_MICROS = 100;
+    /** Default of {@link #PROGRESS_DELAY_MICROS} in {@code ProgressMode.POLLING_THREAD} (and {@code AUTO}). */
+    public static final long DEFAULT_FALLBACK_DELAY_MICROS = 100_000;
 
     /** Whether NIXL captures per-transfer telemetry ({@link NixlTelemetry}); default {@code true}. */
     public static final String TELEMETRY = "nixl.telemetry";

@@ -1,6 +1,7 @@
 package io.blockxfer.ucx;
 
 import io.blockxfer.tck.InJvmHarness;
+import io.blockxfer.tck.ProgressModeHarness;
 import io.blockxfer.tck.TckHarness;
 import io.blockxfer.tck.TransportConformanceSuite;
 import io.blockxfer.transport.ProgressMode;
@@ -13,6 +14,6 @@ class UcxConformanceTest extends TransportConformanceSuite {
 
     @Override
     protected TckHarness harness() {
-        return new ProgressModeHarness(InJvmHarness.of(UcxProvider.NAME), ProgressMode.POLLING_THREAD);
+        return ProgressModeHarness.of(InJvmHarness.of(UcxProvider.NAME), ProgressMode.POLLING_THREAD);
     }
 }

@@ -1,6 +1,7 @@
 package io.blockxfer.ucx;
 
 import io.blockxfer.tck.InJvmHarness;
+import io.blockxfer.tck.ProgressModeHarness;
 import io.blockxfer.tck.TckHarness;
 import io.blockxfer.tck.TransportConformanceSuite;
 import io.blockxfer.tck.TwoProcessHarness;
@@ -17,7 +18,7 @@ class UcxTwoProcessConformanceTest extends TransportConformanceSuite {
 
     @Override
     protected TckHarness harness() {
-        return new ProgressModeHarness(TwoProcessHarness.of(InJvmHarness.of(UcxProvider.NAME))
+        return ProgressModeHarness.of(TwoProcessHarness.of(InJvmHarness.of(UcxProvider.NAME))
                 .withJvmArgs(List.of("-Djava.io.tmpdir=" + ChildTemp.directory())), ProgressMode.POLLING_THREAD);
     }
 }

@@ -1,5 +1,6 @@
 package io.blockxfer.benchmarks.baseline;
 
+import io.blockxfer.transport.ProgressMode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -96,8 +97,9 @@ public final class BaselineMain {
         String floor = scratch.resolve("nixl_floor").toString();
         String cProblem = compile(extract("nixl_floor.c", scratch), floor, libs);
         List<Contender> list = new ArrayList<>();
-        list.add(new TransportContender("Java NIXL", "nixl", original, false));
-        list.add(new TransportContender("Java NIXL (defaults)", "nixl", Map.of(), false));
+        // the original's agent as NIXL runs it: its own progress thread rhythm and UCX's spinlock
+        list.add(new TransportContender("Java NIXL", "nixl", original, ProgressMode.BACKEND_THREAD, false));
+        list.add(new TransportContender("Java NIXL (defaults)", "nixl", Map.of(), ProgressMode.AUTO, false));
         list.add(new DriverContender("Python NIXL", "NIXL's Python API, called as vLLM's NixlTransport calls it,"
                 + " its agent configured the same (num_threads=4, capture_telemetry=True, progress thread)",
                 List.of("python3", python.toString()), pyEnv, null));
@@ -111,7 +113,7 @@ public final class BaselineMain {
 
     private static List<Contender> ucx(Path natives, @Nullable Path perftest) {
         List<Contender> list = new ArrayList<>();
-        list.add(new TransportContender("Java UCX", "ucx", Map.of(), true));
+        list.add(new TransportContender("Java UCX", "ucx", Map.of(), ProgressMode.AUTO, true));
         list.add(new RawJucx());
         list.add(new MemcpyContender());
         if (perftest != null) {

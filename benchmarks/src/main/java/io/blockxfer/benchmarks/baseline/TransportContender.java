@@ -3,6 +3,7 @@ package io.blockxfer.benchmarks.baseline;
 import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.ProgressMode;
 import io.blockxfer.transport.ProviderInfo;
 import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
@@ -28,14 +29,18 @@ final class TransportContender implements Contender, CompletionHandler {
     private final String name;
     private final String backend;
     private final Map<String, String> options;
+    private final ProgressMode mode;
     private final boolean targetInChild;
     private long reported = -1;
     private boolean failed;
 
-    TransportContender(String name, String backend, Map<String, String> options, boolean targetInChild) {
+    /** A contender whose initiator (and target, when in this JVM) opens with {@code options} in {@code mode}. */
+    TransportContender(String name, String backend, Map<String, String> options, ProgressMode mode,
+            boolean targetInChild) {
         this.name = name;
         this.backend = backend;
         this.options = Map.copyOf(options);
+        this.mode = mode;
         this.targetInChild = targetInChild;
     }
 
@@ -48,7 +53,7 @@ final class TransportContender implements Contender, CompletionHandler {
     public String description() {
         return "blockxfer " + backend + " backend, writeBlocks + spinning poll, target "
                 + (targetInChild ? "in a child JVM" : "in this JVM") + (options.isEmpty() ? ", backend defaults"
-                : ", options " + options);
+                : ", options " + options) + (mode == ProgressMode.AUTO ? "" : ", progress mode " + mode);
     }
 
     @Override
@@ -103,7 +108,7 @@ final class TransportContender implements Contender, CompletionHandler {
 
     private TransportConfig config(BaselineCase c, String agent) {
         return TransportConfig.builder(RegionSpec.allocate(c.regionBlocks(), c.blockBytes()))
-                .agentName(agent + "-" + ProcessHandle.current().pid()).options(options)
+                .agentName(agent + "-" + ProcessHandle.current().pid()).options(options).progressMode(mode)
                 .transferTimeout(Duration.ofSeconds(30)).build();
     }
 }

@@ -93,7 +93,7 @@ public final class NixlEngine implements TransferEngine {
     public NixlEngine(String backendName, TransportConfig config) {
         this.backendName = backendName;
         this.agentName = config.agentName();
-        this.settings = NixlSettings.from(config.options());
+        this.settings = NixlSettings.from(config.options(), config.progressMode());
         this.closeTimeoutNanos = config.closeTimeout().toNanos();
         this.telemetry = new TelemetryRing(settings.telemetry(), settings.telemetryHistory());
         NativeResources.preload();
