@@ -34,8 +34,9 @@ import org.openucx.jucx.ucp.UcpWorker;
  * When polling threads may drive ({@link io.blockxfer.transport.ProgressMode#POLLING_THREAD}),
  * every poll tries to take the flag for one round (drain commands, {@code progress()}, collect
  * ended requests, finish closes) and gives up at once if another thread holds it; while polls keep
- * coming the loop's thread lets go of the worker and sleeps ({@link WakeupGate#DORMANT}) instead of
- * competing with them for a core, and takes over again when they stop, or at once for a command
+ * coming, and while a polling thread holds the worker (the flag says whose it is), the loop's
+ * thread lets go of the worker and sleeps ({@link WakeupGate#DORMANT}) instead of competing with
+ * them for it and for a core, and takes over again when they stop, or at once for a command
  * that waits (a peer registration). How long "polls keep coming" means depends on whether work is
  * outstanding: with nothing in flight, {@value #POLLER_GRACE_MICROS} us; with a transfer, a close
  * or a command waiting, only {@value #BUSY_POLLER_GRACE_MICROS} us, so that a caller that sleeps
