@@ -37,15 +37,17 @@ public final class PeerDeathScenario {
     }
 
     /**
-     * Runs the scenario: {@code [killAfterMillis [runAfterKillMillis [caller]]]}; {@code caller}
-     * gives the peer that dies a region in caller memory, whose transfers UCX carries out with
-     * requests that the death then fails (a UCX-allocated region is written and read through shared
-     * memory, which needs no request of the peer).
+     * Runs the scenario: {@code [killAfterMillis [runAfterKillMillis [caller [frozenMillis]]]]};
+     * {@code caller} gives the peer that dies a region in caller memory, whose transfers UCX carries
+     * out with requests (a UCX-allocated region is written and read through shared memory, which
+     * needs no request of the peer); {@code frozenMillis} freezes that peer (SIGSTOP) that long
+     * before the kill, so that its requests are still waiting in UCX when it dies.
      */
     public static void main(String[] args) throws Exception {
         long killAfter = args.length > 0 ? Long.parseLong(args[0]) : 1000;
         long runAfterKill = args.length > 1 ? Long.parseLong(args[1]) : 3000;
         boolean callerMemory = args.length > 2 && args[2].equals("caller");
+        long frozenBeforeKill = args.length > 3 ? Long.parseLong(args[3]) : 0;
         TransportConfig config = TransportConfig.builder(RegionSpec.allocate(BLOCKS, BLOCK_LENGTH))
                 .agentName("death-initiator").transferTimeout(Duration.ofSeconds(30)).build();
         TransportConfig dyingConfig = !callerMemory ? config
@@ -65,9 +67,18 @@ public final class PeerDeathScenario {
             Stream sb = new Stream(t, "b", false);
             long start = System.nanoTime();
             long killAt = 0;
+            long frozenAt = 0;
+            int doneWhenFrozen = 0;
+            int doneWhileFrozen = -1;
             while (true) {
                 long now = System.nanoTime();
+                if (frozenBeforeKill > 0 && frozenAt == 0 && now - start > (killAfter - frozenBeforeKill) * 1_000_000) {
+                    frozenAt = now;
+                    doneWhenFrozen = sa.done;
+                    a.stall(true);
+                }
                 if (killAt == 0 && now - start > killAfter * 1_000_000) {
+                    doneWhileFrozen = frozenAt == 0 ? -1 : sa.done - doneWhenFrozen;
                     killAt = System.nanoTime();
                     sa.killAt = killAt;
                     a.kill();
@@ -98,6 +109,7 @@ public final class PeerDeathScenario {
                     + " aPending=" + sa.pending()
                     + " bSubmitted=" + sb.submitted + " bDone=" + sb.done + " bFailed=" + sb.failed
                     + " bPending=" + sb.pending() + " bMismatchedBlocks=" + mismatched
+                    + " aDoneWhileFrozen=" + doneWhileFrozen
                     + " jucxLinesDropped=" + UcxLogLines.dropped());
         }
     }

@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@code kill -9} of a target process while WRITEs and READs stream to it and to a healthy second
@@ -22,8 +22,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * dead peer is detected within 2 s, every transfer that was in flight at the kill is reported
  * within 2 s, later ones fail, the healthy peer's transfers all complete and land byte for byte,
  * the JVM does not crash, and the log does not flood: JUCX's line per failed request never
- * appears. With the dying peer in caller memory its transfers are UCX requests that its death
- * fails, so JUCX has lines to write (the filter counts them).
+ * appears. With the dying peer in caller memory its transfers are UCX requests. Killed mid-stream,
+ * the requests in flight may still complete or the endpoint may fail before any is pending, so one
+ * case first freezes the peer (SIGSTOP) for 300 ms: its requests then wait in UCX until the kill
+ * fails them, JUCX has a line to write for each, and the filter must have dropped them.
  */
 class UcxPeerDeathTest {
 
@@ -34,14 +36,14 @@ class UcxPeerDeathTest {
      */
     private static final int MAX_LOG_LINES = 20;
 
-    @ParameterizedTest(name = "dying peer in {0} memory")
-    @ValueSource(strings = {"allocated", "caller"})
+    @ParameterizedTest(name = "dying peer in {0} memory, frozen {1} ms before the kill")
+    @CsvSource({"allocated, 0", "caller, 0", "caller, 300"})
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
-    void killedTargetFailsFastWithoutHurtingTheOtherPeer(String memory) throws Exception {
+    void killedTargetFailsFastWithoutHurtingTheOtherPeer(String memory, long frozenMillis) throws Exception {
         UcxTestSupport.requireUcx();
         Path stderr = Files.createTempFile(ChildTemp.directory(), "peer-death", ".err");
         Process child = new ProcessBuilder(UcxTestSupport.javaCommand(PeerDeathScenario.class.getName(), List.of(),
-                List.of("1000", "2500", memory)))
+                List.of("1000", "2500", memory, String.valueOf(frozenMillis))))
                 .redirectError(stderr.toFile())
                 .start();
         String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -66,9 +68,10 @@ class UcxPeerDeathTest {
         assertEquals(0L, r.get("bMismatchedBlocks"), "the healthy peer's blocks differ: " + all);
         assertTrue(log.stream().noneMatch(l -> l.contains("JUCX: request error")),
                 "JUCX logged failed requests: " + all);
-        if (memory.equals("caller")) {
-            assertTrue(r.get("jucxLinesDropped") > 0, "no request of the dying caller-memory peer failed through"
-                    + " JUCX, so this run did not show the filter at work: " + all);
+        if (memory.equals("caller") && frozenMillis > 0) {
+            assertTrue(r.get("aInFlightAtKill") > 0, "nothing was in flight to the frozen peer at the kill: " + all);
+            assertTrue(r.get("jucxLinesDropped") > 0, "the frozen caller-memory peer's requests were in flight"
+                    + " at the kill, yet none failed through JUCX's callback: " + all);
         }
         assertTrue(log.size() <= MAX_LOG_LINES, "the log flooded: " + log.size() + " lines:\n" + logText);
         try (var files = Files.list(Path.of("."))) {
