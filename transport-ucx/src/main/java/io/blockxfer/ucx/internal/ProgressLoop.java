@@ -14,6 +14,7 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpRemoteKey;
@@ -874,6 +875,10 @@ final class ProgressLoop implements Runnable {
         } catch (Throwable t) {
             LOG.log(Level.WARNING, name + ": closing endpoints at shutdown failed", t);
         }
+        String held = closing.isEmpty()
+                ? "the worker never went quiet: a flush or UCX's own sends to its peers did not finish"
+                : "endpoints still closing: " + closing.stream().map(p -> p + " (" + p.inFlight
+                        + " transfers)").collect(Collectors.joining(", "));
         // nobody progresses the worker any more: what it still holds never moves again
         for (UcxPeer p : peers) {
             failInFlight(p);
@@ -883,8 +888,8 @@ final class ProgressLoop implements Runnable {
         }
         if (!drained) {
             LOG.log(Level.WARNING, "{0}: UCX still holds requests of this transport or replies to its peers after"
-                    + " {1} ms; the UCP worker is left open with its memory (destroying it under them could crash"
-                    + " this process)", name, TimeUnit.NANOSECONDS.toMillis(SHUTDOWN_NANOS));
+                    + " {1} ms ({2}); the UCP worker is left open with its memory (destroying it under them could"
+                    + " crash this process)", name, TimeUnit.NANOSECONDS.toMillis(SHUTDOWN_NANOS), held);
             return;
         }
         synchronized (signalLock) {
