@@ -18,8 +18,17 @@ import java.util.regex.Pattern;
  * The {@code blockxfer} command in a child JVM (same JDK, same class path, the {@code blockxfer.*}
  * system properties passed on), optionally behind a command prefix such as {@code ip netns exec
  * NS}; its standard output and error are collected line by line.
+ *
+ * <p>The child starts with SIGINT at its default action ({@code env --default-signal=INT}), so that
+ * {@link #signal signal("INT")} acts as Ctrl-C does in a terminal. A process inherits an ignored
+ * SIGINT (every background job of a non-interactive shell has one, a CI runner's often too), and
+ * the JVM then leaves it ignored: without the reset, a test run from such a shell would see the
+ * server ignore the signal, as it should there.
  */
 final class CliProcess implements AutoCloseable {
+
+    /** {@code env --default-signal=INT}, where this {@code env} has the option (GNU coreutils 8.31+). */
+    private static final List<String> DEFAULT_SIGINT = defaultSigint();
 
     private final Process process;
     private final List<String> lines = new ArrayList<>();
@@ -45,6 +54,7 @@ final class CliProcess implements AutoCloseable {
     /** Starts {@code blockxfer args...} after {@code prefix}, with extra environment {@code env}. */
     static CliProcess start(List<String> prefix, Map<String, String> env, String... args) throws IOException {
         List<String> cmd = new ArrayList<>(prefix);
+        cmd.addAll(DEFAULT_SIGINT);
         cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin",
                 "java").toString()));
         cmd.add("--enable-native-access=ALL-UNNAMED");
@@ -61,6 +71,22 @@ final class CliProcess implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().putAll(env);
         return new CliProcess(pb.start());
+    }
+
+    private static List<String> defaultSigint() {
+        List<String> reset = List.of("env", "--default-signal=INT");
+        try {
+            List<String> probe = new ArrayList<>(reset);
+            probe.add("true");
+            Process p = new ProcessBuilder(probe).redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0 ? reset : List.of();
+        } catch (IOException e) {
+            return List.of();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of();
+        }
     }
 
     long pid() {
@@ -107,9 +133,25 @@ final class CliProcess implements AutoCloseable {
     /** Waits for the exit, bounded; its status. */
     int awaitExit(Duration timeout) throws InterruptedException {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            throw new AssertionError("the process did not exit within " + timeout + ":\n" + output());
+            throw new AssertionError("the process did not exit within " + timeout + ":\n" + output()
+                    + "\nits threads:\n" + threadDump());
         }
         return process.exitValue();
+    }
+
+    /** The process's Java threads ({@code jcmd PID Thread.print}), to see where a hang is. */
+    private String threadDump() {
+        try {
+            Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                    Long.toString(process.pid()), "Thread.print").redirectErrorStream(true).start();
+            String dump = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            return jcmd.waitFor(20, TimeUnit.SECONDS) ? dump : dump + "\n(jcmd did not finish)";
+        } catch (IOException e) {
+            return "(no thread dump: " + e.getMessage() + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "(no thread dump: interrupted)";
+        }
     }
 
     /**
