@@ -17,6 +17,7 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -62,6 +63,8 @@ public final class ChildProcess implements AutoCloseable {
     private final PrintStream stdin;
     private final BlockingQueue<String> stdout = new LinkedBlockingQueue<>();
     private final ArrayDeque<String> stderrTail = new ArrayDeque<>();
+    /** Open until the stderr pump has read the child's last stderr line. */
+    private final CountDownLatch stderrEnded = new CountDownLatch(1);
     private final Consumer<String> stderrSink;
     private final Duration exitGrace;
     private volatile boolean suspended;
@@ -114,7 +117,10 @@ public final class ChildProcess implements AutoCloseable {
      */
     public String nextLine(Duration timeout) {
         return nextLineIfAny(timeout).orElseThrow(() -> {
-            awaitQuietly(Duration.ofSeconds(2));
+            if (awaitQuietly(Duration.ofSeconds(2))) {
+                // stdout's end and stderr's are read by two threads: the message needs its last lines
+                awaitStderrEnd(Duration.ofSeconds(2));
+            }
             return failure("stdout of " + describe() + " ended", null);
         });
     }
@@ -288,6 +294,15 @@ public final class ChildProcess implements AutoCloseable {
         }
     }
 
+    /** Waits, bounded, until stderr has ended (a grandchild may still hold it open). */
+    private void awaitStderrEnd(Duration timeout) {
+        try {
+            stderrEnded.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private void signal(String signal) {
         if (!process.isAlive()) {
             throw failure("cannot send SIG" + signal + " to " + describe() + ": it has exited", null);
@@ -302,6 +317,7 @@ public final class ChildProcess implements AutoCloseable {
     @SuppressWarnings("ReferenceEquality") // EOF is a sentinel instance: identity, not content, ends the stream
     private void onStderr(String line) {
         if (line == EOF) {
+            stderrEnded.countDown();
             return;
         }
         stderrSink.accept(line);

@@ -48,6 +48,19 @@ class ChildProcessTest {
     }
 
     @Test
+    void theMessageOfAChildWhoseStdoutEndedHoldsWhatItWroteToStderrLast() {
+        // stdout's end and stderr's last line are read by two threads, so one run proves little
+        for (int run = 0; run < 300; run++) {
+            try (ChildProcess child = ChildProcess.builder(List.of("sh", "-c", "echo last words " + run + " >&2; exit 3"))
+                    .name("quitter").stderrTo(line -> { }).start()) {
+                var e = assertThrows(ChildProcessException.class, () -> child.nextLine(REPLY));
+                assertTrue(e.getMessage().contains("exit status 3") && e.getMessage().contains("last words " + run),
+                        "run " + run + ": " + e.getMessage());
+            }
+        }
+    }
+
+    @Test
     void aChildJvmStartedThroughALauncherKeepsItsProcessAndGetsItsLimits() {
         try (ChildJvm child = ChildJvm.builder(EchoChild.class).stderrTo(line -> { })
                 .launcher(List.of("bash", "-c", "ulimit -n 512 && exec \"$0\" \"$@\"")).start()) {
