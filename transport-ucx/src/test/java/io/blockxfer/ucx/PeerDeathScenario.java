@@ -68,17 +68,13 @@ public final class PeerDeathScenario {
             long start = System.nanoTime();
             long killAt = 0;
             long frozenAt = 0;
-            int doneWhenFrozen = 0;
-            int doneWhileFrozen = -1;
             while (true) {
                 long now = System.nanoTime();
                 if (frozenBeforeKill > 0 && frozenAt == 0 && now - start > (killAfter - frozenBeforeKill) * 1_000_000) {
                     frozenAt = now;
-                    doneWhenFrozen = sa.done;
                     a.stall(true);
                 }
                 if (killAt == 0 && now - start > killAfter * 1_000_000) {
-                    doneWhileFrozen = frozenAt == 0 ? -1 : sa.done - doneWhenFrozen;
                     killAt = System.nanoTime();
                     sa.killAt = killAt;
                     a.kill();
@@ -109,7 +105,6 @@ public final class PeerDeathScenario {
                     + " aPending=" + sa.pending()
                     + " bSubmitted=" + sb.submitted + " bDone=" + sb.done + " bFailed=" + sb.failed
                     + " bPending=" + sb.pending() + " bMismatchedBlocks=" + mismatched
-                    + " aDoneWhileFrozen=" + doneWhileFrozen
                     + " jucxLinesDropped=" + UcxLogLines.dropped());
         }
     }

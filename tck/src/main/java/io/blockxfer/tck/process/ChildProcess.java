@@ -294,7 +294,7 @@ public final class ChildProcess implements AutoCloseable {
         }
     }
 
-    /** Waits, bounded, until stderr has ended (a grandchild may still hold it open). */
+    /** Waits, bounded, until the stderr pump has delivered the child's last line and its end. */
     private void awaitStderrEnd(Duration timeout) {
         try {
             stderrEnded.await(timeout.toNanos(), TimeUnit.NANOSECONDS);

@@ -875,7 +875,8 @@ final class ProgressLoop implements Runnable {
         } catch (Throwable t) {
             LOG.log(Level.WARNING, name + ": closing endpoints at shutdown failed", t);
         }
-        String held = closing.isEmpty()
+        // said before the loops below fail what the closing peers still hold
+        String held = drained ? "" : closing.isEmpty()
                 ? "the worker never went quiet: a flush or UCX's own sends to its peers did not finish"
                 : "endpoints still closing: " + closing.stream().map(p -> p + " (" + p.inFlight
                         + " transfers)").collect(Collectors.joining(", "));
