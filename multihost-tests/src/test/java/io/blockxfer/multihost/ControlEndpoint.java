@@ -22,15 +22,22 @@ final class ControlEndpoint implements AutoCloseable {
     /** The socket's path inside the container. */
     static final String CONTAINER_SOCKET = "/ctl/control.sock";
 
+    private static final int OUTPUT_LINES = 12;
+
     private final String name;
+    private final PeerLog output;
     private final ServerSocketChannel server;
     private final List<String> lines = new ArrayList<>();
     private final List<String> transcript = new ArrayList<>();
     private volatile LineChannel channel;
     private boolean ended;
 
-    ControlEndpoint(String name, Path dir) throws IOException {
+    /**
+     * @param output the peer's output, whose last lines a failure quotes when the peer is gone
+     */
+    ControlEndpoint(String name, Path dir, PeerLog output) throws IOException {
         this.name = name;
+        this.output = output;
         Files.createDirectories(dir);
         this.server = LineChannel.listen(dir.resolve("control.sock"));
     }
@@ -87,6 +94,8 @@ final class ControlEndpoint implements AutoCloseable {
      */
     String await(int from, Predicate<String> match, Duration timeout, String what) {
         long end = System.nanoTime() + timeout.toNanos();
+        String failure;
+        boolean gone;
         synchronized (lines) {
             int i = from;
             while (true) {
@@ -97,9 +106,11 @@ final class ControlEndpoint implements AutoCloseable {
                 }
                 long left = end - System.nanoTime();
                 if (ended || left <= 0) {
-                    throw new AssertionError(name + ": " + (ended ? "control channel ended" : "timed out after "
+                    gone = ended;
+                    failure = name + ": " + (ended ? "control channel ended" : "timed out after "
                             + timeout.toMillis() + " ms") + " waiting for " + what + "; last lines: "
-                            + lines.subList(Math.max(0, lines.size() - 8), lines.size()));
+                            + lines.subList(Math.max(0, lines.size() - 8), lines.size());
+                    break;
                 }
                 try {
                     lines.wait(Math.max(1, left / 1_000_000));
@@ -109,6 +120,8 @@ final class ControlEndpoint implements AutoCloseable {
                 }
             }
         }
+        // the peer's output is read outside the lock: it may take a moment to end
+        throw new AssertionError(gone ? failure + outputEnding() : failure);
     }
 
     /** The number of lines received so far: an index for {@link #await}. */
@@ -131,13 +144,18 @@ final class ControlEndpoint implements AutoCloseable {
         try {
             channel.send(command);
         } catch (IOException | RuntimeException e) {
-            throw new AssertionError(name + ": could not send " + firstWord(command) + ": " + e, e);
+            throw new AssertionError(name + ": could not send " + firstWord(command) + ": " + e + outputEnding(), e);
         }
         String reply = await(from, l -> l.startsWith("R "), timeout, "the reply to " + firstWord(command));
         if (!reply.startsWith("R OK")) {
             throw new AssertionError(name + ": " + firstWord(command) + " failed: " + reply);
         }
         return EventFields.parse(reply);
+    }
+
+    /** The peer's last output lines, for the message of a failure that means the peer is gone. */
+    private String outputEnding() {
+        return "; the peer's output ends: " + output.ending(OUTPUT_LINES);
     }
 
     private static String firstWord(String command) {

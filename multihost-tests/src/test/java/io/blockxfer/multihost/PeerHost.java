@@ -27,6 +27,7 @@ class PeerHost implements AutoCloseable {
     private final Network network;
     private final PeerContainer container;
     private final ControlEndpoint control;
+    private final PeerLog output;
     private final Path logDir;
     private final String descriptor;
     private volatile boolean paused;
@@ -37,9 +38,11 @@ class PeerHost implements AutoCloseable {
         this.network = bed.network();
         this.logDir = bed.logDir();
         Path dir = bed.controlRoot().resolve(name);
-        this.control = new ControlEndpoint(name, dir);
+        Path logFile = logDir.resolve(name + ".log");
+        this.output = PeerLog.ofContainer(logFile);
+        this.control = new ControlEndpoint(name, dir, output);
         this.container = new PeerContainer(bed.settings(), bed.classpath(), bed.backend(), network, name, dir,
-                logDir.resolve(name + ".log"), peerArgs);
+                logFile, peerArgs);
         container.start();
         control.accept(START_TIMEOUT, container::isRunning);
         String ready = control.await(0, l -> l.startsWith("E READY") || l.startsWith("E ERR"), START_TIMEOUT,
@@ -92,6 +95,27 @@ class PeerHost implements AutoCloseable {
 
     boolean isRunning() {
         return container.isRunning();
+    }
+
+    /** What the peer's container wrote, from its start. */
+    PeerLog output() {
+        return output;
+    }
+
+    /**
+     * Waits up to {@code timeout} for the container to stop running.
+     *
+     * @return whether it stopped
+     */
+    boolean awaitStopped(Duration timeout) throws InterruptedException {
+        long end = System.nanoTime() + timeout.toNanos();
+        while (container.isRunning()) {
+            if (System.nanoTime() - end > 0) {
+                return false;
+            }
+            Thread.sleep(100);
+        }
+        return true;
     }
 
     private static DockerClient docker() {

@@ -79,7 +79,8 @@ final class TargetChild implements SoakTarget {
     static TargetChild start(Spec spec, String name, long family) throws IOException {
         Path dir = spec.runDir().resolve(name.replace('#', '-'));
         Files.createDirectories(dir.resolve("tmp"));
-        ControlEndpoint control = new ControlEndpoint(name, dir);
+        Path logFile = spec.logDir().resolve(name.replace('#', '-') + ".log");
+        ControlEndpoint control = new ControlEndpoint(name, dir, PeerLog.ofProcess(logFile));
         List<String> cmd = new ArrayList<>();
         cmd.add(spec.javaCommand().getFirst());
         cmd.add("-Djava.io.tmpdir=" + dir.resolve("tmp"));
@@ -92,7 +93,7 @@ final class TargetChild implements SoakTarget {
             cmd.add("--opt");
             cmd.add(k + "=" + v);
         });
-        File log = spec.logDir().resolve(name.replace('#', '-') + ".log").toFile();
+        File log = logFile.toFile();
         Process process = new ProcessBuilder(cmd)
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log))
