@@ -19,6 +19,7 @@ import io.blockxfer.cli.internal.ProgressBar;
 import io.blockxfer.cli.internal.ProviderSource;
 import io.blockxfer.cli.internal.Recommendations;
 import io.blockxfer.cli.internal.RowFormats;
+import io.blockxfer.cli.internal.StopSignal;
 import io.blockxfer.cli.internal.SvgChart;
 import io.blockxfer.cli.internal.TargetSite;
 import io.blockxfer.cli.internal.Tuning;
@@ -317,7 +318,7 @@ public final class BenchCommand implements Callable<Integer> {
         try (CpuHog cpuHog = hog ? CpuHog.start() : null) {
             out.println("blockxfer bench: serving " + String.join(", ", config.servedNames()) + " on " + bound
                     + " (" + config.keys().map(k -> "authenticated with " + k).orElse("unauthenticated")
-                    + (cpuHog != null ? "; CPU hog on " + cpuHog.threads() + " cores" : "") + "); Ctrl-C stops");
+                    + (cpuHog != null ? "; CPU hog on " + cpuHog.threads() + " cores" : "") + "); " + StopSignal.hint());
             out.flush();
             server.serve();
         } finally {

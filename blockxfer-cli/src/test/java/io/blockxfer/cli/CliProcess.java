@@ -53,8 +53,25 @@ final class CliProcess implements AutoCloseable {
 
     /** Starts {@code blockxfer args...} after {@code prefix}, with extra environment {@code env}. */
     static CliProcess start(List<String> prefix, Map<String, String> env, String... args) throws IOException {
+        return start(prefix, DEFAULT_SIGINT, env, args);
+    }
+
+    /**
+     * Starts {@code blockxfer args...} with SIGINT ignored ({@code env --ignore-signal=INT}), as a
+     * background job of a script starts it.
+     *
+     * @throws org.opentest4j.TestAbortedException where this {@code env} lacks the option
+     */
+    static CliProcess startWithSigintIgnored(String... args) throws IOException {
+        org.junit.jupiter.api.Assumptions.assumeFalse(DEFAULT_SIGINT.isEmpty(),
+                "this env cannot set a signal's disposition (GNU coreutils 8.31+ can)");
+        return start(List.of(), List.of("env", "--ignore-signal=INT"), Map.of(), args);
+    }
+
+    private static CliProcess start(List<String> prefix, List<String> sigint, Map<String, String> env,
+            String... args) throws IOException {
         List<String> cmd = new ArrayList<>(prefix);
-        cmd.addAll(DEFAULT_SIGINT);
+        cmd.addAll(sigint);
         cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin",
                 "java").toString()));
         cmd.add("--enable-native-access=ALL-UNNAMED");

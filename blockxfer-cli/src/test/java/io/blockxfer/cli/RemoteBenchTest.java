@@ -138,6 +138,7 @@ class RemoteBenchTest {
         try (CliProcess server = CliProcess.start(List.of(), Map.of(), "bench", "--serve", "--listen", "127.0.0.1:0",
                 "--backend", backend)) {
             Matcher serving = server.await(SERVING, START);
+            assertTrue(server.output().contains("); Ctrl-C stops"), server::output);
             String[] hostPort = serving.group(2).split(":", -1);
             try (Socket s = new Socket(hostPort[0], Integer.parseInt(hostPort[1]))) {
                 DataOutputStream out = new DataOutputStream(s.getOutputStream());
@@ -162,6 +163,23 @@ class RemoteBenchTest {
                 assertTrue(server.output().contains("stopped after 1 session"), server::output);
                 assertNothingLeft(mapped, server.pid());
             }
+        }
+    }
+
+    /**
+     * A server started with SIGINT ignored, as a background job of a script is: Ctrl-C cannot stop
+     * it, its "serving" line says SIGTERM does, and SIGTERM does.
+     */
+    @Test
+    void aServerThatIgnoresSigintSaysThatSigtermStopsIt() throws Exception {
+        String backend = NativeBackends.crossProcess().getFirst();
+        try (CliProcess server = CliProcess.startWithSigintIgnored("bench", "--serve", "--listen", "127.0.0.1:0",
+                "--backend", backend)) {
+            server.await(SERVING, START);
+            assertTrue(server.output().contains("); SIGTERM stops (SIGINT is ignored in this process, as in a"
+                    + " background job)"), server::output);
+            server.signal("TERM");
+            assertEquals(143, server.awaitExit(Duration.ofSeconds(30)), server::output);
         }
     }
 
