@@ -13,8 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What rule (d) accepts as UCX's abort of a target, and what it quotes when a peer is gone. The
- * abort below is a target's output from a run of {@link InitiatorKillTest} (the UCX backend, over
- * TCP), shortened.
+ * aborts below are targets' output from runs of {@link InitiatorKillTest} (the UCX backend, over
+ * TCP; the put's here, the get's in CI), shortened.
  */
 class PeerLogTest {
 
@@ -31,6 +31,20 @@ class PeerLogTest {
             =================================
             #  SIGSEGV (0xb) at pc=0x00007ffb731e650f, pid=1, tid=22
             # C  [libc.so.6+0x2650f]  abort+0x170
+            """;
+
+    /** The same abort in a get's reply: UCX's backtrace shows the handler as an offset only. */
+    private static final String UCX_EMULATED_GET_ABORT = """
+            peer t2: target on ucx
+            [t2:1    :1:22] ucp_request.inl:319  Fatal: unexpected error: Endpoint timeout
+            ==== backtrace (tid:     22) ====
+             0  /opt/blockxfer/natives/ucx/libucx/lib/libucs.so.0(ucs_handle_error+0x294) [0x7f25c9e032f4]
+             3  /opt/blockxfer/natives/ucx/libucx/lib/libucp.so.0(+0x6c312) [0x7f25c9cd4312]
+             4  /opt/blockxfer/natives/ucx/libucx/lib/libuct.so.0(+0x20f1f) [0x7f25c9d84f1f]
+             7  /opt/blockxfer/natives/ucx/libucx/lib/libuct.so.0(uct_tcp_iface_progress+0x6b) [0x7f25c9d8759b]
+             8  /opt/blockxfer/natives/ucx/libucx/lib/libucp.so.0(ucp_worker_progress+0x5a) [0x7f25c9cb73aa]
+            =================================
+            #  SIGSEGV (0xb) at pc=0x00007f25cc85350f, pid=1, tid=22
             """;
 
     private static final String OTHER_NATIVE_CRASH = """
@@ -50,6 +64,16 @@ class PeerLogTest {
     }
 
     @Test
+    void soIsTheSameAbortInAGetsReply(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("t2.log");
+        PeerLog log = PeerLog.ofContainer(file);
+        Files.writeString(file, UCX_EMULATED_GET_ABORT + PeerLog.END_MARK + "\n");
+
+        assertEquals(Optional.of("[t2:1    :1:22] ucp_request.inl:319  Fatal: unexpected error: Endpoint timeout"),
+                log.emulatedRmaAbort());
+    }
+
+    @Test
     void anyOtherDeathIsNotTakenForIt(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("t1.log");
         PeerLog log = PeerLog.ofContainer(file);
@@ -60,6 +84,12 @@ class PeerLogTest {
         PeerLog ended = PeerLog.ofContainer(quiet);
         Files.writeString(quiet, "peer t3: target on ucx\n" + PeerLog.END_MARK + "\n");
         assertEquals(Optional.empty(), ended.emulatedRmaAbort());
+
+        Path outside = dir.resolve("t4.log");
+        PeerLog notInProgress = PeerLog.ofContainer(outside);
+        Files.writeString(outside, "[t4:1 :1:22] ucp_request.inl:319  Fatal: unexpected error: Endpoint timeout\n"
+                + " 4  libucp.so.0(ucp_ep_close_nbx+0x40)\n" + PeerLog.END_MARK + "\n");
+        assertEquals(Optional.empty(), notInProgress.emulatedRmaAbort(), "raised outside the worker's progress");
     }
 
     @Test
