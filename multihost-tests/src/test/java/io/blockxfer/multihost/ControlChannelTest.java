@@ -16,6 +16,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * local image, and its control channel keeps working through every fault the suite applies, except
  * the kill, which ends it.
  */
+// full tier: the multi-host suite: peers in Docker containers of the project's engine and peer image (.ci/run
+// sets both up; without them it skips); the fast tier runs the peer program in this JVM
+// (PeerSessionLoopbackTest)
+@Tag("full")
 @Tag("multihost")
 @ExtendWith(PeerHostsCondition.class)
 @Timeout(120)

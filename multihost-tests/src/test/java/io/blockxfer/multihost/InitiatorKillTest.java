@@ -28,6 +28,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the survivors must still pass every check, and the case then ends as aborted (skipped) with the
  * reason, never as passed; a target that dies any other way fails it.
  */
+// full tier: the multi-host suite: peers in Docker containers of the project's engine and peer image (.ci/run
+// sets both up; without them it skips); the fast tier runs the peer program in this JVM
+// (PeerSessionLoopbackTest)
+@Tag("full")
 @Tag("multihost")
 @ExtendWith(PeerHostsCondition.class)
 @Timeout(300)

@@ -20,6 +20,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * bounded time. The cut peer still answers on its control channel, and its memory holds what the
  * initiator believes it holds.
  */
+// full tier: the multi-host suite: peers in Docker containers of the project's engine and peer image (.ci/run
+// sets both up; without them it skips); the fast tier runs the peer program in this JVM
+// (PeerSessionLoopbackTest)
+@Tag("full")
 @Tag("multihost")
 @ExtendWith(PeerHostsCondition.class)
 @Timeout(300)

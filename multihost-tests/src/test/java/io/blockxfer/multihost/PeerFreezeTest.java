@@ -17,6 +17,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * still acknowledges TCP). Its transfers fail within the stall deadline (3 s, plus 2 s slack);
  * after {@code docker unpause}, re-adding it works: the new phase completes with verified bytes.
  */
+// full tier: the multi-host suite: peers in Docker containers of the project's engine and peer image (.ci/run
+// sets both up; without them it skips); the fast tier runs the peer program in this JVM
+// (PeerSessionLoopbackTest)
+@Tag("full")
 @Tag("multihost")
 @ExtendWith(PeerHostsCondition.class)
 @Timeout(300)

@@ -18,6 +18,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Its transfers in flight fail within 5 s, detected by the transport itself (the deadline is 10 s),
  * and the other two complete with verified bytes.
  */
+// full tier: the multi-host suite: peers in Docker containers of the project's engine and peer image (.ci/run
+// sets both up; without them it skips); the fast tier runs the peer program in this JVM
+// (PeerSessionLoopbackTest)
+@Tag("full")
 @Tag("multihost")
 @ExtendWith(PeerHostsCondition.class)
 @Timeout(300)

@@ -18,6 +18,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * wrong byte, no id lost, none reported twice or to the wrong peer; afterwards every target's
  * memory matches the initiator's model.
  */
+// full tier: the multi-host suite: peers in Docker containers of the project's engine and peer image (.ci/run
+// sets both up; without them it skips); the fast tier runs the peer program in this JVM
+// (PeerSessionLoopbackTest)
+@Tag("full")
 @Tag("multihost")
 @ExtendWith(PeerHostsCondition.class)
 @Timeout(1800)

@@ -32,6 +32,10 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code eth0}), every backend of the suite measured with the TCP ceiling between the containers;
  * then {@code docker kill --signal TERM} stops the server cleanly.
  */
+// full tier: the multi-host suite: peers in Docker containers of the project's engine and peer image (.ci/run
+// sets both up; without them it skips); the fast tier runs the peer program in this JVM
+// (PeerSessionLoopbackTest)
+@Tag("full")
 @Tag("multihost")
 @ExtendWith(PeerHostsCondition.class)
 @Timeout(600)

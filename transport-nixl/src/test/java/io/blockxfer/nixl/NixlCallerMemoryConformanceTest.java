@@ -3,8 +3,12 @@ package io.blockxfer.nixl;
 import io.blockxfer.tck.InJvmHarness;
 import io.blockxfer.tck.TckHarness;
 import io.blockxfer.tck.TransportConformanceSuite;
+import org.junit.jupiter.api.Tag;
 
 /** The whole conformance kit against real NIXL in this JVM, on memory the kit allocates ({@code RegionSpec.wrap}). */
+// full tier: the caller-memory placement in this JVM; the fast tier certifies NIXL in backend memory, in this
+// JVM (NixlConformanceTest) and in two processes (NixlTwoProcessConformanceTest)
+@Tag("full")
 class NixlCallerMemoryConformanceTest extends TransportConformanceSuite {
 
     @Override

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -17,6 +18,9 @@ import org.junit.jupiter.api.Timeout;
  * each add/remove cycle left two established loopback sockets (4,000 descriptors over the 2,000
  * cycles here). RSS is printed, not asserted: in one shared JVM it moves with the heap and the JIT.
  */
+// full tier: a leak soak (2,000 add/remove cycles, 40 restarts, 60 opens) whose flat descriptor and thread
+// counts need the cycles; scripts/nixl-churn runs the long form
+@Tag("full")
 class NixlChurnTest {
 
     @BeforeEach

@@ -3,8 +3,12 @@ package io.blockxfer.ucx;
 import io.blockxfer.tck.InJvmHarness;
 import io.blockxfer.tck.TckHarness;
 import io.blockxfer.tck.TransportConformanceSuite;
+import org.junit.jupiter.api.Tag;
 
 /** The UCX backend, certified by the whole kit in this JVM on memory the kit allocates ({@code RegionSpec.wrap}). */
+// full tier: the caller-memory placement in this JVM; the fast tier certifies UCX in backend memory, in this
+// JVM (UcxConformanceTest) and in two processes (UcxTwoProcessConformanceTest)
+@Tag("full")
 class UcxCallerMemoryConformanceTest extends TransportConformanceSuite {
 
     @Override

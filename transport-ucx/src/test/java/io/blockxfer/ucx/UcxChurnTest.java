@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -105,6 +106,9 @@ class UcxChurnTest {
         assertTrue(s.rssKiB() < maxRssKiB, what + " grows its RSS: " + s);
     }
 
+    // full tier: a leak soak: the RSS slope is fitted over the second half of 2,000 cycles, after the
+    // warm-up; the fast tier runs theSlopesArePerThousandCycles
+    @Tag("full")
     @Test
     @Timeout(value = 6, unit = TimeUnit.HOURS)
     void addingAndRemovingAPeerLeaksNothing() throws Exception {
@@ -114,6 +118,9 @@ class UcxChurnTest {
                 "-XX:TieredStopAtLevel=1"), MAX_RSS_KIB_PER_1000);
     }
 
+    // full tier: a leak soak: the RSS slope is fitted over the second half of 2,000 open/close cycles, after
+    // the warm-up
+    @Tag("full")
     @Test
     @Timeout(value = 6, unit = TimeUnit.HOURS)
     void openingAndClosingATransportLeaksNothing() throws Exception {

@@ -7,8 +7,12 @@ import io.blockxfer.tck.TransportConformanceSuite;
 import io.blockxfer.tck.TwoProcessHarness;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 
 /** The UCX backend, certified by the whole kit with targets in child JVMs, every region in caller memory. */
+// full tier: the two-process placement in caller memory (RMA emulated with messages); the fast tier certifies
+// two processes in backend memory (UcxTwoProcessConformanceTest)
+@Tag("full")
 class UcxTwoProcessCallerMemoryConformanceTest extends TransportConformanceSuite {
 
     @Override
