@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -23,6 +24,9 @@ import tools.jackson.databind.JsonNode;
  * so the bytes cross the veth link. Creating namespaces needs root (CAP_NET_ADMIN and
  * CAP_SYS_ADMIN); where that fails the test is skipped with the reason.
  */
+// full tier: the two-host bench between network namespaces joined by a veth pair, as root (CI's setting;
+// skipped elsewhere); the fast tier runs the same bench between two processes on loopback (RemoteBenchTest)
+@Tag("full")
 class RemoteBenchNetnsTest {
 
     private static final String SERVER_ADDRESS = "198.18.77.2";

@@ -4,11 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class TckCommandTest {
 
+    // full tier: the whole kit on loopback again, through the command; the tck module's
+    // LoopbackConformanceTest certifies loopback in the fast tier, and aBrokenProviderFromAnOutsideJarFails
+    // runs rules through the command
+    @Tag("full")
     @Test
     void loopbackPassesTheWholeKit() {
         Cli.Result r = Cli.run("tck", "--backend", "loopback");
