@@ -5,7 +5,8 @@
 #   test_times_start                      # the clock starts
 #   test_times_step NAME COMMAND...       # runs and times a step; returns its status
 #   test_times_maven LOG COMMAND...       # runs Maven, its output also into LOG; returns its status
-#   test_times_report TIER STATUS         # prints the table
+#   test_times_report TIER STATUS [TIMES] # prints the table; TIMES: a file with the output of bash's
+#                                         # `times`, run by the calling shell (the CPU time of its children)
 
 _tt_now() {
   if [ -n "${EPOCHREALTIME:-}" ]; then echo "${EPOCHREALTIME/,/.}"; else date +%s.%N; fi
@@ -21,7 +22,6 @@ test_times_start() {
   _tt_names=()
   _tt_secs=()
   _tt_maven_log=""
-  _tt_maven_secs=""
 }
 
 _tt_record() { # name start
@@ -48,15 +48,18 @@ test_times_maven() {
   rc=${PIPESTATUS[0]}
   set -e
   _tt_record maven "$t0"
-  _tt_maven_secs=${_tt_secs[${#_tt_secs[@]}-1]}
   return "$rc"
 }
 
 test_times_report() {
-  local tier=$1 status=$2 wall i verdict
+  local tier=$1 status=$2 times_file=${3:-} wall i verdict cpu=
   wall=$(awk -v a="$_tt_start" -v b="$(_tt_now)" 'BEGIN { printf "%.1f", b - a }')
   verdict=PASSED
   [ "$status" = 0 ] || verdict="FAILED (exit status $status)"
+  # the second line of `times`: user and system time of every process the script waited for
+  if [ -n "$times_file" ] && [ -f "$times_file" ]; then
+    cpu=$(sed -n 2p "$times_file" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); s += p[1] * 60 + p[2] } printf "%.0f", s }')
+  fi
   {
     for i in "${!_tt_names[@]}"; do
       printf 'step\t%s\t%s\n' "${_tt_names[$i]}" "${_tt_secs[$i]}"
@@ -101,26 +104,26 @@ test_times_report() {
           }
           state = line; sub(/^.* \.+ /, "", state); sub(/[[:space:]].*$/, "", state)
           id = (name in artifact) ? artifact[name] : name
-          printf "module\t%s\t%.1f\t%s\t%s\t%s\n", id, secs, (id in tests) ? tests[id] : "", (id in skipped) ? skipped[id] : "", state
+          printf "module\t%s\t%.1f\t%s\t%s\t%s\n", id, secs, ((id in tests) ? tests[id] : ""), ((id in skipped) ? skipped[id] : ""), state
         }'
     fi
-  } | awk -F'\t' -v wall="$wall" -v maven="${_tt_maven_secs:-0}" -v tier="$tier" -v verdict="$verdict" \
+  } | awk -F'\t' -v wall="$wall" -v cpu="$cpu" -v tier="$tier" -v verdict="$verdict" \
         -v cpus="$(nproc 2>/dev/null || echo '?')" -v load0="$_tt_load_start" -v load1="$(_tt_load)" '
     function row(label, secs, tests, skipped, note,    line) {
       line = sprintf("  %-28s %8.1f %6.1f%% %7s %8s  %s", label, secs, (wall > 0 ? 100 * secs / wall : 0), tests, skipped, note)
       sub(/[[:space:]]+$/, "", line)
       print line
     }
-    $1 == "step" { n++; kind[n] = "step"; label[n] = $2; secs[n] = $3 }
+    $1 == "step" { n++; label[n] = $2; secs[n] = $3 }
     $1 == "module" { m++; mlabel[m] = $2; msecs[m] = $3; mtests[m] = $4; mskip[m] = $5; mstate[m] = $6; msum += $3 }
     END {
-      printf "\nscripts/test: %s tier %s in %d:%02d (%.1f s wall); %s CPUs, load average %s at the start, %s at the end\n",
-        tier, verdict, int(wall / 60), int(wall % 60), wall, cpus, load0, load1
+      printf "\nscripts/test: %s tier %s in %d:%02d (%.1f s wall%s); %s CPUs, load average %s at the start, %s at the end\n",
+        tier, verdict, int(wall / 60), int(wall % 60), wall, (cpu == "" ? "" : ", " cpu " s of CPU"), cpus, load0, load1
       printf "  %-28s %8s %7s %7s %8s\n", "step / module", "seconds", "share", "tests", "skipped"
       for (i = 1; i <= n; i++) {
         if (label[i] != "maven") { row(label[i], secs[i], "", "", ""); other -= secs[i]; continue }
-        if (m == 0) { row("maven verify", secs[i], "", "", "no reactor summary"); other -= secs[i]; continue }
-        row("maven verify", secs[i], "", "", "")
+        if (m == 0) { row("maven", secs[i], "", "", "no reactor summary"); other -= secs[i]; continue }
+        row("maven", secs[i], "", "", "")
         for (j = 1; j <= m; j++) {
           row("  " mlabel[j], msecs[j], mtests[j], mskip[j], (mstate[j] == "SUCCESS" ? "" : mstate[j]))
           tt += mtests[j]; ts += mskip[j]
