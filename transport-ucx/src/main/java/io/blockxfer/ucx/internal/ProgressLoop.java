@@ -24,9 +24,8 @@ import org.openucx.jucx.ucp.UcpWorker;
 /**
  * Drives a transport's UCP worker (workers are single-threaded): takes commands from a queue,
  * issues each transfer, progresses the worker, and ends each transfer when UCX ended its requests.
- * A transfer with a peer whose region is mapped in this process (shared memory on one host, see
- * {@link PeerMapping}) is a copy to or from that mapping per contiguous run of blocks, done at
- * once, with no UCX request. With any other peer a WRITE is one implicit put per run plus one
+ * A transfer with a peer whose region is mapped in this process is a copy ({@link MappedCopier}),
+ * done at once, with no UCX request. With any other peer a WRITE is one implicit put per run plus one
  * flush of the endpoint, and a READ one get per run.
  *
  * <p><b>Who drives.</b> Exactly one thread at a time owns the worker, the command queue and
@@ -115,7 +114,6 @@ final class ProgressLoop implements Runnable {
 
     private final String name;
     private final UcpWorker worker;
-    private final MemorySegment local;
     private final long localBase;
     private final long blockLength;
     private final boolean pollersDrive;
@@ -123,6 +121,7 @@ final class ProgressLoop implements Runnable {
     private final long busyPollerGraceNanos;
     private final long queueFullWaitNanos;
     private final MpscRing<LoopCommand> commands;
+    private final MappedCopier copier;
     private final WakeupGate gate = new WakeupGate();
     private final Object rejectLock = new Object();
     private final Thread thread;
@@ -140,8 +139,6 @@ final class ProgressLoop implements Runnable {
     private final AtomicLong waits = new AtomicLong();
     private final AtomicLong pollerRounds = new AtomicLong();
     private final AtomicLong queueFullWaits = new AtomicLong();
-    private final AtomicLong mappedReads = new AtomicLong();
-    private final AtomicLong mappedWrites = new AtomicLong();
 
     // ---- owner only
     private boolean drivingClosed;
@@ -170,7 +167,6 @@ final class ProgressLoop implements Runnable {
         this.queueFullWaitNanos = TimeUnit.MILLISECONDS.toNanos(queueFullWaitMillis);
         this.name = name;
         this.worker = worker;
-        this.local = local;
         this.localBase = local.address();
         this.blockLength = blockLength;
         this.pollersDrive = pollersDrive;
@@ -178,6 +174,7 @@ final class ProgressLoop implements Runnable {
         this.busyPollerGraceNanos = Math.min(pollerGraceNanos, TimeUnit.MICROSECONDS.toNanos(BUSY_POLLER_GRACE_MICROS));
         this.lastPollNanos = System.nanoTime() - 2 * pollerGraceNanos;
         this.commands = new MpscRing<>(queueCapacity);
+        this.copier = new MappedCopier(name, local, blockLength);
         this.thread = Thread.ofPlatform().name(name).daemon().unstarted(this);
     }
 
@@ -536,7 +533,7 @@ final class ProgressLoop implements Runnable {
         }
         MemorySegment mapped = p.mapped;
         if (mapped != null) {
-            copyMapped(mapped, t, write);
+            copier.copy(mapped, t, write);
             return;
         }
         PeerEndpoint pe = write ? p.writes : readEndpoint(p);
@@ -622,46 +619,6 @@ final class ProgressLoop implements Runnable {
         if (UcsStatus.statusOf(e, UcsStatus.OK) == UcsStatus.OK) {
             cb.pending--;
             pe.outstanding--;
-        }
-    }
-
-    /**
-     * A transfer with a peer whose region is mapped here: a copy per run, and done. After a WRITE
-     * a full fence orders its bytes before whatever this process stores next (the completion the
-     * caller learns of, and then tells the peer about): on one host that is what UCX's own
-     * shared-memory put and flush amount to, without a request.
-     */
-    private void copyMapped(MemorySegment mapped, UcxTransfer t, boolean write) {
-        int[] l = t.localBlocks;
-        int[] r = t.remoteBlocks;
-        int n = t.count;
-        try {
-            int i = 0;
-            while (i < n) {
-                int run = 1;
-                while (i + run < n && l[i + run] == l[i] + run && r[i + run] == r[i] + run) {
-                    run++;
-                }
-                if (write) {
-                    MemorySegment.copy(local, l[i] * blockLength, mapped, r[i] * blockLength, run * blockLength);
-                } else {
-                    MemorySegment.copy(mapped, r[i] * blockLength, local, l[i] * blockLength, run * blockLength);
-                }
-                i += run;
-            }
-            // counters for tests: only the owner writes them, so a plain add and an ordered store
-            // suffice (no locked instruction on the hot path)
-            if (write) {
-                VarHandle.fullFence();
-                mappedWrites.setRelease(mappedWrites.getPlain() + 1);
-            } else {
-                mappedReads.setRelease(mappedReads.getPlain() + 1);
-            }
-            t.status = TransferEngine.DONE;
-        } catch (RuntimeException e) {
-            LOG.log(Level.ERROR, name + ": copying a " + t.op + (write ? " to" : " from") + " the mapped region of "
-                    + t.peer + " failed", e);
-            t.status = TransferEngine.FAILED;
         }
     }
 
@@ -983,12 +940,12 @@ final class ProgressLoop implements Runnable {
 
     /** How many READs were copies from a peer's mapped region (for tests). */
     long mappedReads() {
-        return mappedReads.getAcquire();
+        return copier.reads();
     }
 
     /** How many WRITEs were copies to a peer's mapped region (for tests). */
     long mappedWrites() {
-        return mappedWrites.getAcquire();
+        return copier.writes();
     }
 
     /** Whether polls may drive the worker. */
