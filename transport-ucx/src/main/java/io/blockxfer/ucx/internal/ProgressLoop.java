@@ -1,23 +1,18 @@
 package io.blockxfer.ucx.internal;
 
 import io.blockxfer.transport.PeerRegistrationException;
-import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.internal.queue.MpscRing;
-import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
-import org.openucx.jucx.ucp.UcpEndpoint;
-import org.openucx.jucx.ucp.UcpRemoteKey;
 import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
 
@@ -26,7 +21,8 @@ import org.openucx.jucx.ucp.UcpWorker;
  * issues each transfer, progresses the worker, and ends each transfer when UCX ended its requests.
  * A transfer with a peer whose region is mapped in this process is a copy ({@link MappedCopier}),
  * done at once, with no UCX request. With any other peer a WRITE is one implicit put per run plus one
- * flush of the endpoint, and a READ one get per run.
+ * flush of the endpoint, and a READ one get per run; {@link RequestTracker} issues them and ends
+ * the transfer when UCX ended them.
  *
  * <p><b>Who drives.</b> Exactly one thread at a time owns the worker, the command queue and
  * everything below marked "owner only"; ownership is a flag taken with a compare-and-set (which
@@ -114,14 +110,13 @@ final class ProgressLoop implements Runnable {
 
     private final String name;
     private final UcpWorker worker;
-    private final long localBase;
-    private final long blockLength;
     private final boolean pollersDrive;
     private final long pollerGraceNanos;
     private final long busyPollerGraceNanos;
     private final long queueFullWaitNanos;
     private final MpscRing<LoopCommand> commands;
     private final MappedCopier copier;
+    private final RequestTracker transfers;
     private final WakeupGate gate = new WakeupGate();
     private final Object rejectLock = new Object();
     private final Thread thread;
@@ -145,8 +140,6 @@ final class ProgressLoop implements Runnable {
     private final ArrayList<UcxPeer> peers = new ArrayList<>();
     private final ArrayDeque<UcxPeer> toForceClose = new ArrayDeque<>();
     private final ArrayList<UcxPeer> closing = new ArrayList<>();
-    private final ArrayDeque<OpCallback> callbacks = new ArrayDeque<>();
-    private int inFlight;
 
     /**
      * A loop over {@code worker} for the region {@code local} of blocks of {@code blockLength}
@@ -167,14 +160,13 @@ final class ProgressLoop implements Runnable {
         this.queueFullWaitNanos = TimeUnit.MILLISECONDS.toNanos(queueFullWaitMillis);
         this.name = name;
         this.worker = worker;
-        this.localBase = local.address();
-        this.blockLength = blockLength;
         this.pollersDrive = pollersDrive;
         this.pollerGraceNanos = pollerGraceNanos;
         this.busyPollerGraceNanos = Math.min(pollerGraceNanos, TimeUnit.MICROSECONDS.toNanos(BUSY_POLLER_GRACE_MICROS));
         this.lastPollNanos = System.nanoTime() - 2 * pollerGraceNanos;
         this.commands = new MpscRing<>(queueCapacity);
         this.copier = new MappedCopier(name, local, blockLength);
+        this.transfers = new RequestTracker(name, local, blockLength, this, copier);
         this.thread = Thread.ofPlatform().name(name).daemon().unstarted(this);
     }
 
@@ -455,7 +447,7 @@ final class ProgressLoop implements Runnable {
             throw new IllegalStateException(name + ": UcpWorker.progress() failed", e);
         }
         work += afterProgress();
-        boolean nowBusy = inFlight > 0 || !closing.isEmpty() || !toForceClose.isEmpty();
+        boolean nowBusy = transfers.anyInFlight() || !closing.isEmpty() || !toForceClose.isEmpty();
         if (nowBusy != busy) {
             busy = nowBusy;
         }
@@ -517,172 +509,9 @@ final class ProgressLoop implements Runnable {
 
     // ------------------------------------------------------------------ transfers
 
-    /**
-     * Issues a transfer: with a mapped peer, a copy per contiguous run of blocks, ended at once;
-     * otherwise a WRITE as one implicit put per run and one flush of the write endpoint, and a READ
-     * as one get request per run on the read endpoint. Reads get their own endpoint because UCX 1.18
-     * crashes (in {@code ucp_ep_flush_progress}) when an endpoint is force-closed while a flush
-     * waits behind software-emulated gets.
-     */
+    /** Issues a transfer (see {@link RequestTracker#issue}). */
     void issue(UcxTransfer t) {
-        UcxPeer p = Objects.requireNonNull(t.peer, "a queued transfer has its peer");
-        boolean write = t.op == TransferOp.WRITE;
-        if (!p.usable() || p.closing) {
-            t.status = TransferEngine.FAILED;
-            return;
-        }
-        MemorySegment mapped = p.mapped;
-        if (mapped != null) {
-            copier.copy(mapped, t, write);
-            return;
-        }
-        PeerEndpoint pe = write ? p.writes : readEndpoint(p);
-        if (pe == null) {
-            t.status = TransferEngine.FAILED;
-            return;
-        }
-        OpCallback cb = callbacks.pollFirst();
-        if (cb == null) {
-            cb = new OpCallback(this);
-        }
-        cb.transfer = t;
-        cb.endpoint = pe;
-        cb.pending = 1; // the issuing guard
-        t.callback = cb;
-        p.link(t);
-        inFlight++;
-        UcpEndpoint ep = pe.endpoint;
-        UcpRemoteKey rkey = pe.rkey();
-        int[] l = t.localBlocks;
-        int[] r = t.remoteBlocks;
-        int n = t.count;
-        RuntimeException failure = null;
-        try {
-            int i = 0;
-            while (i < n) {
-                int run = 1;
-                while (i + run < n && l[i + run] == l[i] + run && r[i + run] == r[i] + run) {
-                    run++;
-                }
-                long localAddress = localBase + l[i] * blockLength;
-                long remote = p.remoteBase + r[i] * blockLength;
-                long bytes = run * blockLength;
-                if (write) {
-                    ep.putNonBlockingImplicit(localAddress, bytes, remote, rkey);
-                } else {
-                    cb.pending++;
-                    pe.outstanding++;
-                    try {
-                        ep.getNonBlocking(remote, rkey, localAddress, bytes, cb);
-                    } catch (RuntimeException e) {
-                        untrack(cb, pe, e);
-                        throw e;
-                    }
-                }
-                i += run;
-            }
-        } catch (RuntimeException e) {
-            failure = e;
-        }
-        if (write) {
-            // also after a failed put: the flush covers the puts issued before it
-            cb.pending++;
-            pe.outstanding++;
-            try {
-                ep.flushNonBlocking(cb);
-            } catch (RuntimeException e) {
-                untrack(cb, pe, e);
-                if (failure == null) {
-                    failure = e;
-                }
-            }
-        }
-        if (failure != null) {
-            // the transfer fails once UCX ended what was issued of it; the peer takes no more now
-            int status = UcsStatus.statusOf(failure, UcsStatus.CONNECTION_RESET);
-            String what = (write ? "put: " : "get: ") + UcsStatus.describe(failure);
-            if (cb.error == UcsStatus.OK) {
-                cb.error = status;
-                cb.errorMessage = what;
-            }
-            peerFailed(p, status, what);
-        }
-        requestEnded(cb, UcsStatus.OK, null); // releases the issuing guard
-    }
-
-    /**
-     * A request call threw: when UCX returned the error (the exception carries its status), JUCX
-     * has already called the callback, which counted the request off; otherwise JUCX never took the
-     * request, and it is counted off here.
-     */
-    private static void untrack(OpCallback cb, PeerEndpoint pe, RuntimeException e) {
-        if (UcsStatus.statusOf(e, UcsStatus.OK) == UcsStatus.OK) {
-            cb.pending--;
-            pe.outstanding--;
-        }
-    }
-
-    /**
-     * One request of a transfer ended (or the issuing guard was released): the last one ends the
-     * transfer, with the first error any of them had, unless it ended already.
-     */
-    void requestEnded(OpCallback cb, int status, @Nullable String message) {
-        try {
-            if (status != UcsStatus.OK && cb.error == UcsStatus.OK) {
-                cb.error = status;
-                cb.errorMessage = message;
-            }
-            if (--cb.pending > 0) {
-                return;
-            }
-            UcxTransfer t = cb.transfer;
-            int error = cb.error;
-            String errorMessage = cb.errorMessage;
-            cb.transfer = null;
-            cb.endpoint = null;
-            cb.error = UcsStatus.OK;
-            cb.errorMessage = null;
-            callbacks.addFirst(cb);
-            if (t == null || t.callback != cb) {
-                return;
-            }
-            // read before complete(): once its status is out, the engine may recycle and refill it
-            UcxPeer p = Objects.requireNonNull(t.peer, "a transfer with requests has its peer");
-            boolean write = t.op == TransferOp.WRITE;
-            complete(t, error == UcsStatus.OK ? TransferEngine.DONE : TransferEngine.FAILED);
-            if (error != UcsStatus.OK && error != UcsStatus.CANCELED) {
-                peerFailed(p, error, (write ? "flush: " : "get: ") + errorMessage);
-            }
-        } catch (RuntimeException | Error e) {
-            // never let an exception unwind into UCX's progress
-            LOG.log(Level.ERROR, name + ": request completion failed", e);
-        }
-    }
-
-    /** Ends a transfer once; a callback still registered with UCX is detached, not reused. */
-    private void complete(UcxTransfer t, int status) {
-        if (t.linked) {
-            Objects.requireNonNull(t.peer, "a linked transfer has its peer").unlink(t);
-            inFlight--;
-        }
-        if (t.status != TransferEngine.PENDING) {
-            return;
-        }
-        OpCallback cb = t.callback;
-        if (cb != null) {
-            t.callback = null;
-            if (cb.transfer == t) {
-                cb.transfer = null;
-            }
-        }
-        t.status = status;
-    }
-
-    /** Fails what is still linked to a peer whose endpoints closed (UCX did not end it on its own). */
-    private void failInFlight(UcxPeer p) {
-        while (p.first != null) {
-            complete(p.first, TransferEngine.FAILED);
-        }
+        transfers.issue(t);
     }
 
     // ------------------------------------------------------------------ peers
@@ -715,7 +544,7 @@ final class ProgressLoop implements Runnable {
     }
 
     /** The peer's read endpoint, built on first use; null (and the peer failed) if that fails. */
-    private @Nullable PeerEndpoint readEndpoint(UcxPeer p) {
+    @Nullable PeerEndpoint readEndpoint(UcxPeer p) {
         if (p.reads == null) {
             try {
                 p.reads = PeerEndpoint.open(worker, "blockxfer-read:" + p.peerId, p.metadata,
@@ -738,7 +567,7 @@ final class ProgressLoop implements Runnable {
     }
 
     /** Marks a peer failed, once: nothing more is issued on it and its endpoints are force-closed. */
-    private void peerFailed(UcxPeer p, int status, String what) {
+    void peerFailed(UcxPeer p, int status, String what) {
         if (p.state != UcxPeer.ALIVE) {
             return;
         }
@@ -796,7 +625,7 @@ final class ProgressLoop implements Runnable {
 
     /** A peer's endpoints closed: nothing of it is left in UCX; free the remote keys. */
     private void closed(UcxPeer p) {
-        failInFlight(p);
+        transfers.failInFlight(p);
         p.mapped = null;
         if (p.writes != null) {
             p.writes.destroyRkey();
@@ -839,10 +668,10 @@ final class ProgressLoop implements Runnable {
                         + " transfers)").collect(Collectors.joining(", "));
         // nobody progresses the worker any more: what it still holds never moves again
         for (UcxPeer p : peers) {
-            failInFlight(p);
+            transfers.failInFlight(p);
         }
         for (UcxPeer p : closing) {
-            failInFlight(p);
+            transfers.failInFlight(p);
         }
         if (!drained) {
             LOG.log(Level.WARNING, "{0}: UCX still holds requests of this transport or replies to its peers after"
