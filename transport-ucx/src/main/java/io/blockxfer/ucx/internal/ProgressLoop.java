@@ -1,18 +1,13 @@
 package io.blockxfer.ucx.internal;
 
-import io.blockxfer.transport.PeerRegistrationException;
 import io.blockxfer.transport.internal.queue.MpscRing;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Collectors;
-import org.jspecify.annotations.Nullable;
 import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
 
@@ -48,13 +43,8 @@ import org.openucx.jucx.ucp.UcpWorker;
  * {@link WakeupGate}, so no submit is missed. A full command queue slows the submitter (bounded,
  * {@value #QUEUE_FULL_WAIT_MILLIS} ms) instead of failing its transfer.
  *
- * <p><b>Failures and closes.</b> A peer whose endpoint fails (its error handler fires, or an
- * operation reports the failure) is marked failed once: nothing more is issued on it and its
- * endpoints are force-closed; a removed or replaced peer is aborted the same way. UCX cannot abort
- * an RMA operation, and an endpoint must not be freed under a request UCX still holds on it (see
- * {@link PeerEndpoint}), so a transfer ends only when UCX ended its requests, and an endpoint
- * closes only after that. On a healthy peer that is at once; on a failed one UCX ends them with an
- * error within a few progress calls.
+ * <p><b>Failures and closes.</b> {@link PeerConnections} builds the peers' endpoints, marks a
+ * failed peer, and closes endpoints only after UCX ended the requests it holds on them.
  *
  * <p><b>Shutdown.</b> The worker is destroyed only when no request of this loop is left in UCX and
  * the worker has gone quiet (flushed, and no event for a while: UCX's own replies to peers, such
@@ -84,8 +74,6 @@ final class ProgressLoop implements Runnable {
     private static final long POLLER_NOTE_NANOS = 20_000;
     /** How long a submitter waits for room in a full command queue before its transfer fails. */
     static final long QUEUE_FULL_WAIT_MILLIS = 5_000;
-    /** After how long an endpoint close that still waits is worth a log line. */
-    private static final long SLOW_CLOSE_NANOS = TimeUnit.SECONDS.toNanos(5);
     /** How long shutdown waits for UCX to end requests and close endpoints. */
     private static final long SHUTDOWN_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** Flushes in a row with no event that make a worker safe to destroy. */
@@ -116,6 +104,7 @@ final class ProgressLoop implements Runnable {
     private final long queueFullWaitNanos;
     private final MpscRing<LoopCommand> commands;
     private final MappedCopier copier;
+    private final PeerConnections peers;
     private final RequestTracker transfers;
     private final WakeupGate gate = new WakeupGate();
     private final Object rejectLock = new Object();
@@ -137,9 +126,6 @@ final class ProgressLoop implements Runnable {
 
     // ---- owner only
     private boolean drivingClosed;
-    private final ArrayList<UcxPeer> peers = new ArrayList<>();
-    private final ArrayDeque<UcxPeer> toForceClose = new ArrayDeque<>();
-    private final ArrayList<UcxPeer> closing = new ArrayList<>();
 
     /**
      * A loop over {@code worker} for the region {@code local} of blocks of {@code blockLength}
@@ -166,7 +152,8 @@ final class ProgressLoop implements Runnable {
         this.lastPollNanos = System.nanoTime() - 2 * pollerGraceNanos;
         this.commands = new MpscRing<>(queueCapacity);
         this.copier = new MappedCopier(name, local, blockLength);
-        this.transfers = new RequestTracker(name, local, blockLength, this, copier);
+        this.peers = new PeerConnections(name, worker);
+        this.transfers = new RequestTracker(name, local, blockLength, peers, copier);
         this.thread = Thread.ofPlatform().name(name).daemon().unstarted(this);
     }
 
@@ -446,8 +433,8 @@ final class ProgressLoop implements Runnable {
             // JUCX declares Exception but throws only UcxException (unchecked)
             throw new IllegalStateException(name + ": UcpWorker.progress() failed", e);
         }
-        work += afterProgress();
-        boolean nowBusy = transfers.anyInFlight() || !closing.isEmpty() || !toForceClose.isEmpty();
+        work += peers.afterProgress(transfers);
+        boolean nowBusy = transfers.anyInFlight() || peers.closesPending();
         if (nowBusy != busy) {
             busy = nowBusy;
         }
@@ -474,39 +461,6 @@ final class ProgressLoop implements Runnable {
         return n;
     }
 
-    /** Force-closes peers that failed inside {@code progress()}, and moves endpoint closes on. */
-    private int afterProgress() {
-        int work = 0;
-        UcxPeer p;
-        while ((p = toForceClose.poll()) != null) {
-            startClose(p, true);
-            work++;
-        }
-        if (!closing.isEmpty()) {
-            long now = System.nanoTime();
-            for (int i = closing.size() - 1; i >= 0; i--) {
-                UcxPeer c = closing.get(i);
-                if (c.writes != null) {
-                    c.writes.closeWhenIdle(now);
-                }
-                if (c.reads != null) {
-                    c.reads.closeWhenIdle(now);
-                }
-                if (c.endpointsClosed()) {
-                    closing.remove(i);
-                    closed(c);
-                    work++;
-                } else if (!c.slowCloseLogged && now - c.closeStartedNanos > SLOW_CLOSE_NANOS) {
-                    c.slowCloseLogged = true;
-                    LOG.log(Level.DEBUG, () -> name + ": the endpoints of " + c + " are still closing after "
-                            + TimeUnit.NANOSECONDS.toMillis(SLOW_CLOSE_NANOS) + " ms (" + c.inFlight
-                            + " transfers still held by UCX)");
-                }
-            }
-        }
-        return work;
-    }
-
     // ------------------------------------------------------------------ transfers
 
     /** Issues a transfer (see {@link RequestTracker#issue}). */
@@ -516,129 +470,19 @@ final class ProgressLoop implements Runnable {
 
     // ------------------------------------------------------------------ peers
 
-    /** Builds the write endpoint and remote key of a peer, and asks where its region is mapped. */
+    /** Connects a peer (see {@link PeerConnections#connect}). */
     void connect(ConnectCommand c) {
-        UcxPeer p = c.peer;
-        try {
-            p.writes = PeerEndpoint.open(worker, "blockxfer:" + p.peerId, p.metadata,
-                    (ep, status, message) -> endpointError(p, status, message));
-        } catch (RuntimeException | LinkageError e) {
-            p.state = UcxPeer.FAILED;
-            p.failure = "registration failed";
-            c.result.completeExceptionally(new PeerRegistrationException("UCX could not reach peer '" + p.peerId
-                    + "' from its metadata (" + p.metadata + "): " + UcsStatus.describe(e)
-                    + ResourceShortage.describe(), e));
-            return;
-        }
-        try {
-            c.mappedAddress = p.writes.mappedAddress(p.remoteBase);
-        } catch (RuntimeException | LinkageError e) {
-            LOG.log(Level.DEBUG, () -> name + ": asking UCX where " + p + " is mapped failed: " + e);
-            c.mappedAddress = 0;
-        }
-        peers.add(p);
-        if (!c.result.complete(p)) {
-            // the registering thread gave up waiting: nothing will use or disconnect this peer
-            disconnect(p);
-        }
+        peers.connect(c);
     }
 
-    /** The peer's read endpoint, built on first use; null (and the peer failed) if that fails. */
-    @Nullable PeerEndpoint readEndpoint(UcxPeer p) {
-        if (p.reads == null) {
-            try {
-                p.reads = PeerEndpoint.open(worker, "blockxfer-read:" + p.peerId, p.metadata,
-                        (ep, status, message) -> endpointError(p, status, message));
-            } catch (RuntimeException | LinkageError e) {
-                peerFailed(p, UcsStatus.statusOf(e, UcsStatus.CONNECTION_RESET), "opening the read endpoint: "
-                        + UcsStatus.describe(e));
-                return null;
-            }
-        }
-        return p.reads;
-    }
-
-    private void endpointError(UcxPeer p, int status, String message) {
-        try {
-            peerFailed(p, status, "endpoint error: " + message);
-        } catch (RuntimeException | Error e) {
-            LOG.log(Level.ERROR, name + ": endpoint error handling failed", e);
-        }
-    }
-
-    /** Marks a peer failed, once: nothing more is issued on it and its endpoints are force-closed. */
-    void peerFailed(UcxPeer p, int status, String what) {
-        if (p.state != UcxPeer.ALIVE) {
-            return;
-        }
-        p.failure = what + " (" + UcsStatus.describe(status) + ")";
-        p.state = UcxPeer.FAILED;
-        if (!p.aborted) {
-            // a peer that closed or died while idle is news, not trouble; failing transfers are
-            LOG.log(p.inFlight > 0 ? Level.WARNING : Level.INFO, "{0}: UCX connection to peer ''{1}'' failed: {2};"
-                    + " it takes no more transfers, its {3} transfers in flight fail and its endpoints are"
-                    + " force-closed", name, p.peerId, p.failure, p.inFlight);
-        }
-        toForceClose.add(p);
-    }
-
-    /** Aborts a peer: force-closes its endpoints once UCX ended what it holds of them. */
+    /** Aborts a peer (see {@link PeerConnections#abort}). */
     void abort(UcxPeer p) {
-        if (p.state == UcxPeer.ALIVE) {
-            p.failure = "connection aborted (peer removed, replaced or past its deadline)";
-            p.state = UcxPeer.ABORTED;
-        }
-        startClose(p, true);
+        peers.abort(p);
     }
 
-    /** Releases a peer whose transfers were all released: a graceful close when it is healthy. */
+    /** Disconnects a peer (see {@link PeerConnections#disconnect}). */
     void disconnect(UcxPeer p) {
-        p.disconnectRequested = true;
-        if (p.closing) {
-            if (!closing.contains(p)) {
-                peers.remove(p);
-            }
-            return;
-        }
-        boolean healthy = p.state == UcxPeer.ALIVE && p.inFlight == 0;
-        if (p.state == UcxPeer.ALIVE) {
-            p.state = UcxPeer.CLOSED;
-        }
-        startClose(p, !healthy);
-    }
-
-    private void startClose(UcxPeer p, boolean force) {
-        if (p.closing) {
-            return;
-        }
-        p.closing = true;
-        long now = System.nanoTime();
-        p.closeStartedNanos = now;
-        if (p.writes != null) {
-            p.writes.startClose(force, now);
-        }
-        if (p.reads != null) {
-            p.reads.startClose(force, now);
-        }
-        closing.add(p);
-    }
-
-    /** A peer's endpoints closed: nothing of it is left in UCX; free the remote keys. */
-    private void closed(UcxPeer p) {
-        transfers.failInFlight(p);
-        p.mapped = null;
-        if (p.writes != null) {
-            p.writes.destroyRkey();
-        }
-        if (p.reads != null) {
-            p.reads.destroyRkey();
-        }
-        if (p.state == UcxPeer.ALIVE) {
-            p.state = UcxPeer.CLOSED;
-        }
-        if (p.disconnectRequested) {
-            peers.remove(p);
-        }
+        peers.disconnect(p);
     }
 
     // ------------------------------------------------------------------ shutdown
@@ -647,32 +491,24 @@ final class ProgressLoop implements Runnable {
         rejectQueued();
         boolean drained = false;
         try {
-            for (UcxPeer p : new ArrayList<>(peers)) {
-                disconnect(p);
-            }
+            peers.disconnectAll();
             long deadline = System.nanoTime() + SHUTDOWN_NANOS;
-            while ((!closing.isEmpty() || !toForceClose.isEmpty()) && System.nanoTime() - deadline < 0) {
+            while (peers.closesPending() && System.nanoTime() - deadline < 0) {
                 worker.progress();
-                afterProgress();
+                peers.afterProgress(transfers);
             }
-            if (closing.isEmpty()) {
+            if (peers.noneClosing()) {
                 drained = quiesce(deadline);
             }
         } catch (Throwable t) {
             LOG.log(Level.WARNING, name + ": closing endpoints at shutdown failed", t);
         }
         // said before the loops below fail what the closing peers still hold
-        String held = drained ? "" : closing.isEmpty()
+        String held = drained ? "" : peers.noneClosing()
                 ? "the worker never went quiet: a flush or UCX's own sends to its peers did not finish"
-                : "endpoints still closing: " + closing.stream().map(p -> p + " (" + p.inFlight
-                        + " transfers)").collect(Collectors.joining(", "));
+                : "endpoints still closing: " + peers.describeClosing();
         // nobody progresses the worker any more: what it still holds never moves again
-        for (UcxPeer p : peers) {
-            transfers.failInFlight(p);
-        }
-        for (UcxPeer p : closing) {
-            transfers.failInFlight(p);
-        }
+        peers.failInFlight(transfers);
         if (!drained) {
             LOG.log(Level.WARNING, "{0}: UCX still holds requests of this transport or replies to its peers after"
                     + " {1} ms ({2}); the UCP worker is left open with its memory (destroying it under them could"

@@ -33,7 +33,7 @@ final class RequestTracker {
     private final String name;
     private final long localBase;
     private final long blockLength;
-    private final ProgressLoop peers;
+    private final PeerConnections peers;
     private final MappedCopier copier;
 
     // ---- owner only
@@ -44,7 +44,7 @@ final class RequestTracker {
      * Transfers between the region {@code local} of blocks of {@code blockLength} bytes and the
      * regions of {@code peers}, with copies by {@code copier} where a peer's region is mapped here.
      */
-    RequestTracker(String name, MemorySegment local, long blockLength, ProgressLoop peers, MappedCopier copier) {
+    RequestTracker(String name, MemorySegment local, long blockLength, PeerConnections peers, MappedCopier copier) {
         this.name = name;
         this.localBase = local.address();
         this.blockLength = blockLength;
