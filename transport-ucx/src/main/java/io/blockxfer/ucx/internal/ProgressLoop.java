@@ -3,8 +3,6 @@ package io.blockxfer.ucx.internal;
 import io.blockxfer.transport.internal.queue.MpscRing;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -19,29 +17,9 @@ import org.openucx.jucx.ucp.UcpWorker;
  * flush of the endpoint, and a READ one get per run; {@link RequestTracker} issues them and ends
  * the transfer when UCX ended them.
  *
- * <p><b>Who drives.</b> Exactly one thread at a time owns the worker, the command queue and
- * everything below marked "owner only"; ownership is a flag taken with a compare-and-set (which
- * also hands the owner's state over to the next owner). The loop's own thread owns it by default.
- * When polling threads may drive ({@link io.blockxfer.transport.ProgressMode#POLLING_THREAD}),
- * every poll tries to take the flag for one round (drain commands, {@code progress()}, collect
- * ended requests, finish closes) and gives up at once if another thread holds it; while polls keep
- * coming, and while a polling thread holds the worker (the flag says whose it is), the loop's
- * thread lets go of the worker and sleeps ({@link WakeupGate#DORMANT}) instead of competing with
- * them for it and for a core, and takes over again when they stop, or at once for a command
- * that waits (a peer registration). How long "polls keep coming" means depends on whether work is
- * outstanding: with nothing in flight, {@value #POLLER_GRACE_MICROS} us; with a transfer, a close
- * or a command waiting, only {@value #BUSY_POLLER_GRACE_MICROS} us, so that a caller that sleeps
- * between its polls never leaves a transfer waiting for its next poll to take the next step (a
- * READ that UCX serves, a flush that waits for the peer): the loop's thread drives while the
- * caller sleeps, as it would in {@link io.blockxfer.transport.ProgressMode#BACKEND_THREAD} mode.
- * With {@link io.blockxfer.transport.ProgressMode#BACKEND_THREAD} only the loop's thread drives.
- *
- * <p><b>Sleeping.</b> While transfers or endpoint closes are outstanding the loop's thread keeps
- * calling {@code progress()}, which is also where UCX's keepalive runs, spinning first and then
- * parking briefly; with nothing outstanding it spins a moment longer (so back-to-back transfers pay
- * no wakeup), then sleeps in {@code waitForEvents()}. Submitters wake it through a
- * {@link WakeupGate}, so no submit is missed. A full command queue slows the submitter (bounded,
- * {@value #QUEUE_FULL_WAIT_MILLIS} ms) instead of failing its transfer.
+ * <p><b>Who drives.</b> {@link WorkerDriver} hands the worker between the loop's own thread and
+ * polling threads, and lets the loop's thread sleep and wakes it. A full command queue slows the
+ * submitter (bounded, {@value #QUEUE_FULL_WAIT_MILLIS} ms) instead of failing its transfer.
  *
  * <p><b>Failures and closes.</b> {@link PeerConnections} builds the peers' endpoints, marks a
  * failed peer, and closes endpoints only after UCX ended the requests it holds on them.
@@ -60,18 +38,7 @@ import org.openucx.jucx.ucp.UcpWorker;
 final class ProgressLoop implements Runnable {
 
     private static final System.Logger LOG = System.getLogger(ProgressLoop.class.getName());
-    private static final int SPINS = 20_000;
-    private static final long PARK_NANOS = 50_000;
-    /** How long the loop stays hot after its last work before it sleeps: back-to-back transfers
-     *  then never pay for a wakeup. */
-    private static final long IDLE_SPIN_NANOS = 200_000;
     private static final int DRAIN_BATCH = 1024;
-    /** With nothing outstanding: how long after the last poll the loop's thread keeps leaving the worker to polls. */
-    static final long POLLER_GRACE_MICROS = 1_000;
-    /** With work outstanding: how long after the last poll the loop's thread keeps leaving the worker to polls. */
-    static final long BUSY_POLLER_GRACE_MICROS = 100;
-    /** Polls note their time at most this often (a shared write per poll would cost more). */
-    private static final long POLLER_NOTE_NANOS = 20_000;
     /** How long a submitter waits for room in a full command queue before its transfer fails. */
     static final long QUEUE_FULL_WAIT_MILLIS = 5_000;
     /** How long shutdown waits for UCX to end requests and close endpoints. */
@@ -80,52 +47,24 @@ final class ProgressLoop implements Runnable {
     private static final int QUIET_FLUSHES = 3;
     /** How long a worker must see no event before it is destroyed (see {@link #quiesce}). */
     private static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(30);
+    /** How long shutdown parks between its quiet checks (see {@link #quiesce}). */
+    private static final long QUIET_PAUSE_NANOS = 50_000;
     /** Default size of the command queue. */
     static final int QUEUE_CAPACITY = 1 << 16;
 
-    private static final VarHandle OWNER;
-    private static final int FREE = 0;
-    private static final int LOOP_THREAD = 1;
-    private static final int POLLING_THREAD = 2;
-
-    static {
-        try {
-            OWNER = MethodHandles.lookup().findVarHandle(ProgressLoop.class, "owner", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private final String name;
     private final UcpWorker worker;
-    private final boolean pollersDrive;
-    private final long pollerGraceNanos;
-    private final long busyPollerGraceNanos;
     private final long queueFullWaitNanos;
     private final MpscRing<LoopCommand> commands;
     private final MappedCopier copier;
     private final PeerConnections peers;
     private final RequestTracker transfers;
-    private final WakeupGate gate = new WakeupGate();
     private final Object rejectLock = new Object();
     private final Thread thread;
-    private final Object signalLock = new Object();
-    /** Who drives the worker now: {@link #FREE}, {@link #LOOP_THREAD} or {@link #POLLING_THREAD}; through OWNER. */
-    @SuppressWarnings("unused") // accessed through OWNER
-    private volatile int owner;
-    private volatile long lastPollNanos;
-    /** Whether transfers, requests or closes are outstanding: published by the owner after each round. */
-    private volatile boolean busy;
-    private volatile boolean stopping;
+    private final WorkerDriver driver;
     private volatile boolean terminated;
     private volatile boolean workerDestroyed;
-    private boolean workerClosed; // guarded by signalLock
-    private final AtomicLong waits = new AtomicLong();
-    private final AtomicLong pollerRounds = new AtomicLong();
     private final AtomicLong queueFullWaits = new AtomicLong();
-
-    // ---- owner only
-    private boolean drivingClosed;
 
     /**
      * A loop over {@code worker} for the region {@code local} of blocks of {@code blockLength}
@@ -133,7 +72,7 @@ final class ProgressLoop implements Runnable {
      */
     ProgressLoop(String name, UcpWorker worker, MemorySegment local, long blockLength, boolean pollersDrive) {
         this(name, worker, local, blockLength, pollersDrive, QUEUE_CAPACITY, QUEUE_FULL_WAIT_MILLIS,
-                TimeUnit.MICROSECONDS.toNanos(POLLER_GRACE_MICROS));
+                TimeUnit.MICROSECONDS.toNanos(WorkerDriver.POLLER_GRACE_MICROS));
     }
 
     /**
@@ -146,15 +85,12 @@ final class ProgressLoop implements Runnable {
         this.queueFullWaitNanos = TimeUnit.MILLISECONDS.toNanos(queueFullWaitMillis);
         this.name = name;
         this.worker = worker;
-        this.pollersDrive = pollersDrive;
-        this.pollerGraceNanos = pollerGraceNanos;
-        this.busyPollerGraceNanos = Math.min(pollerGraceNanos, TimeUnit.MICROSECONDS.toNanos(BUSY_POLLER_GRACE_MICROS));
-        this.lastPollNanos = System.nanoTime() - 2 * pollerGraceNanos;
         this.commands = new MpscRing<>(queueCapacity);
         this.copier = new MappedCopier(name, local, blockLength);
         this.peers = new PeerConnections(name, worker);
         this.transfers = new RequestTracker(name, local, blockLength, peers, copier);
         this.thread = Thread.ofPlatform().name(name).daemon().unstarted(this);
+        this.driver = new WorkerDriver(worker, thread, commands, this::round, pollersDrive, pollerGraceNanos);
     }
 
     void start() {
@@ -170,18 +106,13 @@ final class ProgressLoop implements Runnable {
      * @throws IllegalStateException if the loop stopped, or the queue stayed full too long
      */
     void execute(LoopCommand command) {
-        if (stopping) {
+        if (driver.stopping()) {
             throw new IllegalStateException(name + " is stopped");
         }
         if (!commands.offer(command)) {
             offerWhenRoom(command);
         }
-        int was = gate.published();
-        if (was == WakeupGate.PARKED || (was == WakeupGate.DORMANT && !(command instanceof UcxTransfer))) {
-            LockSupport.unpark(thread);
-        } else if (was == WakeupGate.WAITING) {
-            signalWorker();
-        }
+        driver.wakeFor(command);
         if (terminated) {
             // nobody drives any more: reject what it left, this command included
             rejectQueued();
@@ -196,7 +127,7 @@ final class ProgressLoop implements Runnable {
         queueFullWaits.incrementAndGet();
         long start = System.nanoTime();
         for (int round = 0; !commands.offer(command); round++) {
-            if (stopping) {
+            if (driver.stopping()) {
                 throw new IllegalStateException(name + " is stopped");
             }
             if (System.nanoTime() - start > queueFullWaitNanos) {
@@ -204,13 +135,10 @@ final class ProgressLoop implements Runnable {
                         + TimeUnit.NANOSECONDS.toMillis(queueFullWaitNanos) + " ms (the UCX progress thread is not"
                         + " draining it)");
             }
-            if (driveFromPoller() > 0) {
+            if (driver.driveFromPoller() > 0) {
                 continue;
             }
-            LockSupport.unpark(thread);
-            if (gate.state() == WakeupGate.WAITING) {
-                signalWorker();
-            }
+            driver.nudge();
             if (round < 64) {
                 Thread.onSpinWait();
             } else if (round < 128) {
@@ -221,78 +149,9 @@ final class ProgressLoop implements Runnable {
         }
     }
 
-    private void signalWorker() {
-        synchronized (signalLock) {
-            if (!workerClosed) {
-                worker.signal();
-            }
-        }
-    }
-
-    /**
-     * A polling thread's turn: one round of driving the worker if nobody else drives it now
-     * (never waits), nothing when only the loop's thread may drive.
-     *
-     * @return the events processed (commands, completions, closes)
-     */
+    /** A polling thread's turn (see {@link WorkerDriver#driveFromPoller}). */
     int driveFromPoller() {
-        if (!pollersDrive) {
-            return 0;
-        }
-        long now = System.nanoTime();
-        if (now - lastPollNanos > POLLER_NOTE_NANOS) {
-            lastPollNanos = now;
-        }
-        if (!OWNER.compareAndSet(this, FREE, POLLING_THREAD)) {
-            if (gate.state() == WakeupGate.WAITING) {
-                // the loop's thread sleeps holding the worker: wake it, it will leave it to us
-                signalWorker();
-            }
-            return 0;
-        }
-        try {
-            if (drivingClosed) {
-                return 0;
-            }
-            boolean wasBusy = busy;
-            int work = round();
-            if (work > 0) {
-                pollerRounds.incrementAndGet();
-            }
-            if (!wasBusy && busy) {
-                // work outlives this round: the loop's thread, maybe napping for the long grace
-                // (the gate cannot tell: a submit since its nap shows as NOTIFIED), naps shorter
-                // from now on, so it steps in if this caller does not poll again soon
-                LockSupport.unpark(thread);
-            }
-            return work;
-        } finally {
-            disown();
-        }
-    }
-
-    /** The loop's thread takes the worker if nobody drives it. */
-    private boolean tryOwn() {
-        return OWNER.compareAndSet(this, FREE, LOOP_THREAD);
-    }
-
-    private void disown() {
-        OWNER.setVolatile(this, FREE);
-    }
-
-    /**
-     * Whether polls drive: a polling thread holds the worker now (a round that copies many blocks
-     * to a mapped peer lasts a millisecond and more), or one came within the grace that fits
-     * whether work is outstanding. The loop's thread then sleeps instead of spinning for the
-     * worker against the very thread that moves the bytes.
-     */
-    private boolean pollersActive() {
-        return pollersDrive && ((int) OWNER.getVolatile(this) == POLLING_THREAD
-                || System.nanoTime() - lastPollNanos < graceNanos());
-    }
-
-    private long graceNanos() {
-        return busy || !commands.isEmpty() ? busyPollerGraceNanos : pollerGraceNanos;
+        return driver.driveFromPoller();
     }
 
     /**
@@ -302,9 +161,7 @@ final class ProgressLoop implements Runnable {
      * @return whether the thread ended within {@code timeoutMillis}
      */
     boolean stop(long timeoutMillis) {
-        stopping = true;
-        LockSupport.unpark(thread);
-        signalWorker();
+        driver.requestStop();
         if (Thread.currentThread() == thread) {
             return false;
         }
@@ -322,19 +179,12 @@ final class ProgressLoop implements Runnable {
     public void run() {
         boolean owned = false;
         try {
-            owned = loop();
+            owned = driver.drive();
         } catch (Throwable t) {
             LOG.log(Level.ERROR, name + ": the UCX progress thread failed; every transfer of this transport fails", t);
         } finally {
-            stopping = true;
             try {
-                if (!owned) {
-                    // polling threads hold the worker for one round at most
-                    while (!tryOwn()) {
-                        LockSupport.parkNanos(10_000);
-                    }
-                }
-                drivingClosed = true; // never released again: polls no longer drive
+                driver.keepForGood(owned);
                 shutdown();
             } finally {
                 // after this, execute() rejects what it queued itself; what got in before is
@@ -359,69 +209,6 @@ final class ProgressLoop implements Runnable {
         }
     }
 
-    /** The loop of the loop's thread; returns whether it ends owning the worker. */
-    private boolean loop() throws Exception {
-        boolean owned = false;
-        int idle = 0;
-        long lastWork = System.nanoTime();
-        while (!stopping) {
-            if (pollersActive()) {
-                // polls drive: stay out of their way, but run commands nobody else runs, and
-                // look again soon while work is outstanding
-                if (owned) {
-                    disown();
-                    owned = false;
-                }
-                if (gate.maySleep(WakeupGate.DORMANT) && !stopping) {
-                    LockSupport.parkNanos(graceNanos());
-                }
-                gate.awake();
-                if (!commands.isEmpty() && tryOwn()) {
-                    try {
-                        if (!drivingClosed) {
-                            round();
-                        }
-                    } finally {
-                        disown();
-                    }
-                }
-                lastWork = System.nanoTime();
-                continue;
-            }
-            if (!owned) {
-                if (!tryOwn()) {
-                    Thread.onSpinWait();
-                    continue;
-                }
-                owned = true;
-            }
-            int work = round();
-            if (work > 0) {
-                idle = 0;
-                lastWork = System.nanoTime();
-            } else if (System.nanoTime() - lastWork < IDLE_SPIN_NANOS) {
-                Thread.onSpinWait();
-            } else if (busy) {
-                if (++idle < SPINS) {
-                    Thread.onSpinWait();
-                } else {
-                    if (gate.maySleep(WakeupGate.PARKED) && commands.isEmpty() && !stopping) {
-                        LockSupport.parkNanos(PARK_NANOS);
-                    }
-                    gate.awake();
-                }
-            } else {
-                idle = 0;
-                if (gate.maySleep(WakeupGate.WAITING) && commands.isEmpty() && !stopping) {
-                    waits.incrementAndGet();
-                    worker.waitForEvents();
-                }
-                gate.awake();
-            }
-        }
-        return owned;
-    }
-
     /** One round of driving: run queued commands, progress the worker, move closes on. */
     private int round() {
         int work = drain();
@@ -434,10 +221,7 @@ final class ProgressLoop implements Runnable {
             throw new IllegalStateException(name + ": UcpWorker.progress() failed", e);
         }
         work += peers.afterProgress(transfers);
-        boolean nowBusy = transfers.anyInFlight() || peers.closesPending();
-        if (nowBusy != busy) {
-            busy = nowBusy;
-        }
+        driver.publishBusy(transfers.anyInFlight() || peers.closesPending());
         return work;
     }
 
@@ -515,9 +299,7 @@ final class ProgressLoop implements Runnable {
                     + " crash this process)", name, TimeUnit.NANOSECONDS.toMillis(SHUTDOWN_NANOS), held);
             return;
         }
-        synchronized (signalLock) {
-            workerClosed = true;
-        }
+        driver.workerClosing();
         try {
             worker.close();
             workerDestroyed = true;
@@ -564,7 +346,7 @@ final class ProgressLoop implements Runnable {
             if (quiet >= QUIET_FLUSHES && now - quietSince >= QUIET_NANOS) {
                 return true;
             }
-            LockSupport.parkNanos(PARK_NANOS);
+            LockSupport.parkNanos(QUIET_PAUSE_NANOS);
         }
         return false;
     }
@@ -580,7 +362,7 @@ final class ProgressLoop implements Runnable {
 
     /** The state of the sleep handshake (for tests). */
     int gateState() {
-        return gate.state();
+        return driver.gateState();
     }
 
     /** The id of the loop's own thread (for tests). */
@@ -590,12 +372,12 @@ final class ProgressLoop implements Runnable {
 
     /** How often the loop's thread slept in {@code waitForEvents()} (for tests). */
     long waits() {
-        return waits.get();
+        return driver.waits();
     }
 
     /** How many rounds polling threads drove that did some work (for tests). */
     long pollerRounds() {
-        return pollerRounds.get();
+        return driver.pollerRounds();
     }
 
     /** How many submits found the command queue full and had to wait (for tests). */
@@ -615,7 +397,7 @@ final class ProgressLoop implements Runnable {
 
     /** Whether polls may drive the worker. */
     boolean pollersDrive() {
-        return pollersDrive;
+        return driver.pollersDrive();
     }
 
     @Override

@@ -79,7 +79,7 @@ public final class UcxEngine implements TransferEngine {
      *     this host ({@link UcxMemoryBudget})
      */
     public UcxEngine(TransportConfig config) {
-        this(config, TimeUnit.MICROSECONDS.toNanos(ProgressLoop.POLLER_GRACE_MICROS));
+        this(config, TimeUnit.MICROSECONDS.toNanos(WorkerDriver.POLLER_GRACE_MICROS));
     }
 
     /**
