@@ -4,7 +4,6 @@ import io.blockxfer.transport.internal.queue.MpscRing;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
@@ -18,8 +17,8 @@ import org.openucx.jucx.ucp.UcpWorker;
  * the transfer when UCX ended them.
  *
  * <p><b>Who drives.</b> {@link WorkerDriver} hands the worker between the loop's own thread and
- * polling threads, and lets the loop's thread sleep and wakes it. A full command queue slows the
- * submitter (bounded, {@value #QUEUE_FULL_WAIT_MILLIS} ms) instead of failing its transfer.
+ * polling threads, and lets the loop's thread sleep and wakes it. {@link CommandIntake} queues
+ * commands, and slows submitters while the queue is full.
  *
  * <p><b>Failures and closes.</b> {@link PeerConnections} builds the peers' endpoints, marks a
  * failed peer, and closes endpoints only after UCX ended the requests it holds on them.
@@ -38,9 +37,6 @@ import org.openucx.jucx.ucp.UcpWorker;
 final class ProgressLoop implements Runnable {
 
     private static final System.Logger LOG = System.getLogger(ProgressLoop.class.getName());
-    private static final int DRAIN_BATCH = 1024;
-    /** How long a submitter waits for room in a full command queue before its transfer fails. */
-    static final long QUEUE_FULL_WAIT_MILLIS = 5_000;
     /** How long shutdown waits for UCX to end requests and close endpoints. */
     private static final long SHUTDOWN_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** Flushes in a row with no event that make a worker safe to destroy. */
@@ -49,30 +45,24 @@ final class ProgressLoop implements Runnable {
     private static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(30);
     /** How long shutdown parks between its quiet checks (see {@link #quiesce}). */
     private static final long QUIET_PAUSE_NANOS = 50_000;
-    /** Default size of the command queue. */
-    static final int QUEUE_CAPACITY = 1 << 16;
 
     private final String name;
     private final UcpWorker worker;
-    private final long queueFullWaitNanos;
-    private final MpscRing<LoopCommand> commands;
+    private final CommandIntake commands;
     private final MappedCopier copier;
     private final PeerConnections peers;
     private final RequestTracker transfers;
-    private final Object rejectLock = new Object();
     private final Thread thread;
     private final WorkerDriver driver;
-    private volatile boolean terminated;
     private volatile boolean workerDestroyed;
-    private final AtomicLong queueFullWaits = new AtomicLong();
 
     /**
      * A loop over {@code worker} for the region {@code local} of blocks of {@code blockLength}
      * bytes.
      */
     ProgressLoop(String name, UcpWorker worker, MemorySegment local, long blockLength, boolean pollersDrive) {
-        this(name, worker, local, blockLength, pollersDrive, QUEUE_CAPACITY, QUEUE_FULL_WAIT_MILLIS,
-                TimeUnit.MICROSECONDS.toNanos(WorkerDriver.POLLER_GRACE_MICROS));
+        this(name, worker, local, blockLength, pollersDrive, CommandIntake.QUEUE_CAPACITY,
+                CommandIntake.QUEUE_FULL_WAIT_MILLIS, TimeUnit.MICROSECONDS.toNanos(WorkerDriver.POLLER_GRACE_MICROS));
     }
 
     /**
@@ -82,15 +72,15 @@ final class ProgressLoop implements Runnable {
      */
     ProgressLoop(String name, UcpWorker worker, MemorySegment local, long blockLength, boolean pollersDrive,
             int queueCapacity, long queueFullWaitMillis, long pollerGraceNanos) {
-        this.queueFullWaitNanos = TimeUnit.MILLISECONDS.toNanos(queueFullWaitMillis);
         this.name = name;
         this.worker = worker;
-        this.commands = new MpscRing<>(queueCapacity);
         this.copier = new MappedCopier(name, local, blockLength);
         this.peers = new PeerConnections(name, worker);
         this.transfers = new RequestTracker(name, local, blockLength, peers, copier);
         this.thread = Thread.ofPlatform().name(name).daemon().unstarted(this);
-        this.driver = new WorkerDriver(worker, thread, commands, this::round, pollersDrive, pollerGraceNanos);
+        MpscRing<LoopCommand> queue = new MpscRing<>(queueCapacity);
+        this.driver = new WorkerDriver(worker, thread, queue, this::round, pollersDrive, pollerGraceNanos);
+        this.commands = new CommandIntake(name, queue, queueFullWaitMillis, driver);
     }
 
     void start() {
@@ -99,54 +89,9 @@ final class ProgressLoop implements Runnable {
 
     // ------------------------------------------------------------------ any thread
 
-    /**
-     * Queues a command and wakes whoever drives: transfers are left to an active polling thread,
-     * other commands always wake the loop's thread. Waits (bounded) while the queue is full.
-     *
-     * @throws IllegalStateException if the loop stopped, or the queue stayed full too long
-     */
+    /** Queues a command and wakes whoever drives (see {@link CommandIntake#execute}). */
     void execute(LoopCommand command) {
-        if (driver.stopping()) {
-            throw new IllegalStateException(name + " is stopped");
-        }
-        if (!commands.offer(command)) {
-            offerWhenRoom(command);
-        }
-        driver.wakeFor(command);
-        if (terminated) {
-            // nobody drives any more: reject what it left, this command included
-            rejectQueued();
-        }
-    }
-
-    /** Back-pressure: waits until the full queue takes {@code command}, driving it where allowed. */
-    // yield is one step of the back-off between spinning and parking, for a queue that the loop's
-    // thread empties within microseconds; correctness never depends on how the scheduler takes it
-    @SuppressWarnings("ThreadPriorityCheck")
-    private void offerWhenRoom(LoopCommand command) {
-        queueFullWaits.incrementAndGet();
-        long start = System.nanoTime();
-        for (int round = 0; !commands.offer(command); round++) {
-            if (driver.stopping()) {
-                throw new IllegalStateException(name + " is stopped");
-            }
-            if (System.nanoTime() - start > queueFullWaitNanos) {
-                throw new IllegalStateException(name + ": the command queue stayed full for "
-                        + TimeUnit.NANOSECONDS.toMillis(queueFullWaitNanos) + " ms (the UCX progress thread is not"
-                        + " draining it)");
-            }
-            if (driver.driveFromPoller() > 0) {
-                continue;
-            }
-            driver.nudge();
-            if (round < 64) {
-                Thread.onSpinWait();
-            } else if (round < 128) {
-                Thread.yield();
-            } else {
-                LockSupport.parkNanos(Math.min(1_000_000L, 10_000L << Math.min(round - 128, 7)));
-            }
-        }
+        commands.execute(command);
     }
 
     /** A polling thread's turn (see {@link WorkerDriver#driveFromPoller}). */
@@ -187,31 +132,14 @@ final class ProgressLoop implements Runnable {
                 driver.keepForGood(owned);
                 shutdown();
             } finally {
-                // after this, execute() rejects what it queued itself; what got in before is
-                // rejected here
-                terminated = true;
-                rejectQueued();
-            }
-        }
-    }
-
-    /** After the loop ended: rejects what is queued; the lock makes callers one consumer at a time. */
-    private void rejectQueued() {
-        synchronized (rejectLock) {
-            LoopCommand c;
-            while ((c = commands.poll()) != null) {
-                try {
-                    c.reject(name + " is closed");
-                } catch (RuntimeException e) {
-                    LOG.log(Level.DEBUG, () -> name + ": rejecting a command failed: " + e);
-                }
+                commands.terminate();
             }
         }
     }
 
     /** One round of driving: run queued commands, progress the worker, move closes on. */
     private int round() {
-        int work = drain();
+        int work = commands.drain(this);
         try {
             work += worker.progress();
         } catch (RuntimeException e) {
@@ -223,26 +151,6 @@ final class ProgressLoop implements Runnable {
         work += peers.afterProgress(transfers);
         driver.publishBusy(transfers.anyInFlight() || peers.closesPending());
         return work;
-    }
-
-    private int drain() {
-        int n = 0;
-        LoopCommand c;
-        while (n < DRAIN_BATCH && (c = commands.poll()) != null) {
-            n++;
-            try {
-                c.run(this);
-            } catch (RuntimeException | LinkageError e) {
-                // one command's failure (a class that cannot load when descriptors ran out, say)
-                // ends that command, not the loop
-                try {
-                    c.reject(name + ": running " + c.getClass().getSimpleName() + " failed: " + e);
-                } catch (RuntimeException | LinkageError ignored) {
-                    // nothing more to tell it
-                }
-            }
-        }
-        return n;
     }
 
     // ------------------------------------------------------------------ transfers
@@ -272,7 +180,7 @@ final class ProgressLoop implements Runnable {
     // ------------------------------------------------------------------ shutdown
 
     private void shutdown() {
-        rejectQueued();
+        commands.rejectQueued();
         boolean drained = false;
         try {
             peers.disconnectAll();
@@ -352,7 +260,7 @@ final class ProgressLoop implements Runnable {
     }
 
     boolean isTerminated() {
-        return terminated;
+        return commands.terminated();
     }
 
     /** Whether shutdown destroyed the worker (false: it was left open, and its memory must stay). */
@@ -382,7 +290,7 @@ final class ProgressLoop implements Runnable {
 
     /** How many submits found the command queue full and had to wait (for tests). */
     long queueFullWaits() {
-        return queueFullWaits.get();
+        return commands.queueFullWaits();
     }
 
     /** How many READs were copies from a peer's mapped region (for tests). */
