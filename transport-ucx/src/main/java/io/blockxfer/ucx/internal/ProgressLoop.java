@@ -9,23 +9,26 @@ import org.openucx.jucx.ucp.UcpWorker;
 /**
  * Drives a transport's UCP worker (workers are single-threaded): takes commands from a queue,
  * issues each transfer, progresses the worker, and ends each transfer when UCX ended its requests.
- * A transfer with a peer whose region is mapped in this process is a copy ({@link MappedCopier}),
- * done at once, with no UCX request. With any other peer a WRITE is one implicit put per run plus one
- * flush of the endpoint, and a READ one get per run; {@link RequestTracker} issues them and ends
- * the transfer when UCX ended them.
+ * This class is the loop that composes one part per job; each part says how it works and which
+ * thread may touch what:
+ * <ul>
+ *   <li>{@link WorkerDriver}: who drives the worker (the loop's own thread, or a polling thread for
+ *       one round), how the worker and its owner's state pass between threads, and how the loop's
+ *       thread sleeps and is woken;</li>
+ *   <li>{@link CommandIntake}: the command queue, back-pressure on submitters, and rejecting
+ *       commands once the loop ended;</li>
+ *   <li>{@link RequestTracker}: a transfer's UCX requests, from issue to the transfer's end;</li>
+ *   <li>{@link MappedCopier}: transfers with a peer whose region is mapped in this process;</li>
+ *   <li>{@link PeerConnections}: the peers' endpoints, their failures and closes;</li>
+ *   <li>{@link LoopShutdown}: closing the endpoints and destroying the worker when the loop ends.</li>
+ * </ul>
+ * A round runs queued commands, calls {@code progress()} (where UCX ends requests), moves endpoint
+ * closes on, and tells the driver whether work is outstanding; the driver runs rounds on the
+ * loop's thread and on polling threads.
  *
- * <p><b>Who drives.</b> {@link WorkerDriver} hands the worker between the loop's own thread and
- * polling threads, and lets the loop's thread sleep and wakes it. {@link CommandIntake} queues
- * commands, and slows submitters while the queue is full.
- *
- * <p><b>Failures and closes.</b> {@link PeerConnections} builds the peers' endpoints, marks a
- * failed peer, and closes endpoints only after UCX ended the requests it holds on them.
- *
- * <p><b>Shutdown.</b> {@link LoopShutdown} closes every endpoint when the loop's thread leaves
- * its loop, and destroys the worker only when nothing of it is left in UCX.
- *
- * <p><b>Thread safety:</b> {@link #execute}, {@link #driveFromPoller} and {@link #stop} from any
- * thread; everything else by the current owner of the worker.
+ * <p><b>Thread safety:</b> {@link #execute}, {@link #driveFromPoller}, {@link #stop} and the
+ * getters from any thread; what commands call ({@link #issue}, {@link #connect}, {@link #abort},
+ * {@link #disconnect}) by the current owner of the worker.
  */
 final class ProgressLoop implements Runnable {
 
@@ -33,12 +36,12 @@ final class ProgressLoop implements Runnable {
 
     private final String name;
     private final UcpWorker worker;
-    private final CommandIntake commands;
+    private final Thread thread;
     private final MappedCopier copier;
     private final PeerConnections peers;
     private final RequestTracker transfers;
-    private final Thread thread;
     private final WorkerDriver driver;
+    private final CommandIntake commands;
     private final LoopShutdown shutdown;
 
     /**
@@ -59,10 +62,10 @@ final class ProgressLoop implements Runnable {
             int queueCapacity, long queueFullWaitMillis, long pollerGraceNanos) {
         this.name = name;
         this.worker = worker;
+        this.thread = Thread.ofPlatform().name(name).daemon().unstarted(this);
         this.copier = new MappedCopier(name, local, blockLength);
         this.peers = new PeerConnections(name, worker);
         this.transfers = new RequestTracker(name, local, blockLength, peers, copier);
-        this.thread = Thread.ofPlatform().name(name).daemon().unstarted(this);
         MpscRing<LoopCommand> queue = new MpscRing<>(queueCapacity);
         this.driver = new WorkerDriver(worker, thread, queue, this::round, pollersDrive, pollerGraceNanos);
         this.commands = new CommandIntake(name, queue, queueFullWaitMillis, driver);
@@ -134,14 +137,12 @@ final class ProgressLoop implements Runnable {
         return work;
     }
 
-    // ------------------------------------------------------------------ transfers
+    // ------------------------------------------------------------------ what commands call (owner only)
 
     /** Issues a transfer (see {@link RequestTracker#issue}). */
     void issue(UcxTransfer t) {
         transfers.issue(t);
     }
-
-    // ------------------------------------------------------------------ peers
 
     /** Connects a peer (see {@link PeerConnections#connect}). */
     void connect(ConnectCommand c) {
@@ -158,6 +159,9 @@ final class ProgressLoop implements Runnable {
         peers.disconnect(p);
     }
 
+    // ------------------------------------------------------------------ getters
+
+    /** Whether the loop ended: nobody drives the worker any more. */
     boolean isTerminated() {
         return commands.terminated();
     }
