@@ -9,14 +9,14 @@ import java.time.Duration;
  * entry under its member id with a lease that the directory keeps alive while the process lives,
  * and {@linkplain #watch watches} the deployment's members. The directory is an existing
  * distributed engine: consensus, leases and revisions are its own; an implementation only maps
- * this interface onto it. {@code Membership} is built on it; the conformance kit's
+ * this interface onto it. {@link Membership} is built on it; the conformance kit's
  * {@code DirectoryConformanceSuite} certifies an implementation.
  *
  * <p><b>The contract.</b>
  * <ul>
  *   <li><b>Keys.</b> A member's entry lives at {@code prefix() + memberId}. Keys written by
  *       others (raw writes, other tools) may hold anything and are delivered as they are; checking
- *       them is the reader's job ({@link MemberEntry}, {@code Membership}).</li>
+ *       them is the reader's job ({@link MemberEntry}, {@link Membership}).</li>
  *   <li><b>Revisions.</b> A revision is the directory's own logical clock: a positive number that
  *       grows with every change of the directory (etcd's store revision). Every listing and every
  *       event carries one; the revision of an entry is that of its last write.</li>

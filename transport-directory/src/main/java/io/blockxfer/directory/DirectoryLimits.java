@@ -16,9 +16,11 @@ import java.util.Optional;
  *       {@code [A-Za-z0-9._:@-]} (no {@code /}: a member is one key directly under the prefix);</li>
  *   <li>a <b>TTL</b> is a whole number of seconds from {@link #MIN_TTL} (etcd's shortest lease
  *       with its default election timeout) to {@link #MAX_TTL};</li>
- *   <li>a <b>value</b> holds at most {@value #MAX_VALUE_BYTES} bytes: far above a descriptor
- *       (some hundred bytes for UCX and NIXL host memory), far below etcd's 1.5 MiB request limit,
- *       so that a listing of many members stays within a client's response limit.</li>
+ *   <li>a published <b>value</b> holds at most {@value #MAX_VALUE_BYTES} bytes: far above a
+ *       descriptor (some hundred bytes for UCX and NIXL host memory), far below etcd's 1.5 MiB
+ *       request limit, so that a listing of many members stays within a client's response limit.
+ *       Others may write larger values into the directory; a watch delivers them as they are, and
+ *       a reader refuses them before parsing them ({@link MemberEntry#decode}).</li>
  * </ul>
  *
  * <p><b>Thread safety:</b> stateless.
@@ -29,7 +31,7 @@ public final class DirectoryLimits {
     public static final Duration MIN_TTL = Duration.ofSeconds(2);
     /** The longest lease accepted: one hour. */
     public static final Duration MAX_TTL = Duration.ofHours(1);
-    /** The largest value a directory stores or delivers, 256 KiB. */
+    /** The largest value {@link Directory#publish} accepts and {@link MemberEntry#decode} reads, 256 KiB. */
     public static final int MAX_VALUE_BYTES = 256 * 1024;
     /** The longest member id, in characters. */
     public static final int MAX_MEMBER_ID_LENGTH = 128;

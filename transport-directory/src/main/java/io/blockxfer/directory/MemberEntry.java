@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>The epoch</b> orders a member's publications: a publication of a member id must carry a
  * higher epoch than every earlier one of that id, across restarts, so that a reader can refuse a
- * replayed or stale entry by its epoch alone. {@code Membership} takes the wall clock's
+ * replayed or stale entry by its epoch alone. {@link Membership} takes the wall clock's
  * microseconds since 1970 at publication, raised where needed above the last epoch it issued in
  * this process and above the epoch of an entry it finds under its own id; a member id restarted
  * on a host whose clock was stepped back further than the restart took is refused as stale by the
