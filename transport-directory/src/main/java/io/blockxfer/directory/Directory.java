@@ -39,7 +39,8 @@ import java.time.Duration;
  *       A listener that throws is logged and the next callback still comes.</li>
  *   <li><b>Time limits.</b> {@link #publish}, {@link #watch} and {@link Publication#close()} wait
  *       for the directory at most {@link #operationTimeout()}; an unreachable directory is a
- *       {@link DirectoryUnavailableException} naming it, never a hang.</li>
+ *       {@link DirectoryUnavailableException} whose message includes this directory's
+ *       {@code toString()} (which names its endpoints and prefix), never a hang.</li>
  *   <li><b>Bad arguments</b> ({@link DirectoryLimits}) are {@link IllegalArgumentException}s, and
  *       every call after {@link #close()} throws {@link IllegalStateException}.</li>
  * </ul>

@@ -91,7 +91,10 @@ public interface DirectoryDeployment extends AutoCloseable {
         throw new UnsupportedOperationException(name() + " cannot compact");
     }
 
-    /** Closes the clients still open and removes what the deployment wrote. */
+    /**
+     * Closes the clients still open and removes what the deployment wrote, raw writes included
+     * (some rules write one key just outside the prefix, and delete it again themselves).
+     */
     @Override
     void close();
 }
