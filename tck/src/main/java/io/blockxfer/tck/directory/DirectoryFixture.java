@@ -138,10 +138,16 @@ final class DirectoryFixture implements AutoCloseable {
 
     /** Waits until {@code condition} holds, failing with {@code what} otherwise. */
     void await(BooleanSupplier condition, Supplier<String> what) throws InterruptedException {
-        long end = System.nanoTime() + env.timeout().toNanos();
+        await(condition, what, Duration.ZERO);
+    }
+
+    /** Waits until {@code condition} holds, up to the rule timeout plus {@code more}. */
+    void await(BooleanSupplier condition, Supplier<String> what, Duration more) throws InterruptedException {
+        Duration limit = env.timeout().plus(more);
+        long end = System.nanoTime() + limit.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - end > 0) {
-                throw new AssertionError(msg(what.get() + " within " + env.timeout().toMillis() + " ms"));
+                throw new AssertionError(msg(what.get() + " within " + limit.toMillis() + " ms"));
             }
             Thread.sleep(5);
         }
@@ -149,11 +155,16 @@ final class DirectoryFixture implements AutoCloseable {
 
     /** Waits until {@code membership} has registered {@code memberId} with {@code epoch} (any epoch when 0). */
     void awaitMember(Membership membership, String memberId, long epoch) throws InterruptedException {
+        awaitMember(membership, memberId, epoch, Duration.ZERO);
+    }
+
+    /** As {@link #awaitMember(Membership, String, long)}, waiting {@code more} longer. */
+    void awaitMember(Membership membership, String memberId, long epoch, Duration more) throws InterruptedException {
         await(() -> {
             Long e = membership.members().get(memberId);
             return e != null && (epoch == 0 || e == epoch);
         }, () -> membership.memberId() + " did not register " + memberId + (epoch == 0 ? "" : " at epoch " + epoch)
-                + " (it holds " + membership.members() + ")");
+                + " (it holds " + membership.members() + ")", more);
     }
 
     /** Writes block 0 of {@code from}, filled with {@code value}, to block 3 of {@code peer}, and checks it landed in {@code to}. */

@@ -24,7 +24,6 @@ import io.blockxfer.directory.DirectoryEntry;
 import io.blockxfer.directory.MemberEntry;
 import io.blockxfer.directory.Membership;
 import io.blockxfer.directory.Refusal;
-import io.blockxfer.loopback.LoopbackFaults;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
@@ -157,8 +156,7 @@ abstract class MembershipRules extends DirectoryRuleGroup {
         Node a = node("a");
         Node b = node("b");
         fx.awaitMember(a.membership(), b.id(), b.epoch());
-        LoopbackFaults faults = b.transport().feature(LoopbackFaults.class).orElseThrow();
-        faults.stall(true);
+        LoopbackStall.stall(b.transport(), true);
         try {
             long id = a.transport().writeBlocks(b.id(), new int[] {0}, new int[] {1});
             assertNotEquals(DataTransport.NOT_SUBMITTED, id, fx.msg("no transfer to " + b.id()));
@@ -186,7 +184,7 @@ abstract class MembershipRules extends DirectoryRuleGroup {
             assertEquals(DataTransport.NOT_SUBMITTED, a.transport().writeBlocks(b.id(), new int[] {0}, new int[] {1}),
                     fx.msg("a transfer to a removed member was submitted"));
         } finally {
-            faults.stall(false);
+            LoopbackStall.stall(b.transport(), false);
         }
     }
 
@@ -376,7 +374,17 @@ abstract class MembershipRules extends DirectoryRuleGroup {
         a.log().await("removed " + b.id() + " ", fx.msg(a.id() + " did not remove " + b.id() + ", gone during the"
                 + " outage"));
         joinAndWait(a);
-        assertEquals(1, a.log().count("added " + c.id() + " "), fx.msg("added twice: " + a.log().lines()));
+        List<String> lines = a.log().lines();
+        int back = lines.indexOf("resumed") >= 0 ? lines.indexOf("resumed") : lines.indexOf("resynced");
+        int removed = -1;
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).startsWith("removed " + b.id() + " ")) {
+                removed = i;
+            }
+        }
+        assertTrue(back >= 0 && removed > back, fx.msg(a.id() + " removed " + b.id() + " before its directory was"
+                + " back: " + lines));
+        assertEquals(1, a.log().count("added " + c.id() + " "), fx.msg("added twice: " + lines));
         assertEquals(1, a.log().count("removed " + b.id() + " "), fx.msg("removed twice: " + a.log().lines()));
         assertFalse(a.membership().members().containsKey(b.id()), fx.msg("members: " + a.membership().members()));
     }
@@ -450,7 +458,7 @@ abstract class MembershipRules extends DirectoryRuleGroup {
             fx.deployment.deleteRaw(key);
             fx.deployment.putRaw(key, entry(id, epoch, tb.localDescriptor(), ring));
         }
-        fx.awaitMember(a.membership(), id, 11);
+        fx.awaitMember(a.membership(), id, 11, interval);
         long took = System.nanoTime() - start;
         long changes = (long) a.transport().calls(id).size() - before;
         long allowed = 2 + took / interval.toNanos();
