@@ -179,6 +179,44 @@ class MembershipTest {
     }
 
     @Test
+    void aFailedRegistrationIsReportedAndTheMemberTriedAgainAtItsNextEpoch(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("registration.jfr");
+        Recorder ra = new Recorder();
+        DataTransport ta = transport("a");
+        DataTransport dead = transport("dead");
+        dead.feature(io.blockxfer.loopback.LoopbackFaults.class).orElseThrow().kill();
+        try (Recording recording = new Recording()) {
+            recording.enable("blockxfer.MemberChange");
+            recording.enable("blockxfer.OwnEntry");
+            recording.start();
+            Directory da = client();
+            keep(Membership.builder(ta, da).keyRing(RING).flapInterval(Duration.ZERO).listener(ra).build());
+            cluster.put(PREFIX + "b", MemberEntry.of("b", 1, dead.localDescriptor()).encode(RING));
+            String failed = ra.await("registration-failed b 1");
+            assertTrue(failed.contains("Exception"), failed);
+            assertTrue(!a(ra).contains("added b"), "a failed registration is no member: " + a(ra));
+            DataTransport live = transport("b");
+            cluster.put(PREFIX + "b", MemberEntry.of("b", 2, live.localDescriptor()).encode(RING));
+            ra.await("added b 2");
+            assertWriteLands(ta, "b", live, (byte) 2);
+            cluster.loseLease(PREFIX + "a");
+            ra.await("lost ");
+            recording.stop();
+            recording.dump(file);
+        }
+        List<String> events = RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals("blockxfer.MemberChange")
+                        || e.getEventType().getName().equals("blockxfer.OwnEntry"))
+                .map(e -> e.getEventType().getName() + " " + e.getString("change")).toList();
+        assertTrue(events.contains("blockxfer.MemberChange registration-failed"), events.toString());
+        assertTrue(events.contains("blockxfer.OwnEntry lease-lost"), events.toString());
+    }
+
+    private static String a(Recorder r) {
+        return r.lines().stream().filter(l -> l.startsWith("added")).toList().toString();
+    }
+
+    @Test
     void aListenerThatThrowsDoesNotStopTheMembership() throws Exception {
         AtomicInteger calls = new AtomicInteger();
         MembershipListener throwing = new MembershipListener() {

@@ -22,7 +22,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <pre>{@code
  * class EtcdDirectoryConformanceTest extends DirectoryConformanceSuite {
- *     protected DirectoryDeployment deployment() { return new EtcdDeployment(endpoints, "/tck/" + UUID.randomUUID() + "/"); }
+ *     protected DirectoryDeployment deployment() {
+ *         return new EtcdDeployment(endpoints, "/tck/" + UUID.randomUUID() + "/");
+ *     }
  * }
  * }</pre>
  *

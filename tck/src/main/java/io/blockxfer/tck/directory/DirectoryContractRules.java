@@ -317,7 +317,8 @@ abstract class DirectoryContractRules extends DirectoryRuleGroup {
             var e = assertThrows(IllegalArgumentException.class,
                     () -> a.publish("m", new byte[size], DirectoryFixture.TTL, PublicationListener.NONE),
                     fx.msg("a value of " + size + " bytes was accepted"));
-            assertTrue(String.valueOf(e.getMessage()).contains(String.valueOf(size)), fx.msg(String.valueOf(e.getMessage())));
+            assertTrue(String.valueOf(e.getMessage()).contains(String.valueOf(size)),
+                    fx.msg(String.valueOf(e.getMessage())));
         }
         assertThrows(NullPointerException.class, () -> a.publish(null, v, DirectoryFixture.TTL,
                 PublicationListener.NONE), fx.msg("a null member id"));

@@ -167,7 +167,10 @@ final class DirectoryFixture implements AutoCloseable {
                 + " (it holds " + membership.members() + ")", more);
     }
 
-    /** Writes block 0 of {@code from}, filled with {@code value}, to block 3 of {@code peer}, and checks it landed in {@code to}. */
+    /**
+     * Writes block 0 of {@code from}, filled with {@code value}, to block 3 of {@code peer}, and
+     * checks that it landed in {@code to}.
+     */
     void assertWriteLands(DataTransport from, String peer, DataTransport to, byte value) throws InterruptedException {
         MemorySegment source = from.region().segment().asSlice(0, from.region().blockLength());
         source.fill(value);
@@ -181,7 +184,8 @@ final class DirectoryFixture implements AutoCloseable {
                 long at = 3 * to.region().blockLength();
                 for (long i = 0; i < from.region().blockLength(); i += 61) {
                     assertEquals(value, to.region().segment().get(ValueLayout.JAVA_BYTE, at + i),
-                            msg("write " + id + " to " + peer + " did not land in " + to.agentName() + " at byte " + i));
+                            msg("write " + id + " to " + peer + " did not land in " + to.agentName() + " at byte "
+                                    + i));
                 }
                 return;
             }

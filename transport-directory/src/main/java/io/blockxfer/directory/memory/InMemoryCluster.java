@@ -169,7 +169,8 @@ public final class InMemoryCluster implements AutoCloseable {
             throw new IllegalArgumentException("time does not go back: " + duration);
         }
         if (!manual) {
-            throw new IllegalStateException(name + " runs on real time; only a cluster made withManualClock() advances");
+            throw new IllegalStateException(name + " runs on real time; only a cluster made withManualClock()"
+                    + " advances");
         }
         synchronized (this) {
             ensureOpen();
