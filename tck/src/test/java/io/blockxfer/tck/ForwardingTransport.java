@@ -19,6 +19,7 @@ class ForwardingTransport implements DataTransport {
     }
 
     @Override public String backendName() { return delegate.backendName(); }
+    @Override public String agentName() { return delegate.agentName(); }
     @Override public BlockRegion region() { return delegate.region(); }
     @Override public String configFingerprint() { return delegate.configFingerprint(); }
     @Override public byte[] agentMetadata() { return delegate.agentMetadata(); }

@@ -46,6 +46,13 @@ public interface DataTransport extends AutoCloseable {
     /** The provider name of this transport's backend, e.g. {@code "loopback"}. */
     String backendName();
 
+    /**
+     * The agent name this transport was opened with ({@link TransportConfig#agentName()}), unique
+     * per process; a directory membership publishes under it unless told otherwise. Answers after
+     * {@link #close()} too.
+     */
+    String agentName();
+
     /** This transport's local block region. */
     BlockRegion region();
 

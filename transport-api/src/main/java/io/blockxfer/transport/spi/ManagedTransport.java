@@ -114,6 +114,11 @@ public final class ManagedTransport implements DataTransport {
     }
 
     @Override
+    public String agentName() {
+        return agentName;
+    }
+
+    @Override
     public BlockRegion region() {
         state.ensureOpen();
         return region;
