@@ -104,6 +104,11 @@ public final class EtcdDirectory implements Directory {
         return new Builder(Objects.requireNonNull(endpoints, "endpoints"));
     }
 
+    /** The client's name, as in its threads' names ({@code blockxfer-directory-<name>}). */
+    public String name() {
+        return name;
+    }
+
     /** The endpoints this client connects to. */
     public EtcdEndpoints endpoints() {
         return connection.endpoints();

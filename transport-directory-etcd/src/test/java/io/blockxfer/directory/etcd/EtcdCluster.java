@@ -45,13 +45,36 @@ final class EtcdCluster implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
     private final Path binary;
+    private final String version;
     private final Path dir;
     private final List<Member> members = new ArrayList<>();
     private boolean closed;
 
     private EtcdCluster(Path binary, Path dir) {
         this.binary = binary;
+        this.version = version(binary);
         this.dir = dir;
+    }
+
+    /** The binary's version ("3.4.23"), from {@code etcd --version}; "?" when it says none. */
+    private static String version(Path binary) {
+        try {
+            Process p = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            p.waitFor();
+            return out.lines().filter(l -> l.startsWith("etcd Version: ")).map(l -> l.substring(14).strip())
+                    .findFirst().orElse("?");
+        } catch (IOException e) {
+            return "?";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "?";
+        }
+    }
+
+    /** The etcd version the members run, e.g. {@code 3.4.23}. */
+    String version() {
+        return version;
     }
 
     /**

@@ -85,7 +85,7 @@ final class EtcdDeployment implements DirectoryDeployment {
 
     @Override
     public String name() {
-        return "etcd 3.4 (" + cluster.size() + (cluster.size() == 1 ? " member)" : " members)");
+        return "etcd " + cluster.version() + " (" + cluster.size() + (cluster.size() == 1 ? " member)" : " members)");
     }
 
     @Override

@@ -322,7 +322,7 @@ class EtcdDirectoryTest {
 
     @Test
     void closeSaysGoodbyeForEveryPublicationAndStopsEveryWatch() {
-        EtcdDirectory a = (EtcdDirectory) deployment.connect();
+        EtcdDirectory a = deployment.connect(EtcdDeployment.OPERATION_TIMEOUT);
         Recorder own = new Recorder();
         a.watch(own);
         Recorder watcher = new Recorder();
@@ -341,5 +341,10 @@ class EtcdDirectoryTest {
         assertThrows(IllegalStateException.class, () -> a.watch(new Recorder()));
         assertNotNull(a.prefix());
         assertEquals(List.of(), own.violations());
+        // the directory's own threads are gone
+        String name = a.name();
+        List<String> left = Thread.getAllStackTraces().keySet().stream().map(Thread::getName)
+                .filter(t -> t.equals("blockxfer-etcd-" + name) || t.equals("blockxfer-directory-" + name)).toList();
+        assertEquals(List.of(), left, "threads of " + a + " still running after close");
     }
 }

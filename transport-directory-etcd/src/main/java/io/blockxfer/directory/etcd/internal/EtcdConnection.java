@@ -265,11 +265,21 @@ public final class EtcdConnection implements AutoCloseable {
         return done;
     }
 
-    /** Closes the jetcd client and stops the timer thread. Idempotent. */
+    /**
+     * Closes the jetcd client and stops the timer thread (waiting up to a second for a task under
+     * way, unless called on the timer thread). Idempotent.
+     */
     @Override
     public void close() {
         reachable();
         timer.shutdownNow();
         client.close();
+        try {
+            if (!timer.awaitTermination(1, TimeUnit.SECONDS)) {
+                LOG.log(Level.DEBUG, "etcd " + endpoints + ": the timer thread still runs a second after close");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -147,18 +147,15 @@ public final class LeasedEntry implements Publication {
         if (!end()) {
             return CompletableFuture.completedFuture(null);
         }
-        closed = true;
         return connection.revokeQuietly(leaseId, "goodbye of " + key);
     }
 
     /** Stops the renewals without a goodbye, as a killed process would: the lease expires by itself. */
     public void abandon() {
-        if (end()) {
-            closed = true;
-        }
+        end();
     }
 
-    /** Marks the end; true for the first of close, abandon and loss. */
+    /** Marks the publication closed and stops its timers; true for the first of close, abandon and loss. */
     private boolean end() {
         synchronized (this) {
             if (closed || lost) {
