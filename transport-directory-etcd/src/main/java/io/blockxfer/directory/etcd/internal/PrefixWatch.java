@@ -180,8 +180,13 @@ public final class PrefixWatch implements DirectoryWatch {
                 connection.unreachable();
             }
             delay = resync ? 0 : BACKOFF_MILLIS[Math.min(failures, BACKOFF_MILLIS.length - 1)];
+            // an error that is not about reaching etcd (a refusal, say) is worth a warning, once
+            // until the watch is back; the listener hears of every break anyway
+            boolean unexpected = error != null && !resync && !EtcdErrors.isUnavailable(error)
+                    && EtcdErrors.code(error) != io.grpc.Status.Code.INTERNAL;
+            LOG.log(unexpected && failures == 0 ? Level.WARNING : Level.DEBUG,
+                    () -> "watch of " + prefixText + " on etcd " + connection.endpoints() + ": " + reason);
             failures++;
-            LOG.log(Level.DEBUG, () -> "watch of " + prefixText + " on etcd " + connection.endpoints() + ": " + reason);
         }
         schedule(() -> closeQuietly(old), 0);
         schedule(resync ? this::resync : this::rewatch, delay);
