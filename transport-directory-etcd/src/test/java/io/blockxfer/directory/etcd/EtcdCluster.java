@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Assumptions;
  * {@code etcd-server}, installed by {@code scripts/etcd install}), started as child processes by
  * pid, on free 127.0.0.1 ports, with their data in a temporary folder that {@link #close()}
  * removes. A member can be killed ({@code SIGKILL}), frozen ({@code SIGSTOP}) and started again on
- * its data. No member outlives the test JVM (the child-process helper's shutdown hook kills any
+ * its data. No member outlives the test JVM ({@link ChildProcess}'s shutdown hook kills any
  * left), and {@link #close()} kills every member it started.
  *
  * <p>Without an {@code etcd} binary the tests skip with the cause, or fail instead when
