@@ -16,15 +16,21 @@ import org.jspecify.annotations.Nullable;
  *       back-off ({@link Backoff}), moves what ended into the peers' owed reports and signals the
  *       waiters;</li>
  *   <li>while asynchronous transfers are pending, it completes their futures: on an engine that
- *       signals, it waits for the signal like a caller (so the engine drives transfers to their
- *       end), otherwise it polls as the status thread does.</li>
+ *       signals, it drives the engine as a poll would and then waits for the signal like a caller
+ *       (so the engine drives transfers to their end), staying so for {@link #LINGER_NANOS} after
+ *       the last future, so that a stream of asynchronous submits does not start and stop it each
+ *       time; otherwise it polls as the status thread does.</li>
  * </ul>
+ * An asynchronous submit wakes it ({@link #wake()}), so the new transfer is driven at once.
  * It respects the engine's threading rules as polls do (each peer's transfers under the peer's
  * lock), and completes futures holding no lock, on a Java thread with no native frame below.
  *
  * <p><b>Thread safety:</b> thread-safe; {@link #wake()} and {@link #stop} from any thread.
  */
 public final class CompletionThread {
+
+    /** How long the thread keeps waiting for signals after the last pending future completed. */
+    static final long LINGER_NANOS = 2_000_000;
 
     private final CompletionTracker completions;
     private final CompletionWaiters waiters;
@@ -34,8 +40,9 @@ public final class CompletionThread {
     private final String name;
     private final Object startLock = new Object();
     private volatile @Nullable Thread thread;
-    private volatile boolean idle;
     private volatile boolean stopped;
+    /** Set by {@link #wake()}: something new to look at, so the back-off starts over. */
+    private volatile boolean kicked;
 
     /**
      * @param engineSignals whether the engine fires the completion signal
@@ -53,7 +60,11 @@ public final class CompletionThread {
         this.name = name;
     }
 
-    /** Starts the thread if it is needed and not started, or wakes it if it idles. */
+    /**
+     * Starts the thread if it is not started, or makes it look now: it leaves its idle park, its
+     * back-off or its wait for a signal (a wake-up that finds it running makes its next park return
+     * at once, so none is lost).
+     */
     public void wake() {
         Thread t = thread;
         if (t == null) {
@@ -67,9 +78,8 @@ public final class CompletionThread {
             }
             return;
         }
-        if (idle) {
-            LockSupport.unpark(t);
-        }
+        kicked = true;
+        LockSupport.unpark(t);
     }
 
     /** Stops the thread and waits (up to {@code timeoutNanos}) for it to end; idempotent. */
@@ -111,7 +121,13 @@ public final class CompletionThread {
                     }
                     if (engineSignals) {
                         awaitSignals(stats);
-                    } else if (completions.harvest(true, stats) > 0) {
+                        continue;
+                    }
+                    if (kicked) {
+                        kicked = false;
+                        backoff.reset();
+                    }
+                    if (completions.harvest(true, stats) > 0) {
                         backoff.reset();
                     } else {
                         backoff.idle();
@@ -128,35 +144,48 @@ public final class CompletionThread {
         }
     }
 
-    /** Parks until needed again; a wake-up or stop ends it. */
+    /**
+     * Parks until needed again; a wake-up or stop ends it. A wake-up sent after the check below
+     * leaves the permit that makes the park return at once.
+     */
     private void idle() {
-        idle = true;
-        try {
-            if (!stopped && !needed()) {
-                LockSupport.park(this);
-            }
-        } finally {
-            idle = false;
+        if (!stopped && !needed()) {
+            LockSupport.park(this);
         }
     }
 
     /**
-     * The engine signals: waits for its signal as a caller would, while asynchronous transfers are
-     * pending, and completes their futures.
+     * The engine signals: while asynchronous transfers are pending (and {@link #LINGER_NANOS} after),
+     * drives the engine as a poll would, completes the futures of what ended, and waits for the
+     * signal as a caller would, or for a submit's wake-up.
      */
     private void awaitSignals(CompletionScratch stats) {
         CompletionWaiters.Waiter w = waiters.enter(false);
         try {
-            while (!stopped && async.pending() > 0) {
+            long lastPending = System.nanoTime();
+            while (!stopped) {
                 long seen = waiters.epoch();
+                kicked = false;
                 stats.anyPending = false;
-                completions.harvest(false, stats);
-                long park = recheckNanos;
-                if (stats.anyPending) {
-                    park = Math.min(park, stats.earliestStart + completions.transferTimeoutNanos()
-                            - System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1));
+                completions.harvest(true, stats);
+                long now = System.nanoTime();
+                long park;
+                if (async.pending() > 0) {
+                    lastPending = now;
+                    park = recheckNanos;
+                    if (stats.anyPending) {
+                        park = Math.min(park, stats.earliestStart + completions.transferTimeoutNanos() - now
+                                + TimeUnit.MILLISECONDS.toNanos(1));
+                    }
+                } else {
+                    park = lastPending + LINGER_NANOS - now;
+                    if (park <= 0) {
+                        return;
+                    }
                 }
-                waiters.park(w, seen, Math.max(park, 1));
+                if (!kicked) {
+                    waiters.park(w, seen, Math.max(park, 1));
+                }
             }
         } finally {
             waiters.leave(w);

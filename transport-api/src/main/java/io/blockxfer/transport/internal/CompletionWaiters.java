@@ -10,7 +10,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Parks the threads that wait for completions, and wakes them when the engine signals one (this
  * is the {@link CompletionSignal} the engine fires) or the transport closes. Tells the engine when
- * the first thread starts waiting and the last one stops ({@code TransferEngine.callersWaiting}).
+ * the first caller starts waiting and the last one stops ({@code TransferEngine.callersWaiting});
+ * the transport's completion thread waits here too, but drives the engine itself whenever it
+ * wakes, so it is not counted as a caller.
  *
  * <p>No wake-up is lost: a waiter registers ({@link #enter}), reads the {@link #epoch()}, looks
  * for completions, and parks only while the epoch is unchanged; a signal publishes the terminal
@@ -75,7 +77,6 @@ public final class CompletionWaiters implements CompletionSignal {
         w.inUse = true;
         w.caller = caller;
         w.thread = Thread.currentThread();
-        boolean first;
         boolean firstCaller = false;
         lock.lock();
         try {
@@ -85,12 +86,12 @@ public final class CompletionWaiters implements CompletionSignal {
                 head.prev = w;
             }
             head = w;
-            first = registered.getAndIncrement() == 0;
+            registered.incrementAndGet();
             if (caller) {
                 firstCaller = callers.getAndIncrement() == 0;
-            }
-            if (first) {
-                engine.callersWaiting(true);
+                if (firstCaller) {
+                    engine.callersWaiting(true);
+                }
             }
         } finally {
             lock.unlock();
@@ -116,10 +117,8 @@ public final class CompletionWaiters implements CompletionSignal {
             }
             w.prev = null;
             w.next = null;
-            if (w.caller) {
-                callers.decrementAndGet();
-            }
-            if (registered.decrementAndGet() == 0) {
+            registered.decrementAndGet();
+            if (w.caller && callers.decrementAndGet() == 0) {
                 engine.callersWaiting(false);
             }
         } finally {

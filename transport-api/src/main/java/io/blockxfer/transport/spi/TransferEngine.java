@@ -135,9 +135,11 @@ public interface TransferEngine {
     }
 
     /**
-     * Callers started ({@code true}) or stopped ({@code false}) waiting for completions: threads
-     * parked in a wait, or the managed transport's thread that completes asynchronous transfers.
-     * While callers wait, an engine whose own thread leaves transfers to the callers' polls
+     * Callers started ({@code true}) or stopped ({@code false}) waiting for completions: the first
+     * thread parked in a wait, and the last one to leave. (The managed transport's thread that
+     * completes asynchronous transfers is not counted: it calls {@link #progress()} itself each
+     * time a submit or the signal wakes it.) While callers wait, an engine whose own thread leaves
+     * transfers to the callers' polls
      * ({@link io.blockxfer.transport.ProgressMode#POLLING_THREAD}) must drive them to their end
      * itself, and fire the completion signal: a waiting caller does not poll until it is woken.
      * Calls alternate, starting with {@code true}, and are made one at a time, under a lock of
