@@ -324,7 +324,7 @@ public enum ConformanceRules {
                     + " TransferFailedException",
             "each id goes to exactly one surface; complete the future only when the transfer is terminal",
             "async-completes-at-submit"),
-    A6(Area.AWAITS, Kind.CAPABILITY,
+    A6(Area.AWAITS, Kind.REQUIRED,
             "cancelling a future cancels its transfer; an immediate cancel of its id cancels the future; a wait"
                     + " cancel returns its id while in flight and the future completes later; a failed transfer"
                     + " fails its future with TransferFailedException naming id and peer",

@@ -19,7 +19,10 @@ import java.util.function.LongConsumer;
  * that completes this future: a thread that polls or waits on the same transport, the transport's
  * completion thread, or the thread that removes the peer, cancels or closes. The transport
  * completes futures only after releasing its locks, and never on a thread inside native code (a
- * backend's callback), so dependents may block and may call back into the transport. Completing
+ * backend's callback), so dependents may call back into the transport; a dependent that blocks
+ * for long holds up the thread that completed it (on the transport's completion thread, the
+ * futures after it), so give such a dependent an executor ({@code thenRunAsync(action,
+ * executor)}). Completing
  * this future by hand ({@link #complete}, {@link #obtrudeValue}, ...) changes what its dependents
  * see, not the transfer: the transport still tracks it until it ends.
  *
