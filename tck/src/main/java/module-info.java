@@ -8,6 +8,8 @@ module io.blockxfer.tck {
     requires transitive io.blockxfer.transport;
     requires transitive io.blockxfer.transport.directory;
     requires transitive org.junit.jupiter.api;
+    // the rule that no waiting virtual thread pins its carrier records JFR events
+    requires jdk.jfr;
     requires static io.blockxfer.transport.loopback;
     requires static org.jspecify;
 

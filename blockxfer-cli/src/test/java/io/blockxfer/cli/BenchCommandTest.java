@@ -63,6 +63,20 @@ class BenchCommandTest {
     }
 
     @Test
+    void waitingAndAsynchronousCallersAreRowsOfTheirOwn() {
+        Cli.Result r = Cli.run("bench", "--json", "--ops", "write,read", "--block-sizes", "4K", "--batches", "1",
+                "--window", "4", "--duration", "40ms", "--poll", "wait,async");
+        assertEquals(0, r.exitCode(), r::toString);
+        List<JsonNode> rows = JsonTree.objects(r.out());
+        assertEquals(List.of("wait", "async", "wait", "async"), rows.stream().map(n -> n.get("poll").stringValue())
+                .toList());
+        for (JsonNode row : rows) {
+            assertTrue(row.get("transfersPerSec").asDouble() > 0, row::toString);
+            assertTrue(row.get("failed").asLong() == 0, row::toString);
+        }
+    }
+
+    @Test
     void aHogRunsDuringTheRunAndIsNamedInEveryRow() {
         Cli.Result r = Cli.run("bench", "--json", "--ops", "write", "--block-sizes", "4K", "--batches", "1",
                 "--duration", "30ms", "--hog");

@@ -292,7 +292,54 @@ public enum ConformanceRules {
             "close racing with submits, polls and cancels from other threads returns in time; the others see"
                     + " results or IllegalStateException only",
             "state a racing call may still use must outlive close; racing calls fail with IllegalStateException",
-            "racing-calls-see-released-state");
+            "racing-calls-see-released-state"),
+
+    // ------------------------------------------------------------------ A: waits and futures
+    A1(Area.AWAITS, Kind.TIMING,
+            "a thread parked in a wait returns within the wake bound after a transfer of its scope ends, also one"
+                    + " submitted by another thread after it parked, and with the transfer's report",
+            "the engine must fire its completion signal (TransferEngine.bindCompletionSignal) whenever a transfer"
+                    + " may have become terminal, or leave it to the status thread; while callers wait it must drive"
+                    + " transfers itself",
+            "signal-never-fired"),
+    A2(Area.AWAITS, Kind.REQUIRED,
+            "a wait returns the shared empty result no sooner than its limit; a zero limit is a plain poll; a wait"
+                    + " on an unknown peer returns at once; a negative or absurd limit is refused with"
+                    + " IllegalArgumentException",
+            "park for the remaining limit; check the limit (DataTransport.MAX_WAIT) before anything else",
+            "wait-returns-at-once"),
+    A3(Area.AWAITS, Kind.REQUIRED,
+            "an interrupted waiter throws InterruptedException with its interrupt status cleared, also when"
+                    + " interrupted before it waits, and consumes nothing: the next poll reports what had ended",
+            "check the interrupt before polling; park interruptibly; never drop what a poll took",
+            "interrupted-wait-drops-reports"),
+    A4(Area.AWAITS, Kind.TIMING,
+            "close wakes a parked waiter, which throws IllegalStateException within the wake bound; futures still"
+                    + " pending fail with IllegalStateException; waits after close throw it",
+            "close must wake every waiter and fail every pending future",
+            "close-leaves-waiters-parked"),
+    A5(Area.AWAITS, Kind.REQUIRED,
+            "an asynchronous WRITE or READ completes its future once its bytes landed, with its id and peer, is"
+                    + " never reported by a poll or a wait, and an unknown peer gives a future already failed with"
+                    + " TransferFailedException",
+            "each id goes to exactly one surface; complete the future only when the transfer is terminal",
+            "async-completes-at-submit"),
+    A6(Area.AWAITS, Kind.REQUIRED,
+            "cancelling a future cancels its transfer; an immediate cancel of its id cancels the future; a wait"
+                    + " cancel returns its id while in flight and the future completes later; a failed transfer"
+                    + " fails its future with TransferFailedException naming id and peer",
+            "TransferFuture.cancel must cancel the transfer in the transport; both cancel modes must reach futures",
+            "future-cancel-leaves-the-transfer"),
+    A7(Area.AWAITS, Kind.TIMING,
+            "a thousand virtual threads, each waiting for its own transfers (futures and waits), all finish, and"
+                    + " no carrier thread is pinned (JFR jdk.VirtualThreadPinned records nothing)",
+            "park with java.util.concurrent (LockSupport), never inside native code or an upcall",
+            "waits-pin-the-carrier"),
+    A8(Area.AWAITS, Kind.REQUIRED,
+            "under the stress run with polls, waits and futures mixed on one transport, every id ends exactly"
+                    + " once, on the surface it was submitted for",
+            "each id to exactly one surface; waits report exactly what a poll would",
+            "wait-drops-a-report-now-and-then");
 
     /** The groups of rules, one {@code @Nested} class of the suite each. <b>Thread safety:</b> immutable. */
     public enum Area {
@@ -315,7 +362,9 @@ public enum ConformanceRules {
         /** L: close and calls after it. */
         LIFECYCLE,
         /** S: threads. */
-        CONCURRENCY
+        CONCURRENCY,
+        /** A: waits and futures. */
+        AWAITS
     }
 
     /** How a rule applies to a backend. <b>Thread safety:</b> immutable. */

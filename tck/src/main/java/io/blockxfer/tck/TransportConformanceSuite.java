@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <p>The rules come in {@link Nested} groups by area, one group per {@link ConformanceRules.Area}
  * (geometry, peers, writes, reads, completions, cancels, failures, descriptors, lifecycle,
- * concurrency). Every rule has an id shown in its display name with its class
+ * concurrency, waits and futures). Every rule has an id shown in its display name with its class
  * ({@code [W2] (required) ...}) and in every assertion message ({@code [W2] ucx (in-jvm): ...});
  * {@link ConformanceRules} explains each and what to check when it fails. Rule methods are final.
  * A rule whose capability the backend lacks is skipped with the reason, and the documented refusal
@@ -196,6 +196,15 @@ public abstract class TransportConformanceSuite {
     public final class Concurrency extends ConcurrencyRules {
         /** For JUnit. */
         public Concurrency() {
+            super(TransportConformanceSuite.this);
+        }
+    }
+
+    /** A: waits and futures. <b>Thread safety:</b> one instance per rule, as the suite's. */
+    @Nested
+    public final class Awaits extends WaitRules {
+        /** For JUnit. */
+        public Awaits() {
             super(TransportConformanceSuite.this);
         }
     }

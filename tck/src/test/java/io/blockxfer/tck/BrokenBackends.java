@@ -1,5 +1,13 @@
 package io.blockxfer.tck;
 
+import static io.blockxfer.tck.ConformanceRules.A1;
+import static io.blockxfer.tck.ConformanceRules.A2;
+import static io.blockxfer.tck.ConformanceRules.A3;
+import static io.blockxfer.tck.ConformanceRules.A4;
+import static io.blockxfer.tck.ConformanceRules.A5;
+import static io.blockxfer.tck.ConformanceRules.A6;
+import static io.blockxfer.tck.ConformanceRules.A7;
+import static io.blockxfer.tck.ConformanceRules.A8;
 import static io.blockxfer.tck.ConformanceRules.C1;
 import static io.blockxfer.tck.ConformanceRules.C2;
 import static io.blockxfer.tck.ConformanceRules.C3;
@@ -224,6 +232,15 @@ final class BrokenBackends {
                 transport("shared-peer-field-without-lock", S1, BrokenTransports.sharedPeerFieldWithoutLock()),
                 transport("misroutes-handler-reports", S2, BrokenTransports.misroutesHandlerReports()),
                 transport("ignores-immediate-cancel", S2, BrokenTransports.ignoresImmediateCancel()),
-                transport("racing-calls-see-released-state", S3, BrokenTransports.racingCallsSeeReleasedState()));
+                transport("racing-calls-see-released-state", S3, BrokenTransports.racingCallsSeeReleasedState()),
+
+                engine("signal-never-fired", A1, BrokenWaits.signalNeverFired()),
+                transport("wait-returns-at-once", A2, BrokenWaits.waitReturnsAtOnce()),
+                transport("interrupted-wait-drops-reports", A3, BrokenWaits.interruptedWaitDropsReports()),
+                transport("close-leaves-waiters-parked", A4, BrokenWaits.closeLeavesWaitersParked()),
+                transport("async-completes-at-submit", A5, BrokenWaits.asyncCompletesAtSubmit()),
+                transport("future-cancel-leaves-the-transfer", A6, BrokenWaits.futureCancelLeavesTheTransfer()),
+                transport("waits-pin-the-carrier", A7, BrokenWaits.waitsPinTheCarrier()),
+                transport("wait-drops-a-report-now-and-then", A8, BrokenWaits.waitDropsAReportNowAndThen()));
     }
 }

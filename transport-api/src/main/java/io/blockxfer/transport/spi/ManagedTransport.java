@@ -7,10 +7,15 @@ import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PollResult;
+import io.blockxfer.transport.TransferFuture;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.TransportConfig;
+import io.blockxfer.transport.internal.AsyncCompletions;
+import io.blockxfer.transport.internal.BlockingPolls;
 import io.blockxfer.transport.internal.Canceller;
+import io.blockxfer.transport.internal.CompletionThread;
 import io.blockxfer.transport.internal.CompletionTracker;
+import io.blockxfer.transport.internal.CompletionWaiters;
 import io.blockxfer.transport.internal.GuardedEngine;
 import io.blockxfer.transport.internal.OrphanKeeper;
 import io.blockxfer.transport.internal.PeerAdmission;
@@ -21,11 +26,13 @@ import io.blockxfer.transport.internal.Telemetry;
 import io.blockxfer.transport.internal.Teardown;
 import io.blockxfer.transport.internal.TransferSubmitter;
 import io.blockxfer.transport.internal.TransportState;
+import java.lang.System.Logger.Level;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The whole {@link DataTransport} contract over a backend's {@link TransferEngine}: argument
@@ -49,9 +56,15 @@ import java.util.concurrent.CompletableFuture;
  * {@link #localDescriptor()} signed, and registers only peers whose descriptor the ring
  * authenticates, checked before the engine is called.
  *
+ * <p>Waits and futures: a wait polls, spins briefly, then parks until the engine's
+ * {@link CompletionSignal} (see {@link TransferEngine#bindCompletionSignal}); for an engine that
+ * does not fire it, one completion thread per transport polls the engine with an adaptive back-off
+ * while callers wait or futures are pending. Futures are completed after the transport's locks are
+ * released, by the thread that finds their transfer ended or by that completion thread.
+ *
  * <p>This class is the entry point; the jobs live in parts of their own (registration,
- * submission, completion tracking with deadlines, cancellation, orphans, teardown) in a package
- * that is not exported.
+ * submission, completion tracking with deadlines, waits, futures, the completion thread,
+ * cancellation, orphans, teardown) in a package that is not exported.
  *
  * <p><b>Thread safety:</b> thread-safe, as {@link DataTransport} requires. Each peer has its own
  * lock, so sessions of different peers do not contend; submits and polls allocate nothing in the
@@ -71,6 +84,7 @@ public final class ManagedTransport implements DataTransport {
     private final TransferSubmitter submitter;
     private final CompletionTracker completions;
     private final Canceller canceller;
+    private final BlockingPolls waits;
     private final Teardown teardown;
 
     /**
@@ -96,16 +110,42 @@ public final class ManagedTransport implements DataTransport {
         OrphanKeeper orphans = new OrphanKeeper(guarded);
         PeerHealth health = new PeerHealth(telemetry, label);
         this.state = new TransportState(label);
-        this.completions = new CompletionTracker(peers, state, guarded, orphans, health, telemetry,
-                region.blockLength(), config.transferTimeout().toNanos(), label);
-        this.submitter = new TransferSubmitter(peers, state, engine, health, telemetry, region.numBlocks(),
+        CompletionWaiters waiters = new CompletionWaiters(guarded);
+        AsyncCompletions async = new AsyncCompletions(label);
+        long transferTimeout = config.transferTimeout().toNanos();
+        // a waiter re-polls at least this often, so that the deadline of a transfer submitted after
+        // it parked is met even when nothing signals; transfers in flight when it parked shorten it
+        long recheck = Math.max(transferTimeout / 4, TimeUnit.MILLISECONDS.toNanos(1));
+        this.completions = new CompletionTracker(peers, state, guarded, orphans, async, waiters, health, telemetry,
+                region.blockLength(), transferTimeout, label);
+        boolean signals = bindSignal(engine, waiters, label);
+        CompletionThread completionThread = new CompletionThread(completions, waiters, async, signals, recheck,
+                "blockxfer-" + backend + "-completions-" + agentName);
+        if (!signals) {
+            waiters.onFirstCaller(completionThread::wake);
+        }
+        this.waits = new BlockingPolls(completions, waiters, state, recheck, label);
+        this.canceller = new Canceller(peers, state, guarded, orphans, async, telemetry);
+        this.submitter = new TransferSubmitter(peers, state, engine, health, telemetry, async,
+                id -> cancel(new long[] {id}, CancelMode.IMMEDIATE), completionThread::wake, region.numBlocks(),
                 region.blockLength());
-        this.canceller = new Canceller(peers, state, guarded, orphans, telemetry);
         this.registrar = new PeerRegistrar(peers, state, guarded, completions, orphans, health, telemetry,
                 new PeerAdmission(backend, region.blockLength(), fingerprint, config.keyRing().orElse(null),
                         config.acceptUnsignedPeers()),
                 backend, agentName, label);
-        this.teardown = new Teardown(peers, state, registrar, guarded, orphans, config.closeTimeout().toNanos(), label);
+        this.teardown = new Teardown(peers, state, registrar, guarded, orphans, waiters, async, completionThread,
+                config.closeTimeout().toNanos(), label);
+    }
+
+    /** Hands the engine its completion signal; whether it fires it (an engine that throws does not). */
+    private static boolean bindSignal(TransferEngine engine, CompletionSignal signal, String label) {
+        try {
+            return engine.bindCompletionSignal(signal);
+        } catch (RuntimeException | LinkageError e) {
+            System.getLogger(ManagedTransport.class.getName()).log(Level.WARNING, () -> label
+                    + ": the engine refused its completion signal; it is polled while callers wait: " + e);
+            return false;
+        }
     }
 
     @Override
@@ -174,6 +214,20 @@ public final class ManagedTransport implements DataTransport {
         return submitter.submit(TransferOp.READ, peerId, localBlocks, remoteBlocks);
     }
 
+    @Override
+    public TransferFuture writeBlocksAsync(String peerId, int[] localBlocks, int[] remoteBlocks) {
+        return submitter.submitAsync(TransferOp.WRITE, peerId, localBlocks, remoteBlocks);
+    }
+
+    @Override
+    public TransferFuture readBlocksAsync(String peerId, int[] localBlocks, int[] remoteBlocks) {
+        if (!capabilities.contains(Capability.READ)) {
+            Objects.requireNonNull(peerId, "peerId");
+            throw new UnsupportedOperationException("backend " + backend + " does not support READ");
+        }
+        return submitter.submitAsync(TransferOp.READ, peerId, localBlocks, remoteBlocks);
+    }
+
     // ------------------------------------------------------------------ polls
 
     @Override
@@ -198,6 +252,33 @@ public final class ManagedTransport implements DataTransport {
     public int pollAll(CompletionHandler handler) {
         Objects.requireNonNull(handler, "handler");
         return completions.pollAll(handler);
+    }
+
+    // ------------------------------------------------------------------ waits
+
+    @Override
+    public PollResult poll(String peerId, long timeout, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(peerId, "peerId");
+        return waits.poll(peerId, timeout, unit);
+    }
+
+    @Override
+    public int poll(String peerId, CompletionHandler handler, long timeout, TimeUnit unit)
+            throws InterruptedException {
+        Objects.requireNonNull(peerId, "peerId");
+        Objects.requireNonNull(handler, "handler");
+        return waits.poll(peerId, handler, timeout, unit);
+    }
+
+    @Override
+    public PollResult pollAll(long timeout, TimeUnit unit) throws InterruptedException {
+        return waits.poll(null, timeout, unit);
+    }
+
+    @Override
+    public int pollAll(CompletionHandler handler, long timeout, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(handler, "handler");
+        return waits.poll(null, handler, timeout, unit);
     }
 
     // ------------------------------------------------------------------ cancel
