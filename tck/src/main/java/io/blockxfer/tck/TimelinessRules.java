@@ -174,9 +174,11 @@ abstract class TimelinessRules extends RuleGroup {
                 + " so no transfer can be held for a chosen time (FAULT_INJECTION or InJvmHarness.withEngineFaults)"));
         InitiatorFaults faults = maybeFaults.orElseThrow();
         long d = fx.env.deadline().toNanos();
-        // the stream: four transfers in flight at all times, each held briefly, so its peer is never
-        // idle and the in-flight bookkeeping keeps moving around the two held transfers
-        Duration streamHold = Duration.ofNanos(d * 15 / 100);
+        // the stream: a transfer every tenth of the deadline, each held for three tenths and
+        // submitted before the poll that follows it, so the peer is never idle from the first one
+        // on and its in-flight bookkeeping keeps moving around the two held transfers
+        long streamEvery = d / 10;
+        Duration streamHold = Duration.ofNanos(d * 3 / 10);
         Duration shortHold = Duration.ofNanos(d * 6 / 10);
         Duration longHold = Duration.ofNanos(2 * d).plusMillis(500);
         long start = System.nanoTime();
@@ -191,6 +193,7 @@ abstract class TimelinessRules extends RuleGroup {
         long longAfter = 0;
         long shortBefore = 0;
         int next = 0;
+        long nextStream = start;
         while (longId < 0 || shortId < 0 || !outcomes.containsKey(longId) || !outcomes.containsKey(shortId)) {
             long now = System.nanoTime();
             if (longId < 0 && now - longAt >= 0) {
@@ -204,12 +207,11 @@ abstract class TimelinessRules extends RuleGroup {
                 shortBefore = System.nanoTime();
                 shortId = fx.write(t, "a", 40, 40);
             }
-            if (longId < 0 || !outcomes.containsKey(longId)) {
+            if ((longId < 0 || !outcomes.containsKey(longId)) && now - nextStream >= 0) {
                 faults.delayCompletions(streamHold);
-                while (stream.size() - countReported(stream, outcomes) < 4) {
-                    int block = next++ % 32;
-                    stream.put(fx.write(t, "a", block, block), block);
-                }
+                int block = next++ % 32;
+                stream.put(fx.write(t, "a", block, block), block);
+                nextStream = now + streamEvery;
             }
             long pollStart = System.nanoTime();
             PollResult r = fx.poll(t, "a");
@@ -283,15 +285,5 @@ abstract class TimelinessRules extends RuleGroup {
         }
         fx.assertQuiet(t, null, "after transfer " + longId + " was failed at its deadline: its late end must never be"
                 + " reported");
-    }
-
-    private static int countReported(Map<Long, Integer> stream, Map<Long, Boolean> outcomes) {
-        int n = 0;
-        for (Long id : stream.keySet()) {
-            if (outcomes.containsKey(id)) {
-                n++;
-            }
-        }
-        return n;
     }
 }

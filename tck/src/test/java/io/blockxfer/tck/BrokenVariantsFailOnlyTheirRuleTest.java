@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -32,24 +31,14 @@ class BrokenVariantsFailOnlyTheirRuleTest {
     private static final Set<ConformanceRules.Area> AREAS = Set.of(ConformanceRules.Area.KEYS,
             ConformanceRules.Area.TIMELINESS);
 
-    private static final Map<String, String> SETTINGS = Map.of(
-            "blockxfer.tck.timeoutMillis", "2000",
-            "blockxfer.tck.stressMillis", "1000",
-            "blockxfer.tck.deadlineMillis", "600",
-            "blockxfer.tck.holdMillis", "800",
-            "blockxfer.tck.quietMillis", "150",
-            "blockxfer.tck.settleMillis", "300",
-            "blockxfer.tck.fuzzIterations", "200",
-            "blockxfer.tck.closeTimeoutMillis", "1000");
-
     @BeforeAll
     static void shortTimeouts() {
-        SETTINGS.forEach(System::setProperty);
+        BrokenBackendsAreCaughtTest.SETTINGS.forEach(System::setProperty);
     }
 
     @AfterAll
     static void restoreTimeouts() {
-        SETTINGS.keySet().forEach(System::clearProperty);
+        BrokenBackendsAreCaughtTest.SETTINGS.keySet().forEach(System::clearProperty);
     }
 
     @TestFactory
