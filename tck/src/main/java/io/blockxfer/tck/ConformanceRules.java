@@ -254,6 +254,38 @@ public enum ConformanceRules {
             "check the MAC (DeploymentKeyRing.verify) before engine connect; a DataTransport of its own must too",
             "ignores-the-key-ring, reports-tampering-as-malformed"),
 
+    // ------------------------------------------------------------------ K: key rotation
+    K1(Area.KEYS, Kind.REQUIRED,
+            "with a key ring of several keys, descriptors signed under each are accepted and each is verified"
+                    + " with the key it names: a MAC made with another key of the ring is rejected",
+            "DeploymentKeyRing.verify with the key the descriptor names; never the signing key, never every key in"
+                    + " turn",
+            "verifies-with-the-signing-key"),
+    K2(Area.KEYS, Kind.REQUIRED,
+            "a key dropped from the ring is refused: descriptors signed with it are rejected as unauthenticated"
+                    + " (unknown key) and register nothing, while the keys the ring still holds are accepted",
+            "verify with the transport's own ring only; keep no keys of the rings of other transports",
+            "remembers-dropped-keys"),
+
+    // ------------------------------------------------------------------ T: timeliness
+    T1(Area.TIMELINESS, Kind.TIMING,
+            "in the polling-thread mode a caller's polls alone end a one-block transfer within the bound the"
+                    + " backend declares",
+            "poll must drive progress (TransferEngine.progress) on the polling thread; the backend's own thread is"
+                    + " only the fallback",
+            "polls-do-not-drive"),
+    T2(Area.TIMELINESS, Kind.CAPABILITY,
+            "with the target held, submits past the declared queue capacity each return a real id within the"
+                    + " declared bound; none fails for lack of space, and every one ends exactly once after the release",
+            "a full queue must slow the submitter (bounded), never fail its transfer",
+            "fails-submits-when-its-queue-is-full"),
+    T3(Area.TIMELINESS, Kind.TIMING,
+            "under a steady stream of completing transfers, a transfer held for less than its deadline is never"
+                    + " failed, and one held longer is failed by the first poll after its own deadline",
+            "measure each transfer's deadline from its own submit; keep submit times with their ids when the"
+                    + " in-flight bookkeeping moves",
+            "deadline-from-the-first-busy-submit"),
+
     // ------------------------------------------------------------------ L: lifecycle
     L1(Area.LIFECYCLE, Kind.REQUIRED,
             "close is idempotent, also from two threads at once, and a racing close returns only after the"
@@ -359,6 +391,10 @@ public enum ConformanceRules {
         FAILURES,
         /** M: untrusted descriptors. */
         DESCRIPTORS,
+        /** K: rotating deployment keys. */
+        KEYS,
+        /** T: what the progress modes, queues and deadlines promise about time. */
+        TIMELINESS,
         /** L: close and calls after it. */
         LIFECYCLE,
         /** S: threads. */
@@ -372,8 +408,9 @@ public enum ConformanceRules {
         /** Every backend must pass it. */
         REQUIRED,
         /**
-         * Runs only where the backend declares a capability (READ, FAULT_INJECTION) or the harness can
-         * stall targets; skipped with the reason otherwise.
+         * Runs only where the backend declares a capability (READ, FAULT_INJECTION) or what a rule
+         * about its promises needs ({@link TckDeclarations}), or the harness can stall targets;
+         * skipped with the reason otherwise.
          */
         CAPABILITY,
         /**

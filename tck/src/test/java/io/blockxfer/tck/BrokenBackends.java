@@ -109,7 +109,7 @@ final class BrokenBackends {
 
         InJvmHarness harness() {
             return switch (this) {
-                case LOOPBACK -> InJvmHarness.of(LoopbackProvider.NAME);
+                case LOOPBACK -> LoopbackConformanceTest.loopbackHarness();
                 case LOOPBACK_ENGINE -> engineHarness(UnaryOperator.identity(), ALL);
                 case LOOPBACK_WITHOUT_READ -> engineHarness(UnaryOperator.identity(), WITHOUT_READ);
             };
@@ -129,11 +129,17 @@ final class BrokenBackends {
     }
 
     static InJvmHarness engineHarness(UnaryOperator<TransferEngine> engine, Set<Capability> capabilities) {
-        return InJvmHarness.of(new LoopbackProvider(engine, capabilities));
+        return InJvmHarness.of(new LoopbackProvider(engine, capabilities))
+                .withDeclarations(LoopbackConformanceTest.DECLARATIONS);
+    }
+
+    /** Transports of {@code provider}, a broken variant of loopback, with loopback's declarations. */
+    static InJvmHarness providerHarness(io.blockxfer.transport.spi.TransportProvider provider) {
+        return InJvmHarness.of(provider).withDeclarations(LoopbackConformanceTest.DECLARATIONS);
     }
 
     private static Variant transport(String name, ConformanceRules rule, UnaryOperator<DataTransport> breakage) {
-        return new Variant(name, rule, () -> InJvmHarness.of(LoopbackProvider.NAME).withInitiatorDecorator(breakage),
+        return new Variant(name, rule, () -> LoopbackConformanceTest.loopbackHarness().withInitiatorDecorator(breakage),
                 Base.LOOPBACK);
     }
 
@@ -221,6 +227,17 @@ final class BrokenBackends {
                 new Variant("ignores-the-key-ring", M4, () -> InJvmHarness.of(new BrokenTransports.IgnoresTheKeyRing()),
                         Base.LOOPBACK),
                 transport("reports-tampering-as-malformed", M4, new BrokenTransports.ReportsTamperingAsMalformed()),
+
+                new Variant("verifies-with-the-signing-key", ConformanceRules.K1,
+                        () -> providerHarness(new BrokenPromises.VerifiesWithTheSigningKey()), Base.LOOPBACK),
+                new Variant("remembers-dropped-keys", ConformanceRules.K2,
+                        () -> providerHarness(new BrokenPromises.RemembersDroppedKeys()), Base.LOOPBACK),
+
+                engine("polls-do-not-drive", ConformanceRules.T1, BrokenEngines.pollsDoNotDrive()),
+                engine("fails-submits-when-its-queue-is-full", ConformanceRules.T2,
+                        BrokenEngines.failsSubmitsWhenItsQueueIsFull()),
+                new Variant("deadline-from-the-first-busy-submit", ConformanceRules.T3,
+                        () -> providerHarness(new BrokenPromises.DeadlineFromTheFirstBusySubmit()), Base.LOOPBACK),
 
                 transport("close-not-idempotent", L1, BrokenTransports.closeNotIdempotent()),
                 transport("concurrent-close-returns-early", L1, BrokenTransports.concurrentCloseReturnsEarly()),

@@ -5,6 +5,6 @@ class LoopbackCallerMemoryConformanceTest extends TransportConformanceSuite {
 
     @Override
     protected TckHarness harness() {
-        return InJvmHarness.of("loopback").withCallerMemory();
+        return LoopbackConformanceTest.loopbackHarness().withCallerMemory();
     }
 }

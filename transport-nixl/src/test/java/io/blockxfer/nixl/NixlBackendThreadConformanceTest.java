@@ -1,6 +1,5 @@
 package io.blockxfer.nixl;
 
-import io.blockxfer.tck.InJvmHarness;
 import io.blockxfer.tck.ProgressModeHarness;
 import io.blockxfer.tck.TckHarness;
 import io.blockxfer.tck.TransportConformanceSuite;
@@ -15,6 +14,6 @@ class NixlBackendThreadConformanceTest extends TransportConformanceSuite {
 
     @Override
     protected TckHarness harness() {
-        return ProgressModeHarness.of(InJvmHarness.of(NixlProvider.NAME), ProgressMode.BACKEND_THREAD);
+        return ProgressModeHarness.of(NixlTck.inJvm(), ProgressMode.BACKEND_THREAD);
     }
 }

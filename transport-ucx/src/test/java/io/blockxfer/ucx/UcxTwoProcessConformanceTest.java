@@ -1,6 +1,5 @@
 package io.blockxfer.ucx;
 
-import io.blockxfer.tck.InJvmHarness;
 import io.blockxfer.tck.ProgressModeHarness;
 import io.blockxfer.tck.TckHarness;
 import io.blockxfer.tck.TransportConformanceSuite;
@@ -18,7 +17,7 @@ class UcxTwoProcessConformanceTest extends TransportConformanceSuite {
 
     @Override
     protected TckHarness harness() {
-        return ProgressModeHarness.of(TwoProcessHarness.of(InJvmHarness.of(UcxProvider.NAME))
+        return ProgressModeHarness.of(TwoProcessHarness.of(UcxTck.inJvm())
                 .withJvmArgs(List.of("-Djava.io.tmpdir=" + ChildTemp.directory())), ProgressMode.POLLING_THREAD);
     }
 }

@@ -33,6 +33,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * The whole {@link DataTransport} contract over a backend's {@link TransferEngine}: argument
@@ -66,11 +68,18 @@ import java.util.concurrent.TimeUnit;
  * submission, completion tracking with deadlines, waits, futures, the completion thread,
  * cancellation, orphans, teardown) in a package that is not exported.
  *
+ * <p>For test kits, {@link #withEngineDecorator} opens transports whose engine passes through a
+ * decorator first (the conformance kit injects its initiator faults so); nothing else can change
+ * the engine a transport was built with.
+ *
  * <p><b>Thread safety:</b> thread-safe, as {@link DataTransport} requires. Each peer has its own
  * lock, so sessions of different peers do not contend; submits and polls allocate nothing in the
  * steady state.
  */
 public final class ManagedTransport implements DataTransport {
+
+    /** The decorator of {@link #withEngineDecorator}, bound only while its {@code open} runs. */
+    private static final ScopedValue<UnaryOperator<TransferEngine>> ENGINE_DECORATOR = ScopedValue.newInstance();
 
     private final TransferEngine engine;
     private final String backend;
@@ -94,18 +103,18 @@ public final class ManagedTransport implements DataTransport {
      * @param capabilities what the backend supports; {@link Capability#READ} gates reads
      */
     public ManagedTransport(TransferEngine engine, TransportConfig config, Set<Capability> capabilities) {
-        this.engine = Objects.requireNonNull(engine, "engine");
+        this.engine = decorated(Objects.requireNonNull(engine, "engine"));
         Objects.requireNonNull(config, "config");
-        this.backend = engine.backendName();
+        this.backend = this.engine.backendName();
         this.agentName = config.agentName();
-        this.region = engine.region();
+        this.region = this.engine.region();
         this.fingerprint = config.fingerprint();
         this.capabilities = capabilities.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(capabilities));
-        PeerDescriptor local = PeerDescriptor.of(backend, fingerprint, region, engine.agentMetadata());
+        PeerDescriptor local = PeerDescriptor.of(backend, fingerprint, region, this.engine.agentMetadata());
         this.localDescriptor = config.keyRing().map(local::signedWith).orElse(local);
         String label = backend + " transport '" + agentName + "'";
         Telemetry telemetry = new Telemetry(backend, agentName, config.observer());
-        GuardedEngine guarded = new GuardedEngine(engine, label);
+        GuardedEngine guarded = new GuardedEngine(this.engine, label);
         PeerTable peers = new PeerTable();
         OrphanKeeper orphans = new OrphanKeeper(guarded);
         PeerHealth health = new PeerHealth(telemetry, label);
@@ -118,7 +127,7 @@ public final class ManagedTransport implements DataTransport {
         long recheck = Math.max(transferTimeout / 4, TimeUnit.MILLISECONDS.toNanos(1));
         this.completions = new CompletionTracker(peers, state, guarded, orphans, async, waiters, health, telemetry,
                 region.blockLength(), transferTimeout, label);
-        boolean signals = bindSignal(engine, waiters, label);
+        boolean signals = bindSignal(this.engine, waiters, label);
         CompletionThread completionThread = new CompletionThread(completions, waiters, async, signals, recheck,
                 "blockxfer-" + backend + "-completions-" + agentName);
         if (!signals) {
@@ -126,7 +135,7 @@ public final class ManagedTransport implements DataTransport {
         }
         this.waits = new BlockingPolls(completions, waiters, state, recheck, label);
         this.canceller = new Canceller(peers, state, guarded, orphans, async, telemetry);
-        this.submitter = new TransferSubmitter(peers, state, engine, health, telemetry, async,
+        this.submitter = new TransferSubmitter(peers, state, this.engine, health, telemetry, async,
                 id -> cancel(new long[] {id}, CancelMode.IMMEDIATE), completionThread::wake, region.numBlocks(),
                 region.blockLength());
         this.registrar = new PeerRegistrar(peers, state, guarded, completions, orphans, health, telemetry,
@@ -146,6 +155,46 @@ public final class ManagedTransport implements DataTransport {
                     + ": the engine refused its completion signal; it is polled while callers wait: " + e);
             return false;
         }
+    }
+
+    /**
+     * For test kits only: runs {@code open} (typically {@code provider.open(config)}) so that every
+     * {@code ManagedTransport} built on this thread while it runs hands its engine to
+     * {@code decorator} and uses the engine that returns instead. Transports built anywhere else,
+     * on other threads or after {@code open} returned, are untouched, so production code cannot
+     * meet a decorated engine by accident. The decorator must forward every call it does not
+     * change to the engine it is given (including {@link TransferEngine#feature}); the conformance
+     * kit's {@code InJvmHarness.withEngineFaults()} injects initiator faults this way into every
+     * backend whose provider builds its {@code ManagedTransport} on the thread that calls
+     * {@link TransportProvider#open}.
+     *
+     * @param decorator given the backend's engine, returns the engine the transport uses; it
+     *     owns the engine from then on (closing it must close the engine)
+     * @return what {@code open} returned
+     */
+    public static <T> T withEngineDecorator(UnaryOperator<TransferEngine> decorator, Supplier<T> open) {
+        Objects.requireNonNull(decorator, "decorator");
+        Objects.requireNonNull(open, "open");
+        return ScopedValue.where(ENGINE_DECORATOR, decorator).call(open::get);
+    }
+
+    private static TransferEngine decorated(TransferEngine engine) {
+        if (!ENGINE_DECORATOR.isBound()) {
+            return engine;
+        }
+        TransferEngine decorated;
+        try {
+            decorated = ENGINE_DECORATOR.get().apply(engine);
+        } catch (RuntimeException | Error e) {
+            engine.close(false);
+            throw e;
+        }
+        if (decorated == null) {
+            engine.close(false);
+            throw new IllegalStateException("the engine decorator of ManagedTransport.withEngineDecorator returned"
+                    + " null");
+        }
+        return decorated;
     }
 
     @Override
