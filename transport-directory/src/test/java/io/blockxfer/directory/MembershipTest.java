@@ -246,6 +246,7 @@ class MembershipTest {
         Membership a = builder(ta, ra).build();
         keep(builder(tb, rb).flapInterval(Duration.ZERO).build());
         ra.await("added b");
+        rb.await("added a"); // else b may list the directory only after a's goodbye, and never hear of a
         long epoch = a.epoch();
         a.close();
         a.close();
