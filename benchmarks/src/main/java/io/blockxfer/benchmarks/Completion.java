@@ -2,6 +2,7 @@ package io.blockxfer.benchmarks;
 
 import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Waits for one transfer by polling its peer with the allocation-free handler form; a failed
@@ -34,6 +35,26 @@ final class Completion implements CompletionHandler {
                     Thread.onSpinWait();
                 }
             }
+        }
+        if (!success) {
+            throw new IllegalStateException(transport.backendName() + ": transfer " + id + " failed");
+        }
+    }
+
+    /**
+     * Waits with {@code poll(peer, this, limit)} until {@code id} is reported: the caller blocks in
+     * the transport (a short spin, then a park until the backend signals) instead of polling.
+     */
+    void awaitBlocking(DataTransport transport, String peer, long id) {
+        awaited = id;
+        reported = false;
+        try {
+            while (!reported) {
+                transport.poll(peer, this, 10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted waiting for transfer " + id, e);
         }
         if (!success) {
             throw new IllegalStateException(transport.backendName() + ": transfer " + id + " failed");

@@ -17,7 +17,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The overhead of one small transfer: {@code writeBlocks} of one block, then
- * {@code poll(peer, handler)} until that transfer is reported, per backend ({@code backend} is
+ * {@code poll(peer, handler)} until that transfer is reported (or, in {@link #writeOneBlockAndWait},
+ * waiting for it with {@code poll(peer, handler, limit)}), per backend ({@code backend} is
  * filled with every available backend by {@link BenchmarksMain}; loopback always). With
  * {@code -prof gc}, {@code gc.alloc.rate.norm} is the allocation per transfer (target: 0).
  *
@@ -74,6 +75,16 @@ public class SubmitPollBenchmark {
         next = i + 1 == BLOCKS ? 0 : i + 1;
         long id = pair.initiator.writeBlocks(Pair.PEER, local[i], remote[i]);
         completion.await(pair.initiator, Pair.PEER, id, false);
+        return id;
+    }
+
+    /** Submit one one-block WRITE and wait ({@code poll(peer, handler, limit)}) until it is reported. */
+    @Benchmark
+    public long writeOneBlockAndWait() {
+        int i = next;
+        next = i + 1 == BLOCKS ? 0 : i + 1;
+        long id = pair.initiator.writeBlocks(Pair.PEER, local[i], remote[i]);
+        completion.awaitBlocking(pair.initiator, Pair.PEER, id);
         return id;
     }
 }

@@ -17,6 +17,7 @@ import io.blockxfer.cli.internal.Placement;
 import io.blockxfer.cli.internal.PollStyle;
 import io.blockxfer.cli.internal.ProgressBar;
 import io.blockxfer.cli.internal.ProviderSource;
+import io.blockxfer.cli.internal.Recommendation;
 import io.blockxfer.cli.internal.Recommendations;
 import io.blockxfer.cli.internal.RowFormats;
 import io.blockxfer.cli.internal.StopSignal;
@@ -135,8 +136,9 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--poll", split = ",", paramLabel = "STYLE", defaultValue = "backoff",
             description = "The caller's loop, comma separated to compare: spin (poll again at once), backoff (spin,"
-                    + " yield, then park a few us), interval (poll once per --poll-interval). Default:"
-                    + " ${DEFAULT-VALUE}.")
+                    + " yield, then park a few us), interval (poll once per --poll-interval), wait (block in the"
+                    + " transport's wait until a transfer ended), async (submit asynchronously, block on the"
+                    + " futures). Default: ${DEFAULT-VALUE}.")
     private List<PollStyle> polls;
 
     @Option(names = "--poll-interval", paramLabel = "TIME", defaultValue = "100us",
@@ -199,10 +201,11 @@ public final class BenchCommand implements Callable<Integer> {
      * <p><b>Thread safety:</b> not thread-safe.
      */
     static final class Format {
-        @Option(names = "--json", description = "Print a JSON array of rows instead of the table.")
+        @Option(names = "--json", description = "Print JSON instead of the table: {\"rows\": [...],"
+                + " \"recommendations\": [...]}.")
         boolean json;
 
-        @Option(names = "--csv", description = "Print CSV instead of the table.")
+        @Option(names = "--csv", description = "Print the rows as CSV instead of the table (no recommendations).")
         boolean csv;
     }
 
@@ -254,17 +257,17 @@ public final class BenchCommand implements Callable<Integer> {
 
     private void print(BenchSettings settings, TargetSite site, List<BenchRow> rows) {
         PrintWriter out = spec.commandLine().getOut();
+        List<Recommendation> advice = Recommendations.of(rows);
         if (format.json) {
-            RowFormats.json(rows, out);
+            RowFormats.json(rows, advice, out);
         } else if (format.csv) {
             RowFormats.csv(rows, out);
         } else {
             out.println(summary(settings, site));
             RowFormats.table(rows, out);
-            List<String> advice = Recommendations.lines(rows);
             if (!advice.isEmpty()) {
                 out.println();
-                advice.forEach(line -> out.println("recommendation: " + line));
+                advice.forEach(r -> out.println("recommendation: " + r.line()));
             }
         }
         if (chart != null) {

@@ -22,8 +22,9 @@ class BenchCommandTest {
     void jsonHasOneRowPerPointWithPositiveThroughputAndOrderedPercentiles() {
         Cli.Result r = Cli.run("bench", "--json", "--block-sizes", "4K,16K", "--batches", "1,4", "--duration", "50ms");
         assertEquals(0, r.exitCode(), r::toString);
-        List<JsonNode> rows = JsonTree.objects(r.out());
+        List<JsonNode> rows = JsonTree.rows(r.out());
         assertEquals(8, rows.size(), r::toString);
+        assertEquals(0, JsonTree.report(r.out()).get("recommendations").size(), "one backend here: nothing to choose");
         for (JsonNode row : rows) {
             Set<String> names = row.propertyStream().map(java.util.Map.Entry::getKey).collect(Collectors.toSet());
             assertTrue(names.containsAll(FIELDS), () -> "missing fields in " + row);
@@ -50,7 +51,7 @@ class BenchCommandTest {
                 "--window", "1", "--duration", "40ms", "--poll", "spin,backoff,interval", "--poll-interval", "200us",
                 "--progress", "polling");
         assertEquals(0, r.exitCode(), r::toString);
-        List<JsonNode> rows = JsonTree.objects(r.out());
+        List<JsonNode> rows = JsonTree.rows(r.out());
         assertEquals(List.of("spin", "backoff", "interval"), rows.stream().map(n -> n.get("poll").stringValue()).toList());
         for (JsonNode row : rows) {
             assertEquals("polling_thread", row.get("progress").stringValue(), row::toString);
@@ -62,11 +63,25 @@ class BenchCommandTest {
     }
 
     @Test
+    void waitingAndAsynchronousCallersAreRowsOfTheirOwn() {
+        Cli.Result r = Cli.run("bench", "--json", "--ops", "write,read", "--block-sizes", "4K", "--batches", "1",
+                "--window", "4", "--duration", "40ms", "--poll", "wait,async");
+        assertEquals(0, r.exitCode(), r::toString);
+        List<JsonNode> rows = JsonTree.objects(r.out());
+        assertEquals(List.of("wait", "async", "wait", "async"), rows.stream().map(n -> n.get("poll").stringValue())
+                .toList());
+        for (JsonNode row : rows) {
+            assertTrue(row.get("transfersPerSec").asDouble() > 0, row::toString);
+            assertTrue(row.get("failed").asLong() == 0, row::toString);
+        }
+    }
+
+    @Test
     void aHogRunsDuringTheRunAndIsNamedInEveryRow() {
         Cli.Result r = Cli.run("bench", "--json", "--ops", "write", "--block-sizes", "4K", "--batches", "1",
                 "--duration", "30ms", "--hog");
         assertEquals(0, r.exitCode(), r::toString);
-        List<JsonNode> rows = JsonTree.objects(r.out());
+        List<JsonNode> rows = JsonTree.rows(r.out());
         assertEquals(1, rows.size(), r::toString);
         assertTrue(rows.getFirst().get("hog").booleanValue(), r::toString);
     }

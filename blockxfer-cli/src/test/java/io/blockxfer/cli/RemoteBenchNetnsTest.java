@@ -72,13 +72,15 @@ class RemoteBenchNetnsTest {
                     "--connect", address, "--json", "--ops", "write", "--block-sizes", "64K", "--batches", "4",
                     "--window", "2", "--duration", "100ms")) {
                 assertEquals(0, initiator.awaitExit(Duration.ofMinutes(3)), initiator::output);
-                List<JsonNode> rows = JsonTree.objects(json(initiator.output()));
+                String json = json(initiator.output());
+                List<JsonNode> rows = JsonTree.rows(json);
                 assertEquals(Set.copyOf(backends), Set.copyOf(rows.stream().map(r -> r.get("backend").stringValue())
                         .toList()), initiator::output);
                 for (JsonNode row : rows) {
                     assertTrue(row.get("gbPerSec").asDouble() > 0 && row.get("wireGbPerSec").asDouble() > 0,
                             row::toString);
                 }
+                BenchReports.assertRecommendationsAgreeWithRows(json);
             }
             server.signal("TERM");
             assertEquals(143, server.awaitExit(Duration.ofSeconds(30)), server::output);
@@ -86,21 +88,16 @@ class RemoteBenchNetnsTest {
         }
     }
 
-    /** The JSON array in the initiator's output (other lines are the backends' own log). */
+    /**
+     * The JSON report in the initiator's output, from its line <code>{</code> to its line
+     * <code>}</code> (other lines are the backends' own log).
+     */
     private static String json(String output) {
         List<String> lines = output.lines().toList();
-        int start = -1;
-        int end = -1;
-        for (int i = 0; i < lines.size(); i++) {
-            if (start < 0 && lines.get(i).startsWith("[")) {
-                start = i;
-            }
-            if (lines.get(i).endsWith("]")) {
-                end = i;
-            }
-        }
+        int start = lines.indexOf("{");
+        int end = lines.lastIndexOf("}");
         if (start < 0 || end < start) {
-            throw new AssertionError("no JSON array in:\n" + output);
+            throw new AssertionError("no JSON report in:\n" + output);
         }
         return String.join("\n", lines.subList(start, end + 1));
     }

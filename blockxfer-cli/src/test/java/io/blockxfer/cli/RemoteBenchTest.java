@@ -49,7 +49,7 @@ class RemoteBenchTest {
                 assertEquals(0, r.exitCode(), r::toString);
                 assertTrue(r.err().contains("skipping loopback: --connect needs backends whose peers can live in"
                         + " different processes"), r::toString);
-                List<JsonNode> rows = JsonTree.objects(r.out());
+                List<JsonNode> rows = JsonTree.rows(r.out());
                 assertEquals(Set.copyOf(backends), Set.copyOf(rows.stream().map(n -> n.get("backend").stringValue())
                         .toList()), r::toString);
                 assertEquals(2 * backends.size(), rows.size(), r::toString);
@@ -61,6 +61,14 @@ class RemoteBenchTest {
                     }
                     assertEquals(row.get("gbPerSec").asDouble() / row.get("wireGbPerSec").asDouble(),
                             row.get("wireRatio").asDouble(), row.get("wireRatio").asDouble() * 1e-3, row::toString);
+                }
+                List<JsonNode> advice = BenchReports.assertRecommendationsAgreeWithRows(r.out());
+                assertEquals(List.of("write", "read"), advice.stream().map(a -> a.get("op").stringValue()).toList(),
+                        r::toString);
+                for (JsonNode a : advice) {
+                    assertTrue(a.get("line").stringValue().startsWith(a.get("op").stringValue() + " 64 KiB x 4: "),
+                            a::toString);
+                    assertEquals(backends.size() - 1, a.get("others").size(), a::toString);
                 }
                 server.await(Pattern.compile("session " + initiator + " .*ended by the client"), START);
             }
@@ -112,13 +120,14 @@ class RemoteBenchTest {
             Cli.Result r = Cli.run("bench", "--connect", address, "--key-file", initiatorKey.toString(), "--json",
                     "--ops", "write", "--block-sizes", "64K", "--batches", "4", "--window", "2", "--duration", "100ms");
             assertEquals(0, r.exitCode(), r::toString);
-            List<JsonNode> rows = JsonTree.objects(r.out());
+            List<JsonNode> rows = JsonTree.rows(r.out());
             assertEquals(Set.copyOf(backends), Set.copyOf(rows.stream().map(n -> n.get("backend").stringValue())
                     .toList()), r::toString);
             for (JsonNode row : rows) {
                 assertTrue(row.get("gbPerSec").asDouble() > 0 && row.get("wireGbPerSec").asDouble() > 0,
                         row::toString);
             }
+            assertEquals(1, BenchReports.assertRecommendationsAgreeWithRows(r.out()).size(), r::toString);
             server.await(Pattern.compile("session 2 .*authenticated with key 'k1'"), START);
             server.await(Pattern.compile("session 2 .*ended by the client"), START);
             assertTrue(server.output().contains("session 1 (") && server.output().contains("refused: the client's"

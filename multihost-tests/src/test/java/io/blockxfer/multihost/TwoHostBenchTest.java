@@ -83,7 +83,8 @@ class TwoHostBenchTest {
                 }
                 stdout = initiator.getLogs(OutputFrame.OutputType.STDOUT);
             }
-            List<JsonNode> rows = rows(stdout);
+            JsonNode report = report(stdout);
+            List<JsonNode> rows = report.get("rows").valueStream().toList();
             assertEquals(Set.copyOf(backends), Set.copyOf(rows.stream().map(r -> r.get("backend").stringValue())
                     .toList()), stdout);
             assertEquals(backends.size() * 2 * 2, rows.size(), stdout);
@@ -93,6 +94,12 @@ class TwoHostBenchTest {
                         "remoteMemcpyGbPerSec")) {
                     assertTrue(row.get(field).asDouble() > 0, () -> field + " in " + row);
                 }
+            }
+            List<JsonNode> advice = report.get("recommendations").valueStream().toList();
+            assertEquals(2 * 2, advice.size(), stdout);
+            for (JsonNode a : advice) {
+                assertTrue(backends.contains(a.get("backend").stringValue()) && a.get("ceiling").stringValue()
+                        .equals("tcp") && a.get("ofCeiling").asDouble() > 0, a::toString);
             }
 
             DockerClient docker = DockerClientFactory.instance().client();
@@ -107,18 +114,17 @@ class TwoHostBenchTest {
     }
 
     /**
-     * The JSON array the initiator printed: from its opening line <code>[ {</code> to its closing line
-     * <code>} ]</code>; UCX's own warnings (lines that start with {@code [} too) may come before or after.
+     * The JSON report the initiator printed: from its opening line <code>{</code> to its closing line
+     * <code>}</code>; UCX's own warnings may come before or after.
      */
-    private static List<JsonNode> rows(String stdout) {
+    private static JsonNode report(String stdout) {
         List<String> lines = stdout.lines().toList();
-        int start = lines.indexOf("[ {");
-        int end = lines.indexOf("} ]");
+        int start = lines.indexOf("{");
+        int end = lines.lastIndexOf("}");
         if (start < 0 || end < start) {
-            throw new AssertionError("no JSON array from the initiator:\n" + stdout);
+            throw new AssertionError("no JSON report from the initiator:\n" + stdout);
         }
-        JsonNode root = JsonMapper.builder().build().readTree(String.join("\n", lines.subList(start, end + 1)));
-        return root.valueStream().toList();
+        return JsonMapper.builder().build().readTree(String.join("\n", lines.subList(start, end + 1)));
     }
 
     private static long awaitExit(DockerClient docker, String id, Duration timeout) throws IOException,

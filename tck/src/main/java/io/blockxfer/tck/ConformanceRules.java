@@ -254,6 +254,38 @@ public enum ConformanceRules {
             "check the MAC (DeploymentKeyRing.verify) before engine connect; a DataTransport of its own must too",
             "ignores-the-key-ring, reports-tampering-as-malformed"),
 
+    // ------------------------------------------------------------------ K: key rotation
+    K1(Area.KEYS, Kind.REQUIRED,
+            "with a key ring of several keys, descriptors signed under each are accepted and each is verified"
+                    + " with the key it names: a MAC made with another key of the ring is rejected",
+            "DeploymentKeyRing.verify with the key the descriptor names; never the signing key, never every key in"
+                    + " turn",
+            "verifies-with-the-signing-key"),
+    K2(Area.KEYS, Kind.REQUIRED,
+            "a key dropped from the ring is refused: descriptors signed with it are rejected as unauthenticated"
+                    + " (unknown key) and register nothing, while the keys the ring still holds are accepted",
+            "verify with the transport's own ring only; keep no keys of the rings of other transports",
+            "remembers-dropped-keys"),
+
+    // ------------------------------------------------------------------ T: timeliness
+    T1(Area.TIMELINESS, Kind.TIMING,
+            "in the polling-thread mode a caller's polls alone end a one-block transfer within the bound the"
+                    + " backend declares",
+            "poll must drive progress (TransferEngine.progress) on the polling thread; the backend's own thread is"
+                    + " only the fallback",
+            "polls-do-not-drive"),
+    T2(Area.TIMELINESS, Kind.CAPABILITY,
+            "with the target held, submits past the declared queue capacity each return a real id within the"
+                    + " declared bound; none fails for lack of space, and every one ends exactly once after the release",
+            "a full queue must slow the submitter (bounded), never fail its transfer",
+            "fails-submits-when-its-queue-is-full"),
+    T3(Area.TIMELINESS, Kind.TIMING,
+            "under a steady stream of completing transfers, a transfer held for less than its deadline is never"
+                    + " failed, and one held longer is failed by the first poll after its own deadline",
+            "measure each transfer's deadline from its own submit; keep submit times with their ids when the"
+                    + " in-flight bookkeeping moves",
+            "deadline-from-the-first-busy-submit"),
+
     // ------------------------------------------------------------------ L: lifecycle
     L1(Area.LIFECYCLE, Kind.REQUIRED,
             "close is idempotent, also from two threads at once, and a racing close returns only after the"
@@ -292,7 +324,54 @@ public enum ConformanceRules {
             "close racing with submits, polls and cancels from other threads returns in time; the others see"
                     + " results or IllegalStateException only",
             "state a racing call may still use must outlive close; racing calls fail with IllegalStateException",
-            "racing-calls-see-released-state");
+            "racing-calls-see-released-state"),
+
+    // ------------------------------------------------------------------ A: waits and futures
+    A1(Area.AWAITS, Kind.TIMING,
+            "a thread parked in a wait returns within the wake bound after a transfer of its scope ends, also one"
+                    + " submitted by another thread after it parked, and with the transfer's report",
+            "the engine must fire its completion signal (TransferEngine.bindCompletionSignal) whenever a transfer"
+                    + " may have become terminal, or leave it to the status thread; while callers wait it must drive"
+                    + " transfers itself",
+            "signal-never-fired"),
+    A2(Area.AWAITS, Kind.REQUIRED,
+            "a wait returns the shared empty result no sooner than its limit; a zero limit is a plain poll; a wait"
+                    + " on an unknown peer returns at once; a negative or absurd limit is refused with"
+                    + " IllegalArgumentException",
+            "park for the remaining limit; check the limit (DataTransport.MAX_WAIT) before anything else",
+            "wait-returns-at-once"),
+    A3(Area.AWAITS, Kind.REQUIRED,
+            "an interrupted waiter throws InterruptedException with its interrupt status cleared, also when"
+                    + " interrupted before it waits, and consumes nothing: the next poll reports what had ended",
+            "check the interrupt before polling; park interruptibly; never drop what a poll took",
+            "interrupted-wait-drops-reports"),
+    A4(Area.AWAITS, Kind.TIMING,
+            "close wakes a parked waiter, which throws IllegalStateException within the wake bound; futures still"
+                    + " pending fail with IllegalStateException; waits after close throw it",
+            "close must wake every waiter and fail every pending future",
+            "close-leaves-waiters-parked"),
+    A5(Area.AWAITS, Kind.REQUIRED,
+            "an asynchronous WRITE or READ completes its future once its bytes landed, with its id and peer, is"
+                    + " never reported by a poll or a wait, and an unknown peer gives a future already failed with"
+                    + " TransferFailedException",
+            "each id goes to exactly one surface; complete the future only when the transfer is terminal",
+            "async-completes-at-submit"),
+    A6(Area.AWAITS, Kind.REQUIRED,
+            "cancelling a future cancels its transfer; an immediate cancel of its id cancels the future; a wait"
+                    + " cancel returns its id while in flight and the future completes later; a failed transfer"
+                    + " fails its future with TransferFailedException naming id and peer",
+            "TransferFuture.cancel must cancel the transfer in the transport; both cancel modes must reach futures",
+            "future-cancel-leaves-the-transfer"),
+    A7(Area.AWAITS, Kind.TIMING,
+            "a thousand virtual threads, each waiting for its own transfers (futures and waits), all finish, and"
+                    + " no carrier thread is pinned (JFR jdk.VirtualThreadPinned records nothing)",
+            "park with java.util.concurrent (LockSupport), never inside native code or an upcall",
+            "waits-pin-the-carrier"),
+    A8(Area.AWAITS, Kind.REQUIRED,
+            "under the stress run with polls, waits and futures mixed on one transport, every id ends exactly"
+                    + " once, on the surface it was submitted for",
+            "each id to exactly one surface; waits report exactly what a poll would",
+            "wait-drops-a-report-now-and-then");
 
     /** The groups of rules, one {@code @Nested} class of the suite each. <b>Thread safety:</b> immutable. */
     public enum Area {
@@ -312,10 +391,16 @@ public enum ConformanceRules {
         FAILURES,
         /** M: untrusted descriptors. */
         DESCRIPTORS,
+        /** K: rotating deployment keys. */
+        KEYS,
+        /** T: what the progress modes, queues and deadlines promise about time. */
+        TIMELINESS,
         /** L: close and calls after it. */
         LIFECYCLE,
         /** S: threads. */
-        CONCURRENCY
+        CONCURRENCY,
+        /** A: waits and futures. */
+        AWAITS
     }
 
     /** How a rule applies to a backend. <b>Thread safety:</b> immutable. */
@@ -323,8 +408,9 @@ public enum ConformanceRules {
         /** Every backend must pass it. */
         REQUIRED,
         /**
-         * Runs only where the backend declares a capability (READ, FAULT_INJECTION) or the harness can
-         * stall targets; skipped with the reason otherwise.
+         * Runs only where the backend declares a capability (READ, FAULT_INJECTION) or what a rule
+         * about its promises needs ({@link TckDeclarations}), or the harness can stall targets;
+         * skipped with the reason otherwise.
          */
         CAPABILITY,
         /**

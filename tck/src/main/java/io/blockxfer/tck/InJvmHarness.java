@@ -7,6 +7,7 @@ import io.blockxfer.transport.ProviderInfo;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.Transports;
 import io.blockxfer.transport.spi.Availability;
+import io.blockxfer.transport.spi.ManagedTransport;
 import io.blockxfer.transport.spi.TransportProvider;
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Constructor;
@@ -28,7 +29,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Fault hooks: for a backend that declares {@link Capability#FAULT_INJECTION}, killing,
  * stalling and the {@link InitiatorFaults} go through its {@code LoopbackFaults} feature (when the
  * loopback module is on the class path); otherwise killing a target closes it, and stalls and
- * initiator faults are absent unless given with the {@code with...} methods, which always win.
+ * initiator faults are absent unless given with the {@code with...} methods, which always win:
+ * {@link #withEngineFaults()} gives every backend built on {@code ManagedTransport} the kit's own.
+ * What a backend declares for the rules about its promises comes with
+ * {@link #withDeclarations(TckDeclarations)}.
  *
  * <p><b>Thread safety:</b> immutable; the {@code with...} methods return new harnesses.
  */
@@ -45,12 +49,15 @@ public final class InJvmHarness implements TckHarness {
     private final @Nullable Function<DataTransport, Optional<InitiatorFaults>> faults;
     private final @Nullable UnaryOperator<DataTransport> decorator;
     private final Memory memory;
+    private final boolean engineFaults;
+    private final TckDeclarations declarations;
 
     private InJvmHarness(String name, @Nullable TransportProvider provider, boolean foundByName,
             Availability availability, @Nullable Consumer<DataTransport> kill,
             @Nullable BiConsumer<DataTransport, Boolean> stall,
             @Nullable Function<DataTransport, Optional<InitiatorFaults>> faults,
-            @Nullable UnaryOperator<DataTransport> decorator, Memory memory) {
+            @Nullable UnaryOperator<DataTransport> decorator, Memory memory, boolean engineFaults,
+            TckDeclarations declarations) {
         this.name = name;
         this.provider = provider;
         this.foundByName = foundByName;
@@ -60,11 +67,14 @@ public final class InJvmHarness implements TckHarness {
         this.faults = faults;
         this.decorator = decorator;
         this.memory = memory;
+        this.engineFaults = engineFaults;
+        this.declarations = declarations;
     }
 
     private static InJvmHarness plain(String name, @Nullable TransportProvider provider, boolean foundByName,
             Availability availability) {
-        return new InJvmHarness(name, provider, foundByName, availability, null, null, null, null, Memory.DEFAULT);
+        return new InJvmHarness(name, provider, foundByName, availability, null, null, null, null, Memory.DEFAULT,
+                false, TckDeclarations.none());
     }
 
     /** A harness for the provider named {@code name}, found through {@link Transports#providers()}. */
@@ -94,7 +104,7 @@ public final class InJvmHarness implements TckHarness {
     /** This harness, killing targets with {@code kill} (it should also leave them closable). */
     public InJvmHarness withKill(Consumer<DataTransport> kill) {
         return new InJvmHarness(name, provider, foundByName, availability, Objects.requireNonNull(kill, "kill"), stall,
-                faults, decorator, memory);
+                faults, decorator, memory, engineFaults, declarations);
     }
 
     /**
@@ -103,14 +113,14 @@ public final class InJvmHarness implements TckHarness {
      */
     public InJvmHarness withStall(BiConsumer<DataTransport, Boolean> stall) {
         return new InJvmHarness(name, provider, foundByName, availability, kill, Objects.requireNonNull(stall, "stall"),
-                faults, decorator, memory);
+                faults, decorator, memory, engineFaults, declarations);
     }
 
     /** This harness, injecting faults into its initiators with what {@code faults} returns for each. */
     public InJvmHarness withInitiatorFaults(Function<DataTransport, InitiatorFaults> faults) {
         Objects.requireNonNull(faults, "faults");
         return new InJvmHarness(name, provider, foundByName, availability, kill, stall,
-                t -> Optional.of(faults.apply(t)), decorator, memory);
+                t -> Optional.of(faults.apply(t)), decorator, memory, engineFaults, declarations);
     }
 
     /**
@@ -121,13 +131,39 @@ public final class InJvmHarness implements TckHarness {
      */
     public InJvmHarness withInitiatorDecorator(UnaryOperator<DataTransport> decorator) {
         return new InJvmHarness(name, provider, foundByName, availability, kill, stall, faults,
-                Objects.requireNonNull(decorator, "decorator"), memory);
+                Objects.requireNonNull(decorator, "decorator"), memory, engineFaults, declarations);
     }
 
     /** This harness, giving every transport memory the kit allocates ({@code RegionSpec.wrap}). */
     public InJvmHarness withCallerMemory() {
         return new InJvmHarness(name, provider, foundByName, availability, kill, stall, faults, decorator,
-                Memory.CALLER);
+                Memory.CALLER, engineFaults, declarations);
+    }
+
+    /**
+     * This harness, injecting the kit's own {@link InitiatorFaults} into its initiators: each
+     * initiator's engine is wrapped in a fault-injecting engine of the kit, through
+     * {@link ManagedTransport#withEngineDecorator}. The backend's provider must build its
+     * {@code ManagedTransport} on the thread that calls {@code open} (opening an initiator fails,
+     * naming the problem, where it does not). With these faults, the rules that need a transfer
+     * held in flight or a submit that fails natively (C7, C8, F3, L4, T3, and the held paths of
+     * others) run for a backend without {@link Capability#FAULT_INJECTION}. Faults given with
+     * {@link #withInitiatorFaults} win.
+     */
+    public InJvmHarness withEngineFaults() {
+        return new InJvmHarness(name, provider, foundByName, availability, kill, stall, faults, decorator, memory,
+                true, declarations);
+    }
+
+    /** This harness, with what the backend declares for the rules that check its promises. */
+    public InJvmHarness withDeclarations(TckDeclarations declarations) {
+        return new InJvmHarness(name, provider, foundByName, availability, kill, stall, faults, decorator, memory,
+                engineFaults, Objects.requireNonNull(declarations, "declarations"));
+    }
+
+    @Override
+    public TckDeclarations declarations() {
+        return declarations;
     }
 
     @Override
@@ -157,7 +193,14 @@ public final class InJvmHarness implements TckHarness {
 
     @Override
     public DataTransport openInitiator(TransportConfig config) {
-        DataTransport t = open(config);
+        DataTransport t = engineFaults ? ManagedTransport.withEngineDecorator(EngineFaults::new, () -> open(config))
+                : open(config);
+        if (engineFaults && t.feature(EngineFaults.class).isEmpty()) {
+            t.close();
+            throw new IllegalStateException("the harness of " + name + " injects the kit's engine faults"
+                    + " (withEngineFaults), but the transport its provider opened did not pass its engine through"
+                    + " them: the provider must build a ManagedTransport on the thread that calls open");
+        }
         return decorator == null ? t : decorator.apply(t);
     }
 
@@ -177,6 +220,9 @@ public final class InJvmHarness implements TckHarness {
     public Optional<InitiatorFaults> initiatorFaults(DataTransport initiator) {
         if (faults != null) {
             return faults.apply(initiator);
+        }
+        if (engineFaults) {
+            return initiator.feature(EngineFaults.class).map(InitiatorFaults.class::cast);
         }
         return loopbackHooks() ? LoopbackHooks.initiatorFaults(initiator) : Optional.empty();
     }
@@ -234,6 +280,9 @@ public final class InJvmHarness implements TckHarness {
             recipe.add("decorator-class=" + decorator.getClass().getName());
         }
         recipe.add("memory=" + memory.name());
+        if (engineFaults) {
+            recipe.add("engine-faults=true");
+        }
         return Optional.of(recipe);
     }
 
@@ -254,6 +303,7 @@ public final class InJvmHarness implements TckHarness {
                         harness = Objects.requireNonNull(harness, "provider first").withCallerMemory();
                     }
                 }
+                case "engine-faults" -> harness = Objects.requireNonNull(harness, "provider first").withEngineFaults();
                 default -> throw new IllegalArgumentException("unknown harness recipe item: " + item);
             }
         }

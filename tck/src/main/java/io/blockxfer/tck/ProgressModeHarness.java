@@ -6,6 +6,7 @@ import io.blockxfer.transport.ProgressMode;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.spi.Availability;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -59,6 +60,26 @@ public final class ProgressModeHarness implements TckHarness {
     @Override
     public String mode() {
         return harness.mode() + ", " + mode;
+    }
+
+    @Override
+    public ProgressMode progressMode() {
+        return mode;
+    }
+
+    @Override
+    public TckDeclarations declarations() {
+        return harness.declarations();
+    }
+
+    @Override
+    public Memory memory() {
+        return harness.memory();
+    }
+
+    @Override
+    public Optional<InitiatorFaults> initiatorFaults(DataTransport initiator) {
+        return harness.initiatorFaults(initiator);
     }
 
     @Override

@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.blockxfer.transport.CancelMode;
 import io.blockxfer.transport.Capability;
+import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.RegistrationSupersededException;
+import io.blockxfer.transport.TransferFuture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +32,11 @@ import org.jspecify.annotations.Nullable;
  * cancel released it; no poll that started after a cancel returned may report an id that cancel
  * released (an immediate cancel, or a wait cancel that did not return it), and every id a wait
  * cancel returned must be reported.
+ *
+ * <p>{@link #withWaitsAndFutures()} mixes the other two surfaces in: the pollers wait half the time
+ * ({@code poll(peer, handler, limit)}, {@code pollAll(handler, limit)}), and a third of the
+ * submits are asynchronous, their futures ending them; the ledger then also requires that no
+ * asynchronous id is ever reported by a poll or a wait, and that every future completes.
  *
  * <p>Block ownership keeps verification exact under concurrency: submitter {@code s} writes local
  * blocks {@code 16s..16s+15} to target blocks {@code 32+16s..}, always the same pairs, and reads
@@ -65,6 +72,9 @@ final class StressRun {
     private final List<CompletableFuture<Void>> registrations = new ArrayList<>();
     private final boolean reads;
     private volatile boolean stop;
+    // ---- waits and futures (withWaitsAndFutures)
+    private boolean mixed;
+    private final Map<Long, TransferFuture> futures = new ConcurrentHashMap<>();
 
     StressRun(Fixture fx, DataTransport transport, int peerCount) {
         this.fx = fx;
@@ -79,6 +89,17 @@ final class StressRun {
 
     long submitted() {
         return submitted.size();
+    }
+
+    /** This run, with waits beside polls and asynchronous submits beside plain ones. */
+    StressRun withWaitsAndFutures() {
+        mixed = true;
+        return this;
+    }
+
+    /** How many asynchronous transfers were submitted. */
+    long asyncSubmitted() {
+        return futures.size();
     }
 
     void run(Duration duration) throws InterruptedException {
@@ -142,6 +163,10 @@ final class StressRun {
                 local[i] = write ? 16 * submitter + k : 32 + 16 * submitter + k;
                 remote[i] = write ? 32 + 16 * submitter + k : 16 * submitter + k;
             }
+            if (mixed && random.nextInt(3) == 0) {
+                submitAsync(peer, write, local, remote);
+                continue;
+            }
             long id = write ? transport.writeBlocks(peer, local, remote) : transport.readBlocks(peer, local, remote);
             if (id != DataTransport.NOT_SUBMITTED) {
                 Transfer previous = submitted.putIfAbsent(id, new Transfer(peer, write, local, remote));
@@ -154,17 +179,71 @@ final class StressRun {
         }
     }
 
+    private void submitAsync(String peer, boolean write, int[] local, int[] remote) {
+        TransferFuture f = write ? transport.writeBlocksAsync(peer, local, remote)
+                : transport.readBlocksAsync(peer, local, remote);
+        long id = f.transferId();
+        if (id == DataTransport.NOT_SUBMITTED) {
+            if (!f.isCompletedExceptionally()) {
+                fail(fx.msg("a future to unregistered peer '" + peer + "' is not failed: " + f));
+            }
+            return;
+        }
+        Transfer previous = submitted.putIfAbsent(id, new Transfer(peer, write, local, remote));
+        if (previous != null) {
+            fail(fx.msg("id " + id + " was returned by two submits (to '" + previous.peer + "' and '" + peer + "')"));
+        }
+        futures.put(id, f);
+        recent.set((int) (recentCursor.getAndIncrement() & 255), id);
+        // the callback records its own failures; the dependent future it returns carries nothing more
+        var unused = f.whenComplete((v, e) -> {
+            if (e instanceof java.util.concurrent.CancellationException) {
+                return; // a cancel released it; the canceller notes that
+            }
+            try {
+                onReport(id, peer, e == null, Long.MIN_VALUE);
+            } catch (Throwable t) {
+                firstError.compareAndSet(null, t);
+            }
+        });
+    }
+
     private void poll() {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         while (!stop && firstError.get() == null) {
             long started = clock.incrementAndGet();
-            if (random.nextInt(20) == 0) {
-                transport.pollAll((id, ok) -> onReport(id, null, ok, started));
-            } else {
-                String peer = peers[random.nextInt(peers.length)];
-                transport.poll(peer, (id, ok) -> onReport(id, peer, ok, started));
+            boolean wait = mixed && random.nextBoolean();
+            try {
+                if (random.nextInt(20) == 0) {
+                    CompletionHandler h = (id, ok) -> onPolledReport(id, null, ok, started);
+                    if (wait) {
+                        transport.pollAll(h, 2, TimeUnit.MILLISECONDS);
+                    } else {
+                        transport.pollAll(h);
+                    }
+                } else {
+                    String peer = peers[random.nextInt(peers.length)];
+                    CompletionHandler h = (id, ok) -> onPolledReport(id, peer, ok, started);
+                    if (wait) {
+                        transport.poll(peer, h, 2, TimeUnit.MILLISECONDS);
+                    } else {
+                        transport.poll(peer, h);
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
             }
         }
+    }
+
+    /** A report of a poll or a wait, which must never be of an asynchronous transfer. */
+    private void onPolledReport(long id, @Nullable String polledPeer, boolean done, long pollStarted) {
+        if (futures.containsKey(id)) {
+            fail(fx.msg("asynchronous transfer " + id + " was reported by " + (polledPeer == null ? "pollAll"
+                    : "a poll or wait of '" + polledPeer + "'") + "; its future owns it"));
+        }
+        onReport(id, polledPeer, done, pollStarted);
     }
 
     private void onReport(long id, @Nullable String polledPeer, boolean done, long pollStarted) {
@@ -280,6 +359,12 @@ final class StressRun {
         }
     }
 
+    /** Whether transfer {@code id} has not ended yet: a pending future, or a polled id neither reported nor cancelled. */
+    private boolean owed(long id) {
+        TransferFuture f = futures.get(id);
+        return f != null ? !f.isDone() : !reports.containsKey(id) && !cancelled.containsKey(id);
+    }
+
     /** Drains what is owed and checks the ledger. */
     void verify() {
         if (firstError.get() != null) {
@@ -289,15 +374,14 @@ final class StressRun {
         long deadline = System.nanoTime() + fx.env.timeout().toNanos();
         while (true) {
             long started = clock.incrementAndGet();
-            transport.pollAll((id, ok) -> onReport(id, null, ok, started));
-            long owed = submitted.keySet().stream()
-                    .filter(id -> !reports.containsKey(id) && !cancelled.containsKey(id)).count();
+            transport.pollAll((id, ok) -> onPolledReport(id, null, ok, started));
+            long owed = submitted.keySet().stream().filter(this::owed).count();
             if (owed == 0) {
                 break;
             }
             if (System.nanoTime() - deadline > 0) {
                 fail(fx.msg(owed + " transfers were never reported and not cancelled, e.g. " + submitted.keySet()
-                        .stream().filter(id -> !reports.containsKey(id) && !cancelled.containsKey(id)).limit(10).toList()));
+                        .stream().filter(this::owed).limit(10).toList()));
             }
             LockSupport.parkNanos(1_000_000);
         }

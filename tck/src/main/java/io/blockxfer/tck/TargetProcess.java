@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Arguments: {@code backend numBlocks blockLength agentName transferTimeoutMillis} then any of
  * {@code opt:KEY=VALUE}, {@code field:KEY=i:LONG}, {@code field:KEY=s:STRING},
  * {@code progress:MODE} (a {@link io.blockxfer.transport.ProgressMode}), {@code keyring:ID=BASE64KEY} (a
- * deployment key ring of one key), {@value #ACCEPT_UNSIGNED} and {@value #CALLER_MEMORY} (the target's region is memory this program allocates and wraps, instead
+ * deployment key ring, signing with the first key; more keys follow after commas), {@value #ACCEPT_UNSIGNED} and {@value #CALLER_MEMORY} (the target's region is memory this program allocates and wraps, instead
  * of the backend's). Commands:
  * {@code FILL block seed}, {@code CHECK block seed} (answers {@code AT offset}, -1 when equal),
  * {@code CLOSE}. The first line out is {@code READY <base64 descriptor>}; errors are {@code ERR ...}.

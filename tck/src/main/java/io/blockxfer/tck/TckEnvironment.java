@@ -24,6 +24,9 @@ import java.util.Optional;
  *       before it treats the transfer as completed (the timing rules P10 and X5), default 500;</li>
  *   <li>{@code blockxfer.tck.holdMillis}: how long an initiator fault delays completions to hold
  *       transfers in flight, default 2000;</li>
+ *   <li>{@code blockxfer.tck.wakeMillis}: how soon after its transfer ended (or its thread was
+ *       interrupted, or its transport closed) a thread parked in a wait must return (the timing
+ *       rules of waits and futures), default 1000;</li>
  *   <li>{@code blockxfer.tck.isolate} ({@code true}): whether the descriptor attack rules run in a
  *       child JVM where the harness can be recreated there;</li>
  *   <li>{@code blockxfer.tck.rules}: comma-separated rule ids to run (e.g. {@code F2,X4}); the
@@ -45,6 +48,7 @@ public final class TckEnvironment {
     private final Duration closeTimeout;
     private final Duration settle;
     private final Duration hold;
+    private final Duration wake;
     private final boolean isolate;
     private final String[] required;
     private final String[] selected;
@@ -58,6 +62,7 @@ public final class TckEnvironment {
         this.closeTimeout = Duration.ofMillis(longSetting("blockxfer.tck.closeTimeoutMillis", 5_000));
         this.settle = Duration.ofMillis(longSetting("blockxfer.tck.settleMillis", 500));
         this.hold = Duration.ofMillis(longSetting("blockxfer.tck.holdMillis", 2_000));
+        this.wake = Duration.ofMillis(longSetting("blockxfer.tck.wakeMillis", 1_000));
         this.isolate = Boolean.parseBoolean(setting("blockxfer.tck.isolate").orElse("true"));
         this.required = Arrays.stream(setting("blockxfer.tck.require").orElse("").split(","))
                 .map(String::trim).filter(s -> !s.isEmpty()).toArray(String[]::new);
@@ -140,6 +145,11 @@ public final class TckEnvironment {
     /** How long an initiator fault holds transfers in flight. */
     public Duration hold() {
         return hold;
+    }
+
+    /** How soon a parked waiter must return after what ends its wait. */
+    public Duration wake() {
+        return wake;
     }
 
     /** Whether descriptor attacks run in a child JVM where they can. */

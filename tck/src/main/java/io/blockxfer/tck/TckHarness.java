@@ -2,6 +2,7 @@ package io.blockxfer.tck;
 
 import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.ProgressMode;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.spi.Availability;
 import java.util.Optional;
@@ -52,5 +53,22 @@ public interface TckHarness {
      */
     default Optional<InitiatorFaults> initiatorFaults(DataTransport initiator) {
         return Optional.empty();
+    }
+
+    /**
+     * The progress mode this harness opens transports with; {@link ProgressMode#AUTO} unless the
+     * harness sets one ({@link ProgressModeHarness}).
+     */
+    default ProgressMode progressMode() {
+        return ProgressMode.AUTO;
+    }
+
+    /**
+     * What the backend declares for the rules that check its promises (progress modes, the
+     * polling-thread bound, queue capacity); {@link TckDeclarations#none()} unless the harness was
+     * given some.
+     */
+    default TckDeclarations declarations() {
+        return TckDeclarations.none();
     }
 }

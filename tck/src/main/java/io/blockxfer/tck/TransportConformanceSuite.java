@@ -25,8 +25,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * }</pre>
  *
  * <p>The rules come in {@link Nested} groups by area, one group per {@link ConformanceRules.Area}
- * (geometry, peers, writes, reads, completions, cancels, failures, descriptors, lifecycle,
- * concurrency). Every rule has an id shown in its display name with its class
+ * (geometry, peers, writes, reads, completions, cancels, failures, descriptors, keys, timeliness,
+ * lifecycle, concurrency, waits and futures). Every rule has an id shown in its display name with its class
  * ({@code [W2] (required) ...}) and in every assertion message ({@code [W2] ucx (in-jvm): ...});
  * {@link ConformanceRules} explains each and what to check when it fails. Rule methods are final.
  * A rule whose capability the backend lacks is skipped with the reason, and the documented refusal
@@ -182,6 +182,27 @@ public abstract class TransportConformanceSuite {
         }
     }
 
+    /** K: rotating deployment keys. <b>Thread safety:</b> one instance per rule, as the suite's. */
+    @Nested
+    public final class Keys extends KeyRotationRules {
+        /** For JUnit. */
+        public Keys() {
+            super(TransportConformanceSuite.this);
+        }
+    }
+
+    /**
+     * T: what the progress modes, queues and deadlines promise about time. <b>Thread safety:</b> one
+     * instance per rule, as the suite's.
+     */
+    @Nested
+    public final class Timeliness extends TimelinessRules {
+        /** For JUnit. */
+        public Timeliness() {
+            super(TransportConformanceSuite.this);
+        }
+    }
+
     /** L: close and what follows it. <b>Thread safety:</b> one instance per rule, as the suite's. */
     @Nested
     public final class Lifecycle extends LifecycleRules {
@@ -196,6 +217,15 @@ public abstract class TransportConformanceSuite {
     public final class Concurrency extends ConcurrencyRules {
         /** For JUnit. */
         public Concurrency() {
+            super(TransportConformanceSuite.this);
+        }
+    }
+
+    /** A: waits and futures. <b>Thread safety:</b> one instance per rule, as the suite's. */
+    @Nested
+    public final class Awaits extends WaitRules {
+        /** For JUnit. */
+        public Awaits() {
             super(TransportConformanceSuite.this);
         }
     }

@@ -91,6 +91,11 @@ public final class TwoProcessHarness implements TckHarness {
         return local.initiatorFaults(initiator);
     }
 
+    @Override
+    public TckDeclarations declarations() {
+        return local.declarations();
+    }
+
     /** The local harness, for the kit's child-JVM rules. */
     InJvmHarness local() {
         return local;

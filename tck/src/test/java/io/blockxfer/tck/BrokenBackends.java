@@ -1,5 +1,13 @@
 package io.blockxfer.tck;
 
+import static io.blockxfer.tck.ConformanceRules.A1;
+import static io.blockxfer.tck.ConformanceRules.A2;
+import static io.blockxfer.tck.ConformanceRules.A3;
+import static io.blockxfer.tck.ConformanceRules.A4;
+import static io.blockxfer.tck.ConformanceRules.A5;
+import static io.blockxfer.tck.ConformanceRules.A6;
+import static io.blockxfer.tck.ConformanceRules.A7;
+import static io.blockxfer.tck.ConformanceRules.A8;
 import static io.blockxfer.tck.ConformanceRules.C1;
 import static io.blockxfer.tck.ConformanceRules.C2;
 import static io.blockxfer.tck.ConformanceRules.C3;
@@ -101,7 +109,7 @@ final class BrokenBackends {
 
         InJvmHarness harness() {
             return switch (this) {
-                case LOOPBACK -> InJvmHarness.of(LoopbackProvider.NAME);
+                case LOOPBACK -> LoopbackConformanceTest.loopbackHarness();
                 case LOOPBACK_ENGINE -> engineHarness(UnaryOperator.identity(), ALL);
                 case LOOPBACK_WITHOUT_READ -> engineHarness(UnaryOperator.identity(), WITHOUT_READ);
             };
@@ -121,11 +129,17 @@ final class BrokenBackends {
     }
 
     static InJvmHarness engineHarness(UnaryOperator<TransferEngine> engine, Set<Capability> capabilities) {
-        return InJvmHarness.of(new LoopbackProvider(engine, capabilities));
+        return InJvmHarness.of(new LoopbackProvider(engine, capabilities))
+                .withDeclarations(LoopbackConformanceTest.DECLARATIONS);
+    }
+
+    /** Transports of {@code provider}, a broken variant of loopback, with loopback's declarations. */
+    static InJvmHarness providerHarness(io.blockxfer.transport.spi.TransportProvider provider) {
+        return InJvmHarness.of(provider).withDeclarations(LoopbackConformanceTest.DECLARATIONS);
     }
 
     private static Variant transport(String name, ConformanceRules rule, UnaryOperator<DataTransport> breakage) {
-        return new Variant(name, rule, () -> InJvmHarness.of(LoopbackProvider.NAME).withInitiatorDecorator(breakage),
+        return new Variant(name, rule, () -> LoopbackConformanceTest.loopbackHarness().withInitiatorDecorator(breakage),
                 Base.LOOPBACK);
     }
 
@@ -214,6 +228,17 @@ final class BrokenBackends {
                         Base.LOOPBACK),
                 transport("reports-tampering-as-malformed", M4, new BrokenTransports.ReportsTamperingAsMalformed()),
 
+                new Variant("verifies-with-the-signing-key", ConformanceRules.K1,
+                        () -> providerHarness(new BrokenPromises.VerifiesWithTheSigningKey()), Base.LOOPBACK),
+                new Variant("remembers-dropped-keys", ConformanceRules.K2,
+                        () -> providerHarness(new BrokenPromises.RemembersDroppedKeys()), Base.LOOPBACK),
+
+                engine("polls-do-not-drive", ConformanceRules.T1, BrokenEngines.pollsDoNotDrive()),
+                engine("fails-submits-when-its-queue-is-full", ConformanceRules.T2,
+                        BrokenEngines.failsSubmitsWhenItsQueueIsFull()),
+                new Variant("deadline-from-the-first-busy-submit", ConformanceRules.T3,
+                        () -> providerHarness(new BrokenPromises.DeadlineFromTheFirstBusySubmit()), Base.LOOPBACK),
+
                 transport("close-not-idempotent", L1, BrokenTransports.closeNotIdempotent()),
                 transport("concurrent-close-returns-early", L1, BrokenTransports.concurrentCloseReturnsEarly()),
                 transport("answers-polls-after-close", L2, BrokenTransports.answersPollsAfterClose()),
@@ -224,6 +249,15 @@ final class BrokenBackends {
                 transport("shared-peer-field-without-lock", S1, BrokenTransports.sharedPeerFieldWithoutLock()),
                 transport("misroutes-handler-reports", S2, BrokenTransports.misroutesHandlerReports()),
                 transport("ignores-immediate-cancel", S2, BrokenTransports.ignoresImmediateCancel()),
-                transport("racing-calls-see-released-state", S3, BrokenTransports.racingCallsSeeReleasedState()));
+                transport("racing-calls-see-released-state", S3, BrokenTransports.racingCallsSeeReleasedState()),
+
+                engine("signal-never-fired", A1, BrokenWaits.signalNeverFired()),
+                transport("wait-returns-at-once", A2, BrokenWaits.waitReturnsAtOnce()),
+                transport("interrupted-wait-drops-reports", A3, BrokenWaits.interruptedWaitDropsReports()),
+                transport("close-leaves-waiters-parked", A4, BrokenWaits.closeLeavesWaitersParked()),
+                transport("async-completes-at-submit", A5, BrokenWaits.asyncCompletesAtSubmit()),
+                transport("future-cancel-leaves-the-transfer", A6, BrokenWaits.futureCancelLeavesTheTransfer()),
+                transport("waits-pin-the-carrier", A7, BrokenWaits.waitsPinTheCarrier()),
+                transport("wait-drops-a-report-now-and-then", A8, BrokenWaits.waitDropsAReportNowAndThen()));
     }
 }

@@ -42,7 +42,7 @@ import org.junit.platform.testkit.engine.Events;
  */
 class BrokenBackendsAreCaughtTest {
 
-    private static final Map<String, String> SETTINGS = Map.of(
+    static final Map<String, String> SETTINGS = Map.of(
             "blockxfer.tck.timeoutMillis", "2000",
             "blockxfer.tck.stressMillis", "1000",
             "blockxfer.tck.deadlineMillis", "600",

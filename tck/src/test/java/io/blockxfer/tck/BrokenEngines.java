@@ -289,6 +289,70 @@ final class BrokenEngines {
         };
     }
 
+    /**
+     * A backend whose polls do nothing in the polling-thread mode: its transfers end only when its
+     * fallback thread looks in, 100 ms after their submit (as a thread that wakes every 100 ms
+     * would find them).
+     */
+    static UnaryOperator<TransferEngine> pollsDoNotDrive() {
+        long fallbackNanos = 100_000_000L;
+        return e -> new ForwardingEngine(e) {
+            final Map<Object, Long> submittedAt = new ConcurrentHashMap<>();
+
+            @Override
+            public Object submit(long id, Object peer, TransferOp op, int[] l, int[] r) {
+                Object h = delegate.submit(id, peer, op, l, r);
+                submittedAt.put(h, System.nanoTime());
+                return h;
+            }
+
+            @Override
+            public int status(Object transfer) {
+                Long at = submittedAt.get(transfer);
+                if (at != null && System.nanoTime() - at < fallbackNanos) {
+                    return TransferEngine.PENDING; // the fallback thread has not looked in yet
+                }
+                int status = delegate.status(transfer);
+                if (status != TransferEngine.PENDING) {
+                    submittedAt.remove(transfer);
+                }
+                return status;
+            }
+
+            @Override
+            public int progress() {
+                return 0; // the defect: a poll never drives the backend
+            }
+        };
+    }
+
+    /**
+     * A backend whose internal queue holds 4,096 transfers and fails a submit that finds it full,
+     * instead of making the submitter wait for room.
+     */
+    static UnaryOperator<TransferEngine> failsSubmitsWhenItsQueueIsFull() {
+        int capacity = 4_096;
+        return e -> new ForwardingEngine(e) {
+            final Set<Object> queued = ConcurrentHashMap.newKeySet();
+
+            @Override
+            public Object submit(long id, Object peer, TransferOp op, int[] l, int[] r) {
+                if (queued.size() >= capacity) {
+                    throw new IllegalStateException("queue full (" + capacity + " transfers)");
+                }
+                Object h = delegate.submit(id, peer, op, l, r);
+                queued.add(h);
+                return h;
+            }
+
+            @Override
+            public void release(Object transfer) {
+                queued.remove(transfer);
+                delegate.release(transfer);
+            }
+        };
+    }
+
     static UnaryOperator<TransferEngine> acceptsOneBlockMore() {
         return e -> new ForwardingEngine(e) {
             @Override

@@ -3,6 +3,7 @@ package io.blockxfer.tck;
 import io.blockxfer.transport.BlockRegion;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.spi.CompletionSignal;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.util.Optional;
 
@@ -29,5 +30,7 @@ class ForwardingEngine implements TransferEngine {
     @Override public void close(boolean leaked) { delegate.close(leaked); }
     @Override public boolean nativeTelemetry(Object transfer, long[] out) { return delegate.nativeTelemetry(transfer, out); }
     @Override public int progress() { return delegate.progress(); }
+    @Override public boolean bindCompletionSignal(CompletionSignal signal) { return delegate.bindCompletionSignal(signal); }
+    @Override public void callersWaiting(boolean waiting) { delegate.callersWaiting(waiting); }
     @Override public <T> Optional<T> feature(Class<T> type) { return delegate.feature(type); }
 }

@@ -6,8 +6,10 @@ import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PollResult;
+import io.blockxfer.transport.TransferFuture;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /** A transport that forwards every call; the kit's self-tests override pieces of it to break it. */
 class ForwardingTransport implements DataTransport {
@@ -19,6 +21,7 @@ class ForwardingTransport implements DataTransport {
     }
 
     @Override public String backendName() { return delegate.backendName(); }
+    @Override public String agentName() { return delegate.agentName(); }
     @Override public BlockRegion region() { return delegate.region(); }
     @Override public String configFingerprint() { return delegate.configFingerprint(); }
     @Override public byte[] agentMetadata() { return delegate.agentMetadata(); }
@@ -34,6 +37,25 @@ class ForwardingTransport implements DataTransport {
     @Override public int poll(String peerId, CompletionHandler h) { return delegate.poll(peerId, h); }
     @Override public PollResult pollAll() { return delegate.pollAll(); }
     @Override public int pollAll(CompletionHandler h) { return delegate.pollAll(h); }
+    @Override public PollResult poll(String peerId, long timeout, TimeUnit unit) throws InterruptedException {
+        return delegate.poll(peerId, timeout, unit);
+    }
+    @Override public int poll(String peerId, CompletionHandler h, long timeout, TimeUnit unit)
+            throws InterruptedException {
+        return delegate.poll(peerId, h, timeout, unit);
+    }
+    @Override public PollResult pollAll(long timeout, TimeUnit unit) throws InterruptedException {
+        return delegate.pollAll(timeout, unit);
+    }
+    @Override public int pollAll(CompletionHandler h, long timeout, TimeUnit unit) throws InterruptedException {
+        return delegate.pollAll(h, timeout, unit);
+    }
+    @Override public TransferFuture writeBlocksAsync(String peerId, int[] l, int[] r) {
+        return delegate.writeBlocksAsync(peerId, l, r);
+    }
+    @Override public TransferFuture readBlocksAsync(String peerId, int[] l, int[] r) {
+        return delegate.readBlocksAsync(peerId, l, r);
+    }
     @Override public long[] cancel(long[] ids, CancelMode mode) { return delegate.cancel(ids, mode); }
     @Override public <T> Optional<T> feature(Class<T> type) { return delegate.feature(type); }
     @Override public void close() { delegate.close(); }

@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A forwarding transport that hands out ids of its own choosing ({@link #expose}) and translates
@@ -81,6 +82,28 @@ abstract class IdMappingTransport extends ForwardingTransport {
     public int pollAll(CompletionHandler h) {
         Objects.requireNonNull(h, "handler");
         return delegate.pollAll((id, ok) -> h.onTerminal(exposed(id), ok));
+    }
+
+    @Override
+    public PollResult poll(String peerId, long timeout, TimeUnit unit) throws InterruptedException {
+        return translate(delegate.poll(peerId, timeout, unit));
+    }
+
+    @Override
+    public int poll(String peerId, CompletionHandler h, long timeout, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(h, "handler");
+        return delegate.poll(peerId, (id, ok) -> h.onTerminal(exposed(id), ok), timeout, unit);
+    }
+
+    @Override
+    public PollResult pollAll(long timeout, TimeUnit unit) throws InterruptedException {
+        return translate(delegate.pollAll(timeout, unit));
+    }
+
+    @Override
+    public int pollAll(CompletionHandler h, long timeout, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(h, "handler");
+        return delegate.pollAll((id, ok) -> h.onTerminal(exposed(id), ok), timeout, unit);
     }
 
     @Override

@@ -10,6 +10,6 @@ class LoopbackCallerMemoryConformanceTest extends TransportConformanceSuite {
 
     @Override
     protected TckHarness harness() {
-        return InJvmHarness.of("loopback").withCallerMemory();
+        return LoopbackConformanceTest.loopbackHarness().withCallerMemory();
     }
 }

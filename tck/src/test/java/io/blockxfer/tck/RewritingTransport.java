@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A forwarding transport that knows the peer of every id it handed out and which ids were
@@ -93,6 +94,32 @@ class RewritingTransport extends ForwardingTransport {
     public int pollAll(CompletionHandler h) {
         Objects.requireNonNull(h, "handler");
         List<Report> out = deliver(null, delegate.pollAll());
+        out.forEach(x -> h.onTerminal(x.id(), x.done()));
+        return out.size();
+    }
+
+    @Override
+    public PollResult poll(String peerId, long timeout, TimeUnit unit) throws InterruptedException {
+        return result(deliver(peerId, delegate.poll(peerId, timeout, unit)));
+    }
+
+    @Override
+    public int poll(String peerId, CompletionHandler h, long timeout, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(h, "handler");
+        List<Report> out = deliver(peerId, delegate.poll(peerId, timeout, unit));
+        out.forEach(x -> h.onTerminal(x.id(), x.done()));
+        return out.size();
+    }
+
+    @Override
+    public PollResult pollAll(long timeout, TimeUnit unit) throws InterruptedException {
+        return result(deliver(null, delegate.pollAll(timeout, unit)));
+    }
+
+    @Override
+    public int pollAll(CompletionHandler h, long timeout, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(h, "handler");
+        List<Report> out = deliver(null, delegate.pollAll(timeout, unit));
         out.forEach(x -> h.onTerminal(x.id(), x.done()));
         return out.size();
     }

@@ -1,7 +1,9 @@
 package io.blockxfer.transport;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A transport that owns one local {@link BlockRegion} and moves whole blocks one-sided between it
@@ -15,9 +17,10 @@ import java.util.concurrent.CompletableFuture;
  * <p>Contract, shared by every backend and checked by the conformance kit:
  * <ul>
  *   <li><b>Exactly once.</b> Every id returned by a submit reaches exactly one terminal report,
- *       {@code done} or {@code failed}, from {@link #poll(String)} of its own peer or from
- *       {@link #pollAll()}, unless {@link #cancel} released it or {@link #close()} ended it. Ids
- *       are unique for the life of the transport and increase.</li>
+ *       {@code done} or {@code failed}, from a poll or wait of its own peer or of every peer
+ *       ({@link #pollAll()}), or, for an asynchronous submit, its {@link TransferFuture}, unless
+ *       {@link #cancel} released it or {@link #close()} ended it. Ids are unique for the life of
+ *       the transport and increase.</li>
  *   <li><b>Errors are outcomes.</b> A native error while submitting, checking or releasing a
  *       transfer becomes a {@code failed} report; it is never thrown from a submit or a poll.
  *       Misuse (bad indices, null arguments, a closed transport) throws
@@ -33,9 +36,21 @@ import java.util.concurrent.CompletableFuture;
  *       still land in the local blocks until the native layer lets go.</li>
  * </ul>
  *
- * <p><b>Thread safety:</b> thread-safe. Many peer sessions share one transport: submits, polls
- * and cancels may run concurrently from any threads, for the same or different peers.
- * {@link #close()} may race with any call; calls that lose the race throw
+ * <p>Three ways to learn that transfers ended, each id going to exactly one of them:
+ * <ul>
+ *   <li><b>Poll</b> ({@link #poll(String)} and its forms): never blocks; reports what ended since
+ *       the last report.</li>
+ *   <li><b>Wait</b> ({@link #poll(String, long, TimeUnit)} and its forms): as poll, but blocks,
+ *       without spinning a core, until at least one transfer of its scope ended, the limit passed,
+ *       the thread was interrupted or the transport closed. Polls and waits share one stream of
+ *       reports: each terminal transfer reaches exactly one of them.</li>
+ *   <li><b>Future</b> ({@link #writeBlocksAsync}, {@link #readBlocksAsync}): the transfer's own
+ *       {@link TransferFuture}, never reported by a poll or a wait.</li>
+ * </ul>
+ *
+ * <p><b>Thread safety:</b> thread-safe. Many peer sessions share one transport: submits, polls,
+ * waits and cancels may run concurrently from any threads, platform or virtual, for the same or
+ * different peers. {@link #close()} may race with any call; calls that lose the race throw
  * {@link IllegalStateException}.
  */
 public interface DataTransport extends AutoCloseable {
@@ -43,8 +58,18 @@ public interface DataTransport extends AutoCloseable {
     /** Returned by {@link #writeBlocks} and {@link #readBlocks} when the peer is not registered. */
     long NOT_SUBMITTED = -1L;
 
+    /** The longest limit a wait accepts (24 hours); a longer one is a mistake, refused. */
+    Duration MAX_WAIT = Duration.ofHours(24);
+
     /** The provider name of this transport's backend, e.g. {@code "loopback"}. */
     String backendName();
+
+    /**
+     * The agent name this transport was opened with ({@link TransportConfig#agentName()}), unique
+     * per process; a directory membership publishes under it unless told otherwise. Answers after
+     * {@link #close()} too.
+     */
+    String agentName();
 
     /** This transport's local block region. */
     BlockRegion region();
@@ -144,6 +169,64 @@ public interface DataTransport extends AutoCloseable {
     int pollAll(CompletionHandler handler);
 
     /**
+     * Waits until at least one transfer of {@code peerId} ended, then reports as
+     * {@link #poll(String)} does: what ended since the last report, each id once. Returns
+     * {@link PollResult#EMPTY} when {@code timeout} passes with nothing to report, and at once when
+     * the peer is not registered and owes no reports. A limit of 0 is a plain poll. Parks the
+     * calling thread (a virtual thread unmounts from its carrier) until the backend signals a
+     * completion; spins briefly first, so a transfer that ends within microseconds costs no
+     * park. While it is parked, the backend drives transfers to their end by itself.
+     *
+     * <p>Interrupted (before or while waiting), it throws {@link InterruptedException} with the
+     * thread's interrupt status cleared, and consumes nothing: what ended is reported by the next
+     * poll or wait. When {@link #close()} ends the wait, it throws {@link IllegalStateException}
+     * saying the transport closed while it waited; the transfers it waited for end with the close,
+     * unreported, as every id not yet reported does.
+     *
+     * @throws IllegalArgumentException if {@code timeout} is negative or longer than
+     *     {@link #MAX_WAIT}; nothing changes
+     * @throws IllegalStateException if the transport is closed, or closes while this waits
+     * @throws InterruptedException if the thread is interrupted
+     */
+    PollResult poll(String peerId, long timeout, TimeUnit unit) throws InterruptedException;
+
+    /**
+     * The allocation-free form of {@link #poll(String, long, TimeUnit)}: calls {@code handler} once
+     * per terminal transfer of {@code peerId}, on the calling thread, after the transport's locks
+     * are released.
+     *
+     * @return how many transfers were reported; 0 when the limit passed
+     */
+    int poll(String peerId, CompletionHandler handler, long timeout, TimeUnit unit) throws InterruptedException;
+
+    /**
+     * {@link #poll(String, long, TimeUnit)} over every peer, including removed ones still owing
+     * reports: returns as soon as any transfer ended.
+     */
+    PollResult pollAll(long timeout, TimeUnit unit) throws InterruptedException;
+
+    /** The allocation-free form of {@link #pollAll(long, TimeUnit)}. */
+    int pollAll(CompletionHandler handler, long timeout, TimeUnit unit) throws InterruptedException;
+
+    /**
+     * As {@link #writeBlocks}, but the transfer's outcome completes the returned future instead of
+     * being reported by a poll or a wait. Argument errors throw as {@link #writeBlocks} does; a
+     * peer that is not registered gives a future already failed
+     * ({@link TransferFuture#notSubmitted}). A {@link #cancel} naming its id in
+     * {@link CancelMode#IMMEDIATE} mode cancels the future; in {@link CancelMode#WAIT} mode the id
+     * is returned while in flight, and the future completes when it ends. {@link #close()} fails
+     * the futures still pending with an {@link IllegalStateException}.
+     */
+    TransferFuture writeBlocksAsync(String peerId, int[] localBlocks, int[] remoteBlocks);
+
+    /**
+     * As {@link #readBlocks}, with the outcome delivered as {@link #writeBlocksAsync} delivers it.
+     *
+     * @throws UnsupportedOperationException if the backend lacks {@link Capability#READ}
+     */
+    TransferFuture readBlocksAsync(String peerId, int[] localBlocks, int[] remoteBlocks);
+
+    /**
      * Cancels transfers by id. Unknown and already reported ids are ignored.
      * <ul>
      *   <li>{@link CancelMode#IMMEDIATE}: none of {@code ids} is reported again. A transfer the
@@ -164,7 +247,9 @@ public interface DataTransport extends AutoCloseable {
     /**
      * Releases everything: supersedes pending registrations, waits (bounded by
      * {@link TransportConfig#closeTimeout()}) for transfers in flight, removes every peer, frees
-     * the region if the backend allocated it. Every id not yet reported ends here. Idempotent;
+     * the region if the backend allocated it. Every id not yet reported ends here: threads waiting
+     * in {@link #poll(String, long, TimeUnit)} and its forms are woken and throw
+     * {@link IllegalStateException}, and pending {@link TransferFuture}s fail with one. Idempotent;
      * every other method throws {@link IllegalStateException} afterwards.
      */
     @Override

@@ -23,6 +23,11 @@ import javax.crypto.spec.SecretKeySpec;
  * ({@code of("k2", new).withVerificationKey("k1", old)}); (3) drop the old one
  * ({@code of("k2", new)}). Descriptors signed with a dropped key are rejected from then on.
  *
+ * <p>Other modules authenticate their own messages under the same keys with
+ * {@link #sign(String, byte[])} and {@link #verify(String, String, byte[], byte[])}, each in a domain
+ * of its own, so that a MAC made for one kind of message is never valid for another kind, nor for
+ * a descriptor. Rotation applies to them as to descriptors.
+ *
  * <p>Keys are at least {@value #MIN_KEY_BYTES} bytes of secret randomness (a passphrase is not a
  * key). Key ids are not secret: they travel in every signed descriptor and appear in messages;
  * key material never does, nor does {@link #toString()} show it.
@@ -35,8 +40,12 @@ public final class DeploymentKeyRing {
     public static final int MIN_KEY_BYTES = 32;
     /** The longest key id accepted, in characters. */
     public static final int MAX_KEY_ID_LENGTH = 64;
-    /** The length of a descriptor's MAC in bytes (HMAC-SHA-256). */
-    static final int MAC_BYTES = 32;
+    /** The length of a MAC in bytes (HMAC-SHA-256), of a descriptor's as of {@link #sign(String, byte[])}'s. */
+    public static final int MAC_LENGTH = 32;
+    /** The longest domain of {@link #sign(String, byte[])} accepted, in characters. */
+    public static final int MAX_DOMAIN_LENGTH = 64;
+    /** The length of a descriptor's MAC in bytes. */
+    static final int MAC_BYTES = MAC_LENGTH;
 
     private static final String ALGORITHM = "HmacSHA256";
 
@@ -147,6 +156,96 @@ public final class DeploymentKeyRing {
             throw new UnauthenticatedPeerException(UnauthenticatedPeerException.Reason.CHANGED_AFTER_SIGNING,
                     "peer descriptor signed with key '" + keyId + "' does not match its signature: it was changed"
                     + " after signing (or signed with another key under the same id)");
+        }
+    }
+
+    /**
+     * The MAC of {@code message} in {@code domain} under the signing key: HMAC-SHA-256 over one
+     * byte holding the domain's length, the domain's ASCII characters, then the message. The
+     * length byte makes every (domain, message) pair a distinct input, and since a domain has at
+     * most {@value #MAX_DOMAIN_LENGTH} characters that first byte is never {@code 'B'} (66), the
+     * first byte of every descriptor a descriptor MAC covers: a MAC made here is never a valid
+     * descriptor signature, nor one of another domain. A message that names the key it is signed
+     * with (as it should, so that the verifier can pick the key and the key id is authenticated
+     * too) writes {@link #signingKeyId()} into itself before it is signed.
+     *
+     * @param domain what kind of message this is, 1-{@value #MAX_DOMAIN_LENGTH} characters of
+     *     {@code [A-Za-z0-9._-]}, e.g. {@code "blockxfer.directory.entry.v1"}
+     * @return a new array of {@value #MAC_LENGTH} bytes
+     * @throws IllegalArgumentException if the domain is malformed
+     * @throws NullPointerException if an argument is null
+     */
+    public byte[] sign(String domain, byte[] message) {
+        byte[] prefix = domainPrefix(domain);
+        Objects.requireNonNull(message, "message");
+        return mac(Objects.requireNonNull(keys.get(signingKeyId), "a key ring holds its signing key"), prefix,
+                message);
+    }
+
+    /**
+     * Checks that {@code mac} is the MAC of {@code message} in {@code domain} under the key
+     * {@code keyId} of this ring, as {@link #sign(String, byte[])} makes it there; compared in
+     * constant time. Any key of the ring verifies, so a message signed before or during a rotation
+     * passes as long as its key is in the ring.
+     *
+     * @throws UnauthenticatedPeerException with {@link UnauthenticatedPeerException.Reason#UNKNOWN_KEY}
+     *     if {@code keyId} is not in the ring (an unknown or retired key), or
+     *     {@link UnauthenticatedPeerException.Reason#CHANGED_AFTER_SIGNING} if the MAC does not match
+     *     (the message was changed after signing, belongs to another domain, or was signed with
+     *     another key under the same id)
+     * @throws IllegalArgumentException if the domain is malformed or the MAC is not
+     *     {@value #MAC_LENGTH} bytes long
+     * @throws NullPointerException if an argument is null
+     */
+    public void verify(String domain, String keyId, byte[] message, byte[] mac) {
+        byte[] prefix = domainPrefix(domain);
+        Objects.requireNonNull(keyId, "keyId");
+        Objects.requireNonNull(message, "message");
+        Objects.requireNonNull(mac, "mac");
+        if (mac.length != MAC_LENGTH) {
+            throw new IllegalArgumentException("a MAC has " + MAC_LENGTH + " bytes, not " + mac.length);
+        }
+        byte[] key = keys.get(keyId);
+        if (key == null) {
+            throw new UnauthenticatedPeerException(UnauthenticatedPeerException.Reason.UNKNOWN_KEY,
+                    "'" + domain + "' message is signed with key '" + printableId(keyId) + "', which is not in the key"
+                    + " ring " + keys.keySet() + " (an unknown or retired key)");
+        }
+        if (!MessageDigest.isEqual(mac(key, prefix, message), mac)) {
+            throw new UnauthenticatedPeerException(UnauthenticatedPeerException.Reason.CHANGED_AFTER_SIGNING,
+                    "'" + domain + "' message signed with key '" + keyId + "' does not match its MAC: it was changed"
+                    + " after signing (or signed in another domain, or with another key under the same id)");
+        }
+    }
+
+    private static byte[] domainPrefix(String domain) {
+        Objects.requireNonNull(domain, "domain");
+        if (!isValidId(domain)) {
+            throw new IllegalArgumentException("a MAC domain must be 1-" + MAX_DOMAIN_LENGTH
+                    + " chars of [A-Za-z0-9._-]: '" + printableId(domain) + "'");
+        }
+        byte[] prefix = new byte[1 + domain.length()];
+        prefix[0] = (byte) domain.length();
+        for (int i = 0; i < domain.length(); i++) {
+            prefix[1 + i] = (byte) domain.charAt(i);
+        }
+        return prefix;
+    }
+
+    private static String printableId(String id) {
+        String cut = id.length() > 80 ? id.substring(0, 80) + "..." : id;
+        return cut.chars().allMatch(c -> c >= 0x20 && c < 0x7f) ? cut : "<non-printable>";
+    }
+
+    private static byte[] mac(byte[] key, byte[] prefix, byte[] message) {
+        try {
+            Mac mac = Mac.getInstance(ALGORITHM);
+            mac.init(new SecretKeySpec(key, ALGORITHM));
+            mac.update(prefix);
+            mac.update(message);
+            return mac.doFinal();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(ALGORITHM + " is not available in this JVM", e);
         }
     }
 

@@ -40,9 +40,13 @@ class TransportsTest {
     @Test
     void theBestAvailableProviderIsChosenWhenNoneIsNamed() {
         assertEquals(GoodProvider.class, Transports.select(config).getClass());
-        try (DataTransport t = Transports.open(config)) {
+        DataTransport closed;
+        try (DataTransport t = Transports.open(config.toBuilder().agentName("prefill-0").build())) {
             assertEquals("scripted", t.backendName());
+            assertEquals("prefill-0", t.agentName());
+            closed = t;
         }
+        assertEquals("prefill-0", closed.agentName(), "the agent name answers after close");
     }
 
     @Test

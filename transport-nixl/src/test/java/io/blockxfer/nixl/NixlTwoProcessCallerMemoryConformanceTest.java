@@ -1,6 +1,5 @@
 package io.blockxfer.nixl;
 
-import io.blockxfer.tck.InJvmHarness;
 import io.blockxfer.tck.TckHarness;
 import io.blockxfer.tck.TransportConformanceSuite;
 import io.blockxfer.tck.TwoProcessHarness;
@@ -14,6 +13,6 @@ class NixlTwoProcessCallerMemoryConformanceTest extends TransportConformanceSuit
 
     @Override
     protected TckHarness harness() {
-        return TwoProcessHarness.of(InJvmHarness.of(NixlProvider.NAME).withCallerMemory());
+        return TwoProcessHarness.of(NixlTck.inJvm().withCallerMemory());
     }
 }

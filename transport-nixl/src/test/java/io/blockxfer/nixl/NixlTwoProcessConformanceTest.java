@@ -1,6 +1,5 @@
 package io.blockxfer.nixl;
 
-import io.blockxfer.tck.InJvmHarness;
 import io.blockxfer.tck.TckHarness;
 import io.blockxfer.tck.TransportConformanceSuite;
 import io.blockxfer.tck.TwoProcessHarness;
@@ -10,6 +9,6 @@ class NixlTwoProcessConformanceTest extends TransportConformanceSuite {
 
     @Override
     protected TckHarness harness() {
-        return TwoProcessHarness.of(InJvmHarness.of(NixlProvider.NAME));
+        return TwoProcessHarness.of(NixlTck.inJvm());
     }
 }

@@ -1,6 +1,5 @@
 package io.blockxfer.ucx;
 
-import io.blockxfer.tck.InJvmHarness;
 import io.blockxfer.tck.ProgressModeHarness;
 import io.blockxfer.tck.TckHarness;
 import io.blockxfer.tck.TransportConformanceSuite;
@@ -18,6 +17,6 @@ class UcxBackendThreadConformanceTest extends TransportConformanceSuite {
 
     @Override
     protected TckHarness harness() {
-        return ProgressModeHarness.of(InJvmHarness.of(UcxProvider.NAME), ProgressMode.BACKEND_THREAD);
+        return ProgressModeHarness.of(UcxTck.inJvm(), ProgressMode.BACKEND_THREAD);
     }
 }

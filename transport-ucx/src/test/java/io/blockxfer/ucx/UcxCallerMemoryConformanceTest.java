@@ -1,6 +1,5 @@
 package io.blockxfer.ucx;
 
-import io.blockxfer.tck.InJvmHarness;
 import io.blockxfer.tck.TckHarness;
 import io.blockxfer.tck.TransportConformanceSuite;
 import org.junit.jupiter.api.Tag;
@@ -13,6 +12,6 @@ class UcxCallerMemoryConformanceTest extends TransportConformanceSuite {
 
     @Override
     protected TckHarness harness() {
-        return InJvmHarness.of(UcxProvider.NAME).withCallerMemory();
+        return UcxTck.inJvm().withCallerMemory();
     }
 }

@@ -1,6 +1,5 @@
 package io.blockxfer.ucx;
 
-import io.blockxfer.tck.InJvmHarness;
 import io.blockxfer.tck.ProgressModeHarness;
 import io.blockxfer.tck.TckHarness;
 import io.blockxfer.tck.TransportConformanceSuite;
@@ -14,6 +13,6 @@ class UcxConformanceTest extends TransportConformanceSuite {
 
     @Override
     protected TckHarness harness() {
-        return ProgressModeHarness.of(InJvmHarness.of(UcxProvider.NAME), ProgressMode.POLLING_THREAD);
+        return ProgressModeHarness.of(UcxTck.inJvm(), ProgressMode.POLLING_THREAD);
     }
 }

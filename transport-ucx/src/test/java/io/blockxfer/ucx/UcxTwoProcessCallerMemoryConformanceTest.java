@@ -1,7 +1,6 @@
 package io.blockxfer.ucx;
 
 import io.blockxfer.tck.ConformanceRules;
-import io.blockxfer.tck.InJvmHarness;
 import io.blockxfer.tck.TckHarness;
 import io.blockxfer.tck.TransportConformanceSuite;
 import io.blockxfer.tck.TwoProcessHarness;
@@ -17,7 +16,7 @@ class UcxTwoProcessCallerMemoryConformanceTest extends TransportConformanceSuite
 
     @Override
     protected TckHarness harness() {
-        return TwoProcessHarness.of(InJvmHarness.of(UcxProvider.NAME).withCallerMemory())
+        return TwoProcessHarness.of(UcxTck.inJvm().withCallerMemory())
                 .withJvmArgs(List.of("-Djava.io.tmpdir=" + ChildTemp.directory()));
     }
 

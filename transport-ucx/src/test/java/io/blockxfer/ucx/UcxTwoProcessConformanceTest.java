@@ -1,12 +1,12 @@
 package io.blockxfer.ucx;
 
-import io.blockxfer.tck.InJvmHarness;
 import io.blockxfer.tck.ProgressModeHarness;
 import io.blockxfer.tck.TckHarness;
 import io.blockxfer.tck.TransportConformanceSuite;
 import io.blockxfer.tck.TwoProcessHarness;
 import io.blockxfer.transport.ProgressMode;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The UCX backend, certified by the whole kit with each target in its own JVM process on this host
@@ -14,11 +14,14 @@ import java.util.List;
  * ({@link ProgressMode#POLLING_THREAD}). Children get a private temporary directory, so the folder
  * JUCX extracts its JNI library into does not pile up in {@code /tmp} when a child is killed.
  */
+// full tier: the default progress mode in two processes; the fast tier certifies the default mode in one JVM
+// (UcxConformanceTest) and the other mode in two processes (UcxTwoProcessBackendThreadConformanceTest)
+@Tag("full")
 class UcxTwoProcessConformanceTest extends TransportConformanceSuite {
 
     @Override
     protected TckHarness harness() {
-        return ProgressModeHarness.of(TwoProcessHarness.of(InJvmHarness.of(UcxProvider.NAME))
+        return ProgressModeHarness.of(TwoProcessHarness.of(UcxTck.inJvm())
                 .withJvmArgs(List.of("-Djava.io.tmpdir=" + ChildTemp.directory())), ProgressMode.POLLING_THREAD);
     }
 }

@@ -6,7 +6,6 @@ import io.blockxfer.tck.process.ChildJvmException;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.spi.TransportProvider;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,44 +26,33 @@ final class ChildProcessPair implements PeerPair {
 
     private static final Duration REPLY = Duration.ofSeconds(60);
 
-    private final Arena arena;
-    private final DataTransport initiator;
-    private final MemorySegment standIn;
+    private final ArenaTransport local;
     private final ChildJvm target;
 
-    private ChildProcessPair(Arena arena, DataTransport initiator, MemorySegment standIn, ChildJvm target) {
-        this.arena = arena;
-        this.initiator = initiator;
-        this.standIn = standIn;
+    private ChildProcessPair(ArenaTransport local, ChildJvm target) {
+        this.local = local;
         this.target = target;
     }
 
     /** Opens the initiator, starts the target process, and registers it. */
     static ChildProcessPair open(TransportProvider provider, int numBlocks, long blockBytes, Tuning tuning) {
-        Arena arena = Arena.ofShared();
-        DataTransport initiator = null;
+        ArenaTransport local = ArenaTransport.open(provider, numBlocks, blockBytes, tuning, "bench-initiator");
         ChildProcessPair pair = null;
         try {
-            initiator = provider.open(BenchConfigs.config(provider, arena, numBlocks, blockBytes, "bench-initiator",
-                    tuning));
-            MemorySegment standIn = arena.allocate(numBlocks * blockBytes, 4096);
-            pair = new ChildProcessPair(arena, initiator, standIn, start(provider.name(), numBlocks, blockBytes, tuning));
+            pair = new ChildProcessPair(local, start(provider.name(), numBlocks, blockBytes, tuning));
             String ready = pair.reply(null);
             if (!ready.startsWith("READY ")) {
                 throw new CliException("the target process could not open a " + provider.name() + " transport: "
                         + (ready.startsWith("ERR ") ? ready.substring(4) : ready));
             }
             PeerDescriptor target = PeerDescriptor.decode(Base64.getDecoder().decode(ready.substring(6)));
-            initiator.addPeer(PEER, target);
+            local.transport().addPeer(PEER, target);
             return pair;
         } catch (RuntimeException | Error e) {
             if (pair != null) {
                 pair.close();
             } else {
-                if (initiator != null) {
-                    initiator.close();
-                }
-                arena.close();
+                local.close();
             }
             throw e;
         }
@@ -114,12 +102,12 @@ final class ChildProcessPair implements PeerPair {
 
     @Override
     public DataTransport initiator() {
-        return initiator;
+        return local.transport();
     }
 
     @Override
     public MemorySegment baselineTarget() {
-        return standIn;
+        return local.standIn();
     }
 
     @Override
@@ -135,9 +123,7 @@ final class ChildProcessPair implements PeerPair {
     @Override
     public synchronized void close() {
         try {
-            if (arena.scope().isAlive()) {
-                initiator.close();
-            }
+            local.close();
         } finally {
             try {
                 if (target.isAlive()) {
@@ -146,13 +132,7 @@ final class ChildProcessPair implements PeerPair {
             } catch (ChildJvmException e) {
                 // it exited meanwhile: close() below reaps it
             } finally {
-                try {
-                    target.close();
-                } finally {
-                    if (arena.scope().isAlive()) {
-                        arena.close();
-                    }
-                }
+                target.close();
             }
         }
     }

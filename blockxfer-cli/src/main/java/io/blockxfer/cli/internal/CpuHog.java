@@ -1,26 +1,27 @@
 package io.blockxfer.cli.internal;
 
+import io.blockxfer.tck.process.ChildJvm;
+import io.blockxfer.tck.process.ChildJvmException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
- * A CPU hog for {@code bench --hog}: a child JVM with one busy thread per core of this host, at
- * normal priority, so the benchmark's threads compete for every core as they would next to an
- * inference engine. The child exits when its stdin closes, so it never outlives the benchmark,
- * even when the benchmark is killed. Its {@link #main} is the hog itself.
+ * A CPU hog for {@code bench --hog}: a child JVM ({@link ChildJvm}) with one busy thread per core of
+ * this host, at normal priority, so the benchmark's threads compete for every core as they would
+ * next to an inference engine. The child exits when its stdin closes, so it never outlives the
+ * benchmark, even when the benchmark is killed. Its {@link #main} is the hog itself.
  *
  * <p><b>Thread safety:</b> {@link #close()} is idempotent and may be called from any thread.
  */
 public final class CpuHog implements AutoCloseable {
 
-    private final Process process;
+    private static final String READY = "READY";
+
+    private final ChildJvm process;
     private final int threads;
 
-    private CpuHog(Process process, int threads) {
+    private CpuHog(ChildJvm process, int threads) {
         this.process = process;
         this.threads = threads;
     }
@@ -28,28 +29,20 @@ public final class CpuHog implements AutoCloseable {
     /** Starts a hog with one busy thread per available processor, and waits until they spin. */
     public static CpuHog start() {
         int threads = Runtime.getRuntime().availableProcessors();
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        cmd.add("-Xmx32m");
-        cmd.add("-XX:+UseSerialGC");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(CpuHog.class.getName());
-        cmd.add(Integer.toString(threads));
+        ChildJvm child = null;
         try {
-            Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            InputStream in = p.getInputStream();
-            if (in.read() != 'R') {
-                p.destroyForcibly();
-                throw new CliException("the CPU hog did not start (exit status " + p.waitFor() + ")");
+            child = ChildJvm.builder(CpuHog.class).name("cpu-hog").jvmArgs(List.of("-Xmx32m", "-XX:+UseSerialGC"))
+                    .args(Integer.toString(threads)).exitGrace(Duration.ofSeconds(5)).start();
+            String ready = child.nextLine(Duration.ofSeconds(60));
+            if (!ready.equals(READY)) {
+                throw new ChildJvmException("it said '" + ready + "' instead of " + READY);
             }
-            return new CpuHog(p, threads);
-        } catch (IOException e) {
-            throw new CliException("could not start the CPU hog: " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CliException("interrupted while starting the CPU hog");
+            return new CpuHog(child, threads);
+        } catch (ChildJvmException e) {
+            if (child != null) {
+                child.close();
+            }
+            throw new CliException("could not start the CPU hog: " + e.getMessage(), CliException.FAILURE, e);
         }
     }
 
@@ -63,24 +56,14 @@ public final class CpuHog implements AutoCloseable {
         return process.pid();
     }
 
-    /** Stops the hog and waits (bounded) for it to exit. */
+    /** Stops the hog: closes its stdin, and kills it if it has not exited within 5 s. */
     @Override
     public void close() {
-        try {
-            process.getOutputStream().close();
-            if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-        } catch (IOException e) {
-            process.destroyForcibly();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-        }
+        process.close();
     }
 
     /**
-     * The hog: {@code args[0]} busy threads, until stdin closes; prints {@code R} once they run.
+     * The hog: {@code args[0]} busy threads, until stdin closes; prints {@code READY} once they run.
      *
      * @param args the number of threads
      */
@@ -89,7 +72,7 @@ public final class CpuHog implements AutoCloseable {
         for (int i = 0; i < n; i++) {
             Thread.ofPlatform().daemon().name("hog-" + i).start(CpuHog::spin);
         }
-        System.out.print('R');
+        System.out.println(READY);
         System.out.flush();
         while (System.in.read() >= 0) {
             // wait for the end of stdin

@@ -3,8 +3,9 @@ package io.blockxfer.cli.internal;
 import java.util.Locale;
 
 /**
- * How a benchmark's caller loops on {@code poll}: the three callers the progress model is measured
- * with (DESIGN.md, "Progress model").
+ * How a benchmark's caller learns that its transfers ended: the three polling callers the progress
+ * model is measured with (DESIGN.md, "Progress model"), and the two that wait without polling
+ * ("Waiting model").
  *
  * <p><b>Thread safety:</b> an enum; immutable.
  */
@@ -20,7 +21,17 @@ public enum PollStyle {
      * Polls once per interval ({@code --poll-interval}, 100 us by default) whatever the poll
      * found, sleeping in between: a caller that checks on its transfers now and then.
      */
-    INTERVAL;
+    INTERVAL,
+    /**
+     * Waits in the transport ({@code poll(peer, handler, limit)}): a short spin, then a park until
+     * the backend signals a completion; no core is spent polling.
+     */
+    WAIT,
+    /**
+     * Submits with {@code writeBlocksAsync}/{@code readBlocksAsync} and blocks until one of the
+     * transfers' futures completes; the transport's completion thread completes them.
+     */
+    ASYNC;
 
     /** The name in options and reports. */
     public String label() {

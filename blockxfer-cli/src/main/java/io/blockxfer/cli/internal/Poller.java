@@ -21,6 +21,10 @@ final class Poller {
         this.intervalNanos = intervalNanos;
     }
 
+    PollStyle style() {
+        return style;
+    }
+
     /** Starts a run: the first interval begins now. */
     void start() {
         emptyPolls = 0;
@@ -48,6 +52,9 @@ final class Poller {
                 } else {
                     LockSupport.parkNanos(PARK_NANOS);
                 }
+            }
+            case WAIT, ASYNC -> {
+                // the transport blocked the caller until something ended
             }
             case INTERVAL -> {
                 long now = System.nanoTime();

@@ -2,14 +2,16 @@ package io.blockxfer.cli.internal;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
 /**
- * Prints benchmark rows as a table for people, as CSV with a header line, or as a JSON array of
- * objects with the fields of {@link BenchRow#fields()} (through Jackson). The table shows the
+ * Prints benchmark rows as a table for people, as CSV with a header line (the rows only), or as a
+ * JSON object (through Jackson) with the rows, each with the fields of {@link BenchRow#fields()},
+ * and the recommendations, each with those of {@link Recommendation#fields()}. The table shows the
  * columns every run has, plus the poll style, progress mode and hog when the run varied them, and
  * the TCP ceiling when the target was remote.
  *
@@ -82,10 +84,12 @@ public final class RowFormats {
         out.flush();
     }
 
-    /** The rows as a JSON array. */
-    public static void json(List<BenchRow> rows, PrintWriter out) {
-        List<Map<String, Object>> list = rows.stream().map(BenchRow::fields).toList();
-        out.println(JsonOutput.pretty(list));
+    /** {@code {"rows": [...], "recommendations": [...]}}. */
+    public static void json(List<BenchRow> rows, List<Recommendation> recommendations, PrintWriter out) {
+        Map<String, Object> report = new LinkedHashMap<>();
+        report.put("rows", rows.stream().map(BenchRow::fields).toList());
+        report.put("recommendations", recommendations.stream().map(Recommendation::fields).toList());
+        out.println(JsonOutput.pretty(report));
         out.flush();
     }
 

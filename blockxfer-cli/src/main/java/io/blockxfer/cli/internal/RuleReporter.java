@@ -8,17 +8,13 @@ import org.junit.platform.launcher.TestIdentifier;
 /**
  * Prints one line per conformance rule as it ends, {@code PASS}, {@code FAIL} or {@code SKIP} with
  * the rule's display name (which starts with its id, e.g. {@code [W2]}) and, for failures and
- * skips, the reason. Counts the outcomes.
+ * skips, the reason. The counts come from JUnit's {@code SummaryGeneratingListener} beside it.
  *
- * <p><b>Thread safety:</b> the launcher calls it from its execution thread; counts are read after
- * the run.
+ * <p><b>Thread safety:</b> the launcher calls it from its execution thread.
  */
 final class RuleReporter implements TestExecutionListener {
 
     private final PrintWriter out;
-    private int passed;
-    private int failed;
-    private int skipped;
 
     RuleReporter(PrintWriter out) {
         this.out = out;
@@ -27,7 +23,6 @@ final class RuleReporter implements TestExecutionListener {
     @Override
     public void executionSkipped(TestIdentifier test, String reason) {
         if (test.isTest()) {
-            skipped++;
             print("SKIP", test, reason);
         }
     }
@@ -35,23 +30,10 @@ final class RuleReporter implements TestExecutionListener {
     @Override
     public void executionFinished(TestIdentifier test, TestExecutionResult result) {
         String reason = result.getThrowable().map(RuleReporter::reason).orElse("");
-        switch (result.getStatus()) {
-            case SUCCESSFUL -> {
-                if (test.isTest()) {
-                    passed++;
-                    print("PASS", test, "");
-                }
-            }
-            case ABORTED -> {
-                if (test.isTest()) {
-                    skipped++;
-                    print("SKIP", test, reason);
-                }
-            }
-            case FAILED -> {
-                failed++;
-                print("FAIL", test, reason);
-            }
+        if (result.getStatus() == TestExecutionResult.Status.FAILED) {
+            print("FAIL", test, reason);
+        } else if (test.isTest()) {
+            print(result.getStatus() == TestExecutionResult.Status.SUCCESSFUL ? "PASS" : "SKIP", test, reason);
         }
     }
 
@@ -65,17 +47,5 @@ final class RuleReporter implements TestExecutionListener {
         String message = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
         String line = ErrorHandlers.oneLine(message);
         return line.length() > 400 ? line.substring(0, 400) + "..." : line;
-    }
-
-    int passed() {
-        return passed;
-    }
-
-    int failed() {
-        return failed;
-    }
-
-    int skipped() {
-        return skipped;
     }
 }

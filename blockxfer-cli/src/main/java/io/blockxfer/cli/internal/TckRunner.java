@@ -25,6 +25,8 @@ import org.junit.platform.launcher.LauncherDiscoveryRequest;
 import org.junit.platform.launcher.PostDiscoveryFilter;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
+import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
+import org.junit.platform.launcher.listeners.TestExecutionSummary;
 
 /**
  * Runs the conformance kit against one provider through the JUnit Platform launcher, in one JVM
@@ -100,7 +102,7 @@ public final class TckRunner {
                 .configurationParameter("junit.jupiter.testmethod.order.default",
                         "org.junit.jupiter.api.MethodOrderer$DisplayName")
                 .build();
-        RuleReporter reporter = new RuleReporter(out);
+        SummaryGeneratingListener summary = new SummaryGeneratingListener();
         String savedClassPath = System.getProperty("java.class.path");
         long start = System.nanoTime();
         CliConformanceSuite.install(harness);
@@ -111,16 +113,18 @@ public final class TckRunner {
                         File.pathSeparator, extraClassPath.stream().map(Path::toString).toList()));
             }
             Launcher launcher = LauncherFactory.create();
-            launcher.execute(request, reporter);
+            launcher.execute(request, new RuleReporter(out), summary);
         } finally {
             CliConformanceSuite.uninstall();
             System.setProperty("java.class.path", savedClassPath);
         }
+        TestExecutionSummary s = summary.getSummary();
+        Outcome outcome = new Outcome((int) s.getTestsSucceededCount(), (int) (s.getTestsFailedCount()
+                + s.getContainersFailedCount()), (int) (s.getTestsSkippedCount() + s.getTestsAbortedCount()));
         out.printf(Locale.ROOT, "%s (%s): %d passed, %d failed, %d skipped in %.1f s%n", harness.backend(),
-                harness.mode(), reporter.passed(), reporter.failed(), reporter.skipped(),
-                (System.nanoTime() - start) / 1e9);
+                harness.mode(), outcome.passed(), outcome.failed(), outcome.skipped(), (System.nanoTime() - start) / 1e9);
         out.flush();
-        return new Outcome(reporter.passed(), reporter.failed(), reporter.skipped());
+        return outcome;
     }
 
     /** Keeps the tests of the chosen rules (all when none were chosen), by the id their display name starts with. */

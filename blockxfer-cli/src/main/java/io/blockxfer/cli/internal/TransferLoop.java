@@ -2,8 +2,11 @@ package io.blockxfer.cli.internal;
 
 import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.TransferFuture;
 import io.blockxfer.transport.TransferOp;
 import java.util.Arrays;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -12,7 +15,10 @@ import org.HdrHistogram.Histogram;
  * records each transfer's latency, from just before its submit to the poll that reported it, in an
  * HdrHistogram (three significant digits). After each poll it waits as its {@link Poller} says. It
  * uses the allocation-free {@link DataTransport#poll(String, CompletionHandler)}, and recording
- * allocates nothing, so nothing in the loop allocates.
+ * allocates nothing, so nothing in the loop allocates. {@link PollStyle#WAIT} blocks in
+ * {@link DataTransport#poll(String, CompletionHandler, long, TimeUnit)} instead of polling;
+ * {@link PollStyle#ASYNC} submits asynchronously and blocks until a future completes (its latency
+ * ends when the future completes; a future and its callback are allocated per transfer).
  *
  * <p><b>Thread safety:</b> not thread-safe; confined to the measuring thread.
  */
@@ -31,6 +37,10 @@ final class TransferLoop implements CompletionHandler {
     private final Histogram latencies = new Histogram(HIGHEST_NANOS, 3);
     private final Poller poller;
     private final CpuClock cpu = CpuClock.ofThisProcess();
+    // ---- PollStyle.ASYNC: futures' callbacks hand ended slots to the loop through the queue
+    private final long[] slotEnd;
+    private final boolean[] slotOk;
+    private final ArrayBlockingQueue<Integer> ended;
     private int inFlight;
     private long lastReport;
     private long done;
@@ -45,6 +55,9 @@ final class TransferLoop implements CompletionHandler {
         this.poller = poller;
         this.slotId = new long[plan.window()];
         this.slotStart = new long[plan.window()];
+        this.slotEnd = new long[plan.window()];
+        this.slotOk = new boolean[plan.window()];
+        this.ended = new ArrayBlockingQueue<>(plan.window());
         Arrays.fill(slotId, -1);
     }
 
@@ -70,7 +83,11 @@ final class TransferLoop implements CompletionHandler {
             if (inFlight == 0) {
                 break;
             }
-            int reported = transport.poll(PeerPair.PEER, this);
+            int reported = switch (poller.style()) {
+                case WAIT -> awaitReports();
+                case ASYNC -> awaitFutures();
+                default -> transport.poll(PeerPair.PEER, this);
+            };
             if (reported == 0 && System.nanoTime() - lastReport > STUCK_NANOS) {
                 throw new CliException(transport.backendName() + ": " + inFlight + " transfers got no report"
                         + " within " + STUCK_NANOS / 1_000_000_000L + " s; the backend is stuck");
@@ -81,7 +98,57 @@ final class TransferLoop implements CompletionHandler {
         cpuNanos += cpu.nanos() - cpuStart;
     }
 
+    /** Blocks in the transport until at least one transfer is reported, or a second passed. */
+    private int awaitReports() {
+        try {
+            return transport.poll(PeerPair.PEER, this, 1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliException("interrupted while waiting for transfers");
+        }
+    }
+
+    /** Blocks until at least one future completed, or a second passed; takes every ended slot. */
+    private int awaitFutures() {
+        Integer s;
+        try {
+            s = ended.poll(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliException("interrupted while waiting for transfers");
+        }
+        int n = 0;
+        while (s != null) {
+            record(s, slotEnd[s], slotOk[s]);
+            n++;
+            s = ended.poll();
+        }
+        return n;
+    }
+
+    private void submitAsync(int s) {
+        slotStart[s] = System.nanoTime();
+        TransferFuture f = op == TransferOp.WRITE
+                ? transport.writeBlocksAsync(PeerPair.PEER, plan.local(s), plan.remote(s))
+                : transport.readBlocksAsync(PeerPair.PEER, plan.local(s), plan.remote(s));
+        if (f.transferId() == DataTransport.NOT_SUBMITTED) {
+            throw new CliException(transport.backendName() + ": the target peer is no longer registered");
+        }
+        slotId[s] = f.transferId();
+        inFlight++;
+        // the callback hands the slot over; the dependent future it returns carries nothing more
+        var unused = f.whenComplete((v, e) -> {
+            slotEnd[s] = System.nanoTime();
+            slotOk[s] = e == null;
+            ended.add(s);
+        });
+    }
+
     private void submit(int s) {
+        if (poller.style() == PollStyle.ASYNC) {
+            submitAsync(s);
+            return;
+        }
         slotStart[s] = System.nanoTime();
         long id = op == TransferOp.WRITE
                 ? transport.writeBlocks(PeerPair.PEER, plan.local(s), plan.remote(s))
@@ -98,12 +165,23 @@ final class TransferLoop implements CompletionHandler {
         long now = System.nanoTime();
         for (int s = 0; s < slotId.length; s++) {
             if (slotId[s] == transferId) {
-                latencies.recordValue(Math.min(HIGHEST_NANOS, Math.max(0, now - slotStart[s])));
-                slotId[s] = -1;
-                inFlight--;
-                break;
+                record(s, now, success);
+                return;
             }
         }
+        lastReport = now;
+        if (success) {
+            done++;
+        } else {
+            failed++;
+        }
+    }
+
+    /** Slot {@code s}'s transfer ended at {@code now}. */
+    private void record(int s, long now, boolean success) {
+        latencies.recordValue(Math.min(HIGHEST_NANOS, Math.max(0, now - slotStart[s])));
+        slotId[s] = -1;
+        inFlight--;
         lastReport = now;
         if (success) {
             done++;

@@ -1,6 +1,7 @@
 package io.blockxfer.transport.internal;
 
 import io.blockxfer.transport.CancelMode;
+import io.blockxfer.transport.TransferFuture;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.util.Arrays;
 import java.util.List;
@@ -8,7 +9,9 @@ import java.util.List;
 /**
  * Both cancel modes. {@link CancelMode#IMMEDIATE} stops tracking the ids: terminal handles are
  * released, the rest are adopted as orphans. {@link CancelMode#WAIT} releases what is terminal and
- * returns the ids still in flight, which stay tracked and surface in a later poll.
+ * returns the ids still in flight, which stay tracked and surface in a later poll. The future of an
+ * asynchronous transfer that a cancel releases is cancelled; one that a wait cancel returns
+ * completes when the transfer ends.
  *
  * <p><b>Thread safety:</b> thread-safe; takes each peer's lock in turn, never two at once.
  */
@@ -20,14 +23,16 @@ public final class Canceller {
     private final TransportState state;
     private final GuardedEngine engine;
     private final OrphanKeeper orphans;
+    private final AsyncCompletions async;
     private final Telemetry telemetry;
 
     public Canceller(PeerTable peers, TransportState state, GuardedEngine engine, OrphanKeeper orphans,
-            Telemetry telemetry) {
+            AsyncCompletions async, Telemetry telemetry) {
         this.peers = peers;
         this.state = state;
         this.engine = engine;
         this.orphans = orphans;
+        this.async = async;
         this.telemetry = telemetry;
     }
 
@@ -58,14 +63,21 @@ public final class Canceller {
                         continue;
                     }
                     Object handle = table.handle(i);
+                    TransferFuture future = table.future(i);
                     if (engine.status(handle) == TransferEngine.PENDING) {
                         if (stillInFlight != null) {
                             stillInFlight.add(table.id(i));
                             continue;
                         }
+                        if (future != null) {
+                            async.cancelled(future);
+                        }
                         telemetry.cancelled(slot.peerId, table.id(i), table.op(i), true);
                         orphans.adopt(handle, table.registration(i));
                     } else {
+                        if (future != null) {
+                            async.cancelled(future);
+                        }
                         telemetry.cancelled(slot.peerId, table.id(i), table.op(i), false);
                         toDisconnect = engine.release(handle, table.registration(i), toDisconnect);
                     }
@@ -81,6 +93,7 @@ public final class Canceller {
         }
         engine.disconnectAll(toDisconnect);
         orphans.reap();
+        async.completeReady();
         telemetry.cancelCall(mode, ids.length, cancelled, stillInFlight == null ? 0 : stillInFlight.size());
         return stillInFlight == null || stillInFlight.size() == 0 ? NO_IDS
                 : Arrays.copyOf(stillInFlight.array(), stillInFlight.size());

@@ -16,6 +16,13 @@ public final class CompletionScratch {
 
     public final IdList done = new IdList();
     public final IdList failed = new IdList();
+    /** Whether the poll left transfers in flight. */
+    public boolean anyPending;
+    /**
+     * The earliest start ({@link System#nanoTime()}) of the transfers the poll left in flight,
+     * when {@link #anyPending}: a waiter parks no longer than their deadline.
+     */
+    public long earliestStart;
     private boolean inUse;
 
     private CompletionScratch() {
@@ -29,7 +36,21 @@ public final class CompletionScratch {
         s.inUse = true;
         s.done.clear();
         s.failed.clear();
+        s.anyPending = false;
         return s;
+    }
+
+    /** Notes a transfer left in flight, started at {@code startNanos}. */
+    public void pending(long startNanos) {
+        if (!anyPending || startNanos - earliestStart < 0) {
+            earliestStart = startNanos;
+            anyPending = true;
+        }
+    }
+
+    /** Releases the buffers without delivering; only for a scratch that holds nothing. */
+    public void release() {
+        inUse = false;
     }
 
     public void add(long id, boolean success) {

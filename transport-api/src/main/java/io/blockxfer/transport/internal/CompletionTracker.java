@@ -4,6 +4,7 @@ import static io.blockxfer.transport.internal.TransportLog.LOG;
 
 import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.PollResult;
+import io.blockxfer.transport.TransferFuture;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.System.Logger.Level;
 import java.util.List;
@@ -11,12 +12,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Turns transfers in flight into terminal reports: the scoped and unscoped polls (each first lets
- * the polling thread drive the engine), the transfer deadline (an overdue transfer is failed and
- * its peer's connection aborted), and the end of a registration's transfers when the peer is
- * removed or replaced.
+ * the polling thread drive the engine), the completion thread's harvest, the transfer deadline (an
+ * overdue transfer is failed and its peer's connection aborted), and the end of a registration's
+ * transfers when the peer is removed or replaced. Asynchronous transfers end in their futures
+ * ({@link AsyncCompletions}) instead of in reports.
  *
- * <p>Every id lives in exactly one place: its peer's in-flight table, its peer's owed reports, or
- * nowhere. A handle leaves the table released (terminal) or adopted by the {@link OrphanKeeper}.
+ * <p>Every id lives in exactly one place: its peer's in-flight table, its peer's owed reports (a
+ * polled transfer), the queue of futures to complete (an asynchronous one), or nowhere. A handle
+ * leaves the table released (terminal) or adopted by the {@link OrphanKeeper}.
  *
  * <p><b>Thread safety:</b> thread-safe; each peer's state is guarded by its slot's monitor, so
  * polls of different peers never contend. Polls allocate nothing in the steady state (their ids
@@ -28,6 +31,8 @@ public final class CompletionTracker {
     private final TransportState state;
     private final GuardedEngine engine;
     private final OrphanKeeper orphans;
+    private final AsyncCompletions async;
+    private final CompletionWaiters waiters;
     private final PeerHealth health;
     private final Telemetry telemetry;
     private final long blockLength;
@@ -35,11 +40,14 @@ public final class CompletionTracker {
     private final String label;
 
     public CompletionTracker(PeerTable peers, TransportState state, GuardedEngine engine, OrphanKeeper orphans,
-            PeerHealth health, Telemetry telemetry, long blockLength, long transferTimeoutNanos, String label) {
+            AsyncCompletions async, CompletionWaiters waiters, PeerHealth health, Telemetry telemetry,
+            long blockLength, long transferTimeoutNanos, String label) {
         this.peers = peers;
         this.state = state;
         this.engine = engine;
         this.orphans = orphans;
+        this.async = async;
+        this.waiters = waiters;
         this.health = health;
         this.telemetry = telemetry;
         this.blockLength = blockLength;
@@ -47,80 +55,148 @@ public final class CompletionTracker {
         this.label = label;
     }
 
+    /** How long a transfer may stay in flight. */
+    public long transferTimeoutNanos() {
+        return transferTimeoutNanos;
+    }
+
     // ------------------------------------------------------------------ polls
 
     /** The terminal reports of one peer. The caller checked the arguments. */
     public PollResult poll(String peerId) {
         state.ensureOpen();
-        engine.progress();
-        PeerSlot slot = peers.get(peerId);
-        if (slot == null && orphans.isEmpty()) {
-            return PollResult.EMPTY;
-        }
         CompletionScratch scratch = CompletionScratch.acquire();
-        if (slot != null) {
-            pollSlot(slot, scratch);
-        }
-        orphans.reap();
+        collectOrRelease(peerId, scratch);
         return scratch.toResult();
     }
 
     /** The terminal reports of one peer, to {@code handler}. The caller checked the arguments. */
     public int poll(String peerId, CompletionHandler handler) {
         state.ensureOpen();
-        engine.progress();
-        PeerSlot slot = peers.get(peerId);
-        if (slot == null && orphans.isEmpty()) {
-            return 0;
-        }
         CompletionScratch scratch = CompletionScratch.acquire();
-        if (slot != null) {
-            pollSlot(slot, scratch);
-        }
-        orphans.reap();
+        collectOrRelease(peerId, scratch);
         return scratch.deliver(handler);
     }
 
     /** The terminal reports of every peer. */
     public PollResult pollAll() {
         state.ensureOpen();
-        engine.progress();
         CompletionScratch scratch = CompletionScratch.acquire();
-        for (PeerSlot slot : peers.all()) {
-            pollSlot(slot, scratch);
-        }
-        orphans.reap();
+        collectOrRelease(null, scratch);
         return scratch.toResult();
     }
 
     /** The terminal reports of every peer, to {@code handler}. */
     public int pollAll(CompletionHandler handler) {
         state.ensureOpen();
-        engine.progress();
         CompletionScratch scratch = CompletionScratch.acquire();
-        for (PeerSlot slot : peers.all()) {
-            pollSlot(slot, scratch);
-        }
-        orphans.reap();
+        collectOrRelease(null, scratch);
         return scratch.deliver(handler);
     }
 
-    private void pollSlot(PeerSlot slot, CompletionScratch out) {
+    private void collectOrRelease(@Nullable String peerId, CompletionScratch scratch) {
+        try {
+            collect(peerId, scratch);
+        } catch (RuntimeException | Error e) {
+            scratch.release();
+            throw e;
+        }
+    }
+
+    /**
+     * One poll into {@code out}, without delivering: lets the calling thread drive the engine,
+     * takes the reports of {@code peerId} (every peer when null) and notes the earliest start of
+     * what stays in flight; completes the futures of asynchronous transfers it found terminal
+     * after releasing the locks.
+     *
+     * @return false if {@code peerId} is not known (no registration, transfers or reports)
+     * @throws IllegalStateException if the transport is closed
+     */
+    public boolean collect(@Nullable String peerId, CompletionScratch out) {
+        state.ensureOpen();
+        engine.progress();
+        boolean known = true;
+        if (peerId == null) {
+            for (PeerSlot slot : peers.all()) {
+                pollSlot(slot, out, false);
+            }
+        } else {
+            PeerSlot slot = peers.get(peerId);
+            if (slot == null) {
+                known = false;
+                if (orphans.isEmpty()) {
+                    async.completeReady();
+                    return false;
+                }
+            } else {
+                pollSlot(slot, out, false);
+            }
+        }
+        orphans.reap();
+        async.completeReady();
+        return known;
+    }
+
+    /**
+     * For the completion thread: finds the transfers of every peer that became terminal, moves
+     * those of polled transfers into their peer's owed reports (released now, reported by the
+     * next poll or wait of the peer) and completes the futures of asynchronous ones, fails overdue
+     * transfers, and signals waiting callers when it moved anything. {@code stats} gets the
+     * earliest start of what stays in flight.
+     *
+     * @param drive whether to let this thread drive the engine first ({@link TransferEngine#progress})
+     * @return how many transfers it found terminal
+     */
+    public int harvest(boolean drive, CompletionScratch stats) {
+        if (!state.isOpen()) {
+            return 0;
+        }
+        if (drive) {
+            engine.progress();
+        }
+        int found = 0;
+        for (PeerSlot slot : peers.all()) {
+            found += pollSlot(slot, stats, true);
+        }
+        orphans.reap();
+        async.completeReady();
+        if (found > 0) {
+            waiters.signal();
+        }
+        return found;
+    }
+
+    /** Completes the futures of asynchronous transfers that ended; call it holding no lock. */
+    public void completeReady() {
+        async.completeReady();
+    }
+
+    /**
+     * Takes the slot's owed reports (unless harvesting) and its transfers that are terminal or
+     * overdue. Polled transfers go to {@code out}, or to the owed reports when harvesting;
+     * asynchronous ones to their futures.
+     *
+     * @return how many transfers of the table ended
+     */
+    private int pollSlot(PeerSlot slot, CompletionScratch out, boolean harvest) {
         List<Object> toDisconnect = null;
+        int found = 0;
         synchronized (slot) {
             if (slot.dead || !state.isOpen()) {
-                return;
+                return 0;
             }
-            IdList owed = slot.owedDone;
-            for (int i = 0; i < owed.size(); i++) {
-                out.add(owed.get(i), true);
+            if (!harvest) {
+                IdList owed = slot.owedDone;
+                for (int i = 0; i < owed.size(); i++) {
+                    out.add(owed.get(i), true);
+                }
+                owed.clear();
+                owed = slot.owedFailures;
+                for (int i = 0; i < owed.size(); i++) {
+                    out.add(owed.get(i), false);
+                }
+                owed.clear();
             }
-            owed.clear();
-            owed = slot.owedFailures;
-            for (int i = 0; i < owed.size(); i++) {
-                out.add(owed.get(i), false);
-            }
-            owed.clear();
             InflightTable table = slot.inflight;
             int n = table.size();
             if (n > 0) {
@@ -135,14 +211,17 @@ public final class CompletionTracker {
                         keep[i] = true;
                         if (now - table.startNanos(i) > transferTimeoutNanos) {
                             expired++;
+                        } else {
+                            out.pending(table.startNanos(i));
                         }
                         continue;
                     }
                     keep[i] = false;
                     removed = true;
+                    found++;
                     boolean success = status == TransferEngine.DONE;
                     long id = table.id(i);
-                    out.add(id, success);
+                    end(slot, out, harvest, table.future(i), id, success, null);
                     if (success) {
                         health.recovered(slot);
                         if (telemetry.wantsNativeTelemetry() && engine.nativeTelemetry(handle, slot.nativeTelemetry)) {
@@ -156,8 +235,9 @@ public final class CompletionTracker {
                     toDisconnect = engine.release(handle, table.registration(i), toDisconnect);
                 }
                 if (expired > 0) {
-                    toDisconnect = expireLocked(slot, keep, now, out, toDisconnect);
+                    toDisconnect = expireLocked(slot, keep, now, out, harvest, toDisconnect);
                     removed = true;
+                    found += expired;
                 }
                 if (removed) {
                     table.compact(keep);
@@ -166,6 +246,19 @@ public final class CompletionTracker {
             peers.buryIfIdle(slot);
         }
         engine.disconnectAll(toDisconnect);
+        return found;
+    }
+
+    /** Hands one ended transfer to its future, its peer's owed reports (harvesting) or the poll. */
+    private void end(PeerSlot slot, CompletionScratch out, boolean harvest, @Nullable TransferFuture future, long id,
+            boolean success, @Nullable String why) {
+        if (future != null) {
+            async.ended(future, success, why);
+        } else if (harvest) {
+            (success ? slot.owedDone : slot.owedFailures).add(id);
+        } else {
+            out.add(id, success);
+        }
     }
 
     // ------------------------------------------------------------------ deadlines
@@ -175,7 +268,7 @@ public final class CompletionTracker {
      * what became terminal and orphans the rest.
      */
     private @Nullable List<Object> expireLocked(PeerSlot slot, boolean[] keep, long now, CompletionScratch out,
-            @Nullable List<Object> toDisconnect) {
+            boolean harvest, @Nullable List<Object> toDisconnect) {
         InflightTable table = slot.inflight;
         @Nullable Registration aborted = null;
         for (int i = 0; i < table.size(); i++) {
@@ -190,7 +283,8 @@ public final class CompletionTracker {
                 continue;
             }
             keep[i] = false;
-            out.add(table.id(i), false);
+            end(slot, out, harvest, table.future(i), table.id(i), false, "missed its deadline of "
+                    + transferTimeoutNanos / 1_000_000 + " ms; the peer's connection was aborted");
             telemetry.ended(slot.peerId, table.id(i), table.op(i), table.blocks(i), table.blocks(i) * blockLength,
                     now - table.startNanos(i), false);
             Object handle = table.handle(i);
@@ -211,7 +305,7 @@ public final class CompletionTracker {
      * flight, and keeps the handles that are not terminal yet as orphans. States are read before
      * the abort, so a transfer that completed but was not yet polled is reported done even where
      * the native layer forgets a finished request's outcome when its connection is torn down. The
-     * caller holds the slot's monitor.
+     * caller holds the slot's monitor, and calls {@link #completeReady()} after releasing it.
      *
      * @return the engine peer handle to disconnect now (outside the lock), or null if transfers
      *     still hold it
@@ -241,11 +335,15 @@ public final class CompletionTracker {
                     int status = states[i];
                     telemetry.ended(slot.peerId, table.id(i), table.op(i), table.blocks(i),
                             table.blocks(i) * blockLength, now - table.startNanos(i), status == TransferEngine.DONE);
-                    if (status == TransferEngine.PENDING) {
-                        slot.owedFailures.add(table.id(i));
-                        orphans.adopt(handle, reg);
+                    TransferFuture future = table.future(i);
+                    if (future != null) {
+                        async.ended(future, status == TransferEngine.DONE, "its peer was " + why);
                     } else {
                         (status == TransferEngine.DONE ? slot.owedDone : slot.owedFailures).add(table.id(i));
+                    }
+                    if (status == TransferEngine.PENDING) {
+                        orphans.adopt(handle, reg);
+                    } else {
                         engine.release(handle);
                         reg.transferReleased();
                     }

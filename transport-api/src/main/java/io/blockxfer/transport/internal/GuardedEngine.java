@@ -64,6 +64,16 @@ public final class GuardedEngine {
         }
     }
 
+    /** Tells the engine that callers started or stopped waiting; a throw is logged. */
+    public void callersWaiting(boolean waiting) {
+        try {
+            engine.callersWaiting(waiting);
+        } catch (RuntimeException | LinkageError e) {
+            LOG.log(Level.WARNING, () -> label + ": telling the engine that callers " + (waiting ? "wait" : "stopped"
+                    + " waiting") + " failed: " + e);
+        }
+    }
+
     /** The transfer's state; a throw counts as {@link TransferEngine#FAILED}. */
     public int status(Object handle) {
         try {

@@ -1,10 +1,13 @@
 package io.blockxfer.transport.internal;
 
+import io.blockxfer.transport.TransferFuture;
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The transfers of one peer that are in flight, in submission order, as parallel primitive arrays
- * that grow and never shrink, so the steady state allocates nothing.
+ * that grow and never shrink, so the steady state allocates nothing. An asynchronous transfer
+ * carries its {@link TransferFuture}; a polled one carries null.
  *
  * <p><b>Thread safety:</b> not thread-safe; guarded by the owning peer's lock.
  */
@@ -16,6 +19,7 @@ public final class InflightTable {
     private long[] startNanos = new long[16];
     private io.blockxfer.transport.TransferOp[] ops = new io.blockxfer.transport.TransferOp[16];
     private int[] blocks = new int[16];
+    private @Nullable TransferFuture[] futures = new TransferFuture[16];
     private int size;
 
     public int size() {
@@ -23,7 +27,7 @@ public final class InflightTable {
     }
 
     public void add(long id, Object handle, Registration registration, long startNanos,
-            io.blockxfer.transport.TransferOp op, int blocks) {
+            io.blockxfer.transport.TransferOp op, int blocks, @Nullable TransferFuture future) {
         if (size == ids.length) {
             int n = size * 2;
             ids = Arrays.copyOf(ids, n);
@@ -32,6 +36,7 @@ public final class InflightTable {
             this.startNanos = Arrays.copyOf(this.startNanos, n);
             this.ops = Arrays.copyOf(this.ops, n);
             this.blocks = Arrays.copyOf(this.blocks, n);
+            futures = Arrays.copyOf(futures, n);
         }
         ids[size] = id;
         handles[size] = handle;
@@ -39,6 +44,7 @@ public final class InflightTable {
         this.startNanos[size] = startNanos;
         this.ops[size] = op;
         this.blocks[size] = blocks;
+        futures[size] = future;
         size++;
     }
 
@@ -66,6 +72,16 @@ public final class InflightTable {
         return blocks[i];
     }
 
+    /** The future of an asynchronous transfer; null for a polled one. */
+    public @Nullable TransferFuture future(int i) {
+        return futures[i];
+    }
+
+    /** Detaches entry {@code i}'s future (the transport closed and failed it), leaving the handle. */
+    public void clearFuture(int i) {
+        futures[i] = null;
+    }
+
     /** Removes every entry whose {@code keep} flag is false, keeping the order of the rest. */
     public void compact(boolean[] keep) {
         int w = 0;
@@ -77,11 +93,13 @@ public final class InflightTable {
                 startNanos[w] = startNanos[r];
                 ops[w] = ops[r];
                 blocks[w] = blocks[r];
+                futures[w] = futures[r];
                 w++;
             }
         }
         Arrays.fill(handles, w, size, null);
         Arrays.fill(registrations, w, size, null);
+        Arrays.fill(futures, w, size, null);
         size = w;
     }
 }

@@ -112,6 +112,7 @@ public final class PeerRegistrar {
         }
         engine.disconnect(toDisconnect);
         orphans.reap();
+        completions.completeReady();
         return known;
     }
 
@@ -167,6 +168,7 @@ public final class PeerRegistrar {
                 }
             }
             engine.disconnect(toDisconnect);
+            completions.completeReady();
             return new Pending(slot, generation);
         }
     }

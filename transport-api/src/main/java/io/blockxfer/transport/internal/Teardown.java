@@ -2,6 +2,7 @@ package io.blockxfer.transport.internal;
 
 import static io.blockxfer.transport.internal.TransportLog.LOG;
 
+import io.blockxfer.transport.TransferFuture;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -10,8 +11,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Closes a managed transport in a safe order: supersedes registrations under way and stops the
- * registration thread, waits (bounded) for every transfer to become terminal and releases it,
+ * Closes a managed transport in a safe order: wakes the threads waiting for completions (they
+ * throw), fails the futures still pending and stops the completion thread, supersedes
+ * registrations under way and stops the registration thread, waits (bounded) for every transfer to become terminal and releases it,
  * aborts the connections of what is still in flight and waits once more, disconnects every peer,
  * and closes the engine, telling it whether memory was leaked to transfers that never ended.
  * A release failure never skips the rest.
@@ -26,17 +28,24 @@ public final class Teardown {
     private final PeerRegistrar registrar;
     private final GuardedEngine engine;
     private final OrphanKeeper orphans;
+    private final CompletionWaiters waiters;
+    private final AsyncCompletions async;
+    private final CompletionThread completionThread;
     private final long closeTimeoutNanos;
     private final String label;
 
     /** @param label how the transport names itself in log lines */
     public Teardown(PeerTable peers, TransportState state, PeerRegistrar registrar, GuardedEngine engine,
-            OrphanKeeper orphans, long closeTimeoutNanos, String label) {
+            OrphanKeeper orphans, CompletionWaiters waiters, AsyncCompletions async, CompletionThread completionThread,
+            long closeTimeoutNanos, String label) {
         this.peers = peers;
         this.state = state;
         this.registrar = registrar;
         this.engine = engine;
         this.orphans = orphans;
+        this.waiters = waiters;
+        this.async = async;
+        this.completionThread = completionThread;
         this.closeTimeoutNanos = closeTimeoutNanos;
         this.label = label;
     }
@@ -48,6 +57,9 @@ public final class Teardown {
             return;
         }
         try {
+            waiters.close();
+            failFutures();
+            completionThread.stop(closeTimeoutNanos);
             registrar.supersedeAll();
             registrar.stop(closeTimeoutNanos);
             boolean leaked = drain(System.nanoTime() + closeTimeoutNanos);
@@ -81,6 +93,26 @@ public final class Teardown {
         } finally {
             state.finishClose();
         }
+    }
+
+    /**
+     * Fails the future of every asynchronous transfer still in flight (the transfer itself is
+     * drained as any other), and completes those already queued.
+     */
+    private void failFutures() {
+        for (PeerSlot slot : peers.all()) {
+            synchronized (slot) {
+                InflightTable table = slot.inflight;
+                for (int i = 0; i < table.size(); i++) {
+                    TransferFuture future = table.future(i);
+                    if (future != null) {
+                        async.closed(future);
+                        table.clearFuture(i);
+                    }
+                }
+            }
+        }
+        async.completeReady();
     }
 
     /**

@@ -1,15 +1,18 @@
 package io.blockxfer.transport.internal;
 
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.TransferFuture;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Starts transfers: checks the arguments against both regions, hands out ids, calls the engine
  * under the peer's lock, and enters the handle in the peer's in-flight table. An engine error
- * becomes a failed report owed to the next poll, never an exception.
+ * becomes a failed report owed to the next poll (or a failed future), never an exception.
  *
  * <p><b>Thread safety:</b> thread-safe; submits to different peers never contend, and a submit
  * allocates nothing in the steady state.
@@ -21,17 +24,29 @@ public final class TransferSubmitter {
     private final TransferEngine engine;
     private final PeerHealth health;
     private final Telemetry telemetry;
+    private final AsyncCompletions async;
+    private final LongConsumer cancelHook;
+    private final Runnable completionThread;
     private final int localBlocks;
     private final long blockLength;
     private final AtomicLong nextId = new AtomicLong();
 
+    /**
+     * @param cancelHook cancels one transfer immediately, for {@link TransferFuture#cancel}
+     * @param completionThread makes sure the transport's completion thread runs (after an
+     *     asynchronous submit)
+     */
     public TransferSubmitter(PeerTable peers, TransportState state, TransferEngine engine, PeerHealth health,
-            Telemetry telemetry, int localBlocks, long blockLength) {
+            Telemetry telemetry, AsyncCompletions async, LongConsumer cancelHook, Runnable completionThread,
+            int localBlocks, long blockLength) {
         this.peers = peers;
         this.state = state;
         this.engine = engine;
         this.health = health;
         this.telemetry = telemetry;
+        this.async = async;
+        this.cancelHook = cancelHook;
+        this.completionThread = completionThread;
         this.localBlocks = localBlocks;
         this.blockLength = blockLength;
     }
@@ -44,6 +59,32 @@ public final class TransferSubmitter {
      * @throws IllegalStateException if the transport is closed
      */
     public long submit(TransferOp op, String peerId, int[] localBlocks, int[] remoteBlocks) {
+        return submit(op, peerId, localBlocks, remoteBlocks, null);
+    }
+
+    /**
+     * Submits one asynchronous transfer: its outcome completes the returned future instead of a
+     * poll's report.
+     *
+     * @return its future; one already failed if the peer is not registered
+     * @throws IllegalArgumentException for bad indices (no id is consumed)
+     * @throws IllegalStateException if the transport is closed
+     */
+    public TransferFuture submitAsync(TransferOp op, String peerId, int[] localBlocks, int[] remoteBlocks) {
+        TransferFuture[] future = new TransferFuture[1];
+        long id = submit(op, peerId, localBlocks, remoteBlocks, future);
+        TransferFuture f = future[0];
+        if (id == DataTransport.NOT_SUBMITTED || f == null) {
+            return TransferFuture.notSubmitted(peerId);
+        }
+        async.completeReady(); // a submit that failed natively failed its future
+        completionThread.run();
+        return f;
+    }
+
+    /** @param future null for a polled transfer; else receives the asynchronous transfer's future */
+    private long submit(TransferOp op, String peerId, int[] localBlocks, int[] remoteBlocks,
+            @Nullable TransferFuture @Nullable [] future) {
         Objects.requireNonNull(peerId, "peerId");
         Objects.requireNonNull(localBlocks, "localBlocks");
         Objects.requireNonNull(remoteBlocks, "remoteBlocks");
@@ -69,6 +110,12 @@ public final class TransferSubmitter {
             checkIndices("remote", remoteBlocks, reg.numBlocks());
             long id = nextId.getAndIncrement();
             long bytes = localBlocks.length * blockLength;
+            TransferFuture f = null;
+            if (future != null) {
+                f = new TransferFuture(id, peerId, cancelHook);
+                future[0] = f;
+                async.submitted();
+            }
             Object handle;
             try {
                 handle = engine.submit(id, reg.peer(), op, localBlocks, remoteBlocks);
@@ -76,14 +123,18 @@ public final class TransferSubmitter {
                     throw new IllegalStateException("engine returned no transfer handle");
                 }
             } catch (RuntimeException | LinkageError e) {
-                slot.owedFailures.add(id);
+                if (f != null) {
+                    async.ended(f, false, "the backend refused to start it: " + e);
+                } else {
+                    slot.owedFailures.add(id);
+                }
                 health.failed(slot, op + " submit", e);
                 telemetry.submitted(peerId, id, op, localBlocks.length, bytes);
                 telemetry.ended(peerId, id, op, localBlocks.length, bytes, 0, false);
                 return id;
             }
             reg.transferStarted();
-            slot.inflight.add(id, handle, reg, System.nanoTime(), op, localBlocks.length);
+            slot.inflight.add(id, handle, reg, System.nanoTime(), op, localBlocks.length, f);
             telemetry.submitted(peerId, id, op, localBlocks.length, bytes);
             return id;
         }

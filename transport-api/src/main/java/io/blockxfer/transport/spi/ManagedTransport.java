@@ -7,10 +7,15 @@ import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PollResult;
+import io.blockxfer.transport.TransferFuture;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.TransportConfig;
+import io.blockxfer.transport.internal.AsyncCompletions;
+import io.blockxfer.transport.internal.BlockingPolls;
 import io.blockxfer.transport.internal.Canceller;
+import io.blockxfer.transport.internal.CompletionThread;
 import io.blockxfer.transport.internal.CompletionTracker;
+import io.blockxfer.transport.internal.CompletionWaiters;
 import io.blockxfer.transport.internal.GuardedEngine;
 import io.blockxfer.transport.internal.OrphanKeeper;
 import io.blockxfer.transport.internal.PeerAdmission;
@@ -21,11 +26,15 @@ import io.blockxfer.transport.internal.Telemetry;
 import io.blockxfer.transport.internal.Teardown;
 import io.blockxfer.transport.internal.TransferSubmitter;
 import io.blockxfer.transport.internal.TransportState;
+import java.lang.System.Logger.Level;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * The whole {@link DataTransport} contract over a backend's {@link TransferEngine}: argument
@@ -49,15 +58,28 @@ import java.util.concurrent.CompletableFuture;
  * {@link #localDescriptor()} signed, and registers only peers whose descriptor the ring
  * authenticates, checked before the engine is called.
  *
+ * <p>Waits and futures: a wait polls, spins briefly, then parks until the engine's
+ * {@link CompletionSignal} (see {@link TransferEngine#bindCompletionSignal}); for an engine that
+ * does not fire it, one completion thread per transport polls the engine with an adaptive back-off
+ * while callers wait or futures are pending. Futures are completed after the transport's locks are
+ * released, by the thread that finds their transfer ended or by that completion thread.
+ *
  * <p>This class is the entry point; the jobs live in parts of their own (registration,
- * submission, completion tracking with deadlines, cancellation, orphans, teardown) in a package
- * that is not exported.
+ * submission, completion tracking with deadlines, waits, futures, the completion thread,
+ * cancellation, orphans, teardown) in a package that is not exported.
+ *
+ * <p>For test kits, {@link #withEngineDecorator} opens transports whose engine passes through a
+ * decorator first (the conformance kit injects its initiator faults so); nothing else can change
+ * the engine a transport was built with.
  *
  * <p><b>Thread safety:</b> thread-safe, as {@link DataTransport} requires. Each peer has its own
  * lock, so sessions of different peers do not contend; submits and polls allocate nothing in the
  * steady state.
  */
 public final class ManagedTransport implements DataTransport {
+
+    /** The decorator of {@link #withEngineDecorator}, bound only while its {@code open} runs. */
+    private static final ScopedValue<UnaryOperator<TransferEngine>> ENGINE_DECORATOR = ScopedValue.newInstance();
 
     private final TransferEngine engine;
     private final String backend;
@@ -71,6 +93,7 @@ public final class ManagedTransport implements DataTransport {
     private final TransferSubmitter submitter;
     private final CompletionTracker completions;
     private final Canceller canceller;
+    private final BlockingPolls waits;
     private final Teardown teardown;
 
     /**
@@ -80,37 +103,108 @@ public final class ManagedTransport implements DataTransport {
      * @param capabilities what the backend supports; {@link Capability#READ} gates reads
      */
     public ManagedTransport(TransferEngine engine, TransportConfig config, Set<Capability> capabilities) {
-        this.engine = Objects.requireNonNull(engine, "engine");
+        this.engine = decorated(Objects.requireNonNull(engine, "engine"));
         Objects.requireNonNull(config, "config");
-        this.backend = engine.backendName();
+        this.backend = this.engine.backendName();
         this.agentName = config.agentName();
-        this.region = engine.region();
+        this.region = this.engine.region();
         this.fingerprint = config.fingerprint();
         this.capabilities = capabilities.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(capabilities));
-        PeerDescriptor local = PeerDescriptor.of(backend, fingerprint, region, engine.agentMetadata());
+        PeerDescriptor local = PeerDescriptor.of(backend, fingerprint, region, this.engine.agentMetadata());
         this.localDescriptor = config.keyRing().map(local::signedWith).orElse(local);
         String label = backend + " transport '" + agentName + "'";
         Telemetry telemetry = new Telemetry(backend, agentName, config.observer());
-        GuardedEngine guarded = new GuardedEngine(engine, label);
+        GuardedEngine guarded = new GuardedEngine(this.engine, label);
         PeerTable peers = new PeerTable();
         OrphanKeeper orphans = new OrphanKeeper(guarded);
         PeerHealth health = new PeerHealth(telemetry, label);
         this.state = new TransportState(label);
-        this.completions = new CompletionTracker(peers, state, guarded, orphans, health, telemetry,
-                region.blockLength(), config.transferTimeout().toNanos(), label);
-        this.submitter = new TransferSubmitter(peers, state, engine, health, telemetry, region.numBlocks(),
+        CompletionWaiters waiters = new CompletionWaiters(guarded);
+        AsyncCompletions async = new AsyncCompletions(label);
+        long transferTimeout = config.transferTimeout().toNanos();
+        // a waiter re-polls at least this often, so that the deadline of a transfer submitted after
+        // it parked is met even when nothing signals; transfers in flight when it parked shorten it
+        long recheck = Math.max(transferTimeout / 4, TimeUnit.MILLISECONDS.toNanos(1));
+        this.completions = new CompletionTracker(peers, state, guarded, orphans, async, waiters, health, telemetry,
+                region.blockLength(), transferTimeout, label);
+        boolean signals = bindSignal(this.engine, waiters, label);
+        CompletionThread completionThread = new CompletionThread(completions, waiters, async, signals, recheck,
+                "blockxfer-" + backend + "-completions-" + agentName);
+        if (!signals) {
+            waiters.onFirstCaller(completionThread::wake);
+        }
+        this.waits = new BlockingPolls(completions, waiters, state, recheck, label);
+        this.canceller = new Canceller(peers, state, guarded, orphans, async, telemetry);
+        this.submitter = new TransferSubmitter(peers, state, this.engine, health, telemetry, async,
+                id -> cancel(new long[] {id}, CancelMode.IMMEDIATE), completionThread::wake, region.numBlocks(),
                 region.blockLength());
-        this.canceller = new Canceller(peers, state, guarded, orphans, telemetry);
         this.registrar = new PeerRegistrar(peers, state, guarded, completions, orphans, health, telemetry,
                 new PeerAdmission(backend, region.blockLength(), fingerprint, config.keyRing().orElse(null),
                         config.acceptUnsignedPeers()),
                 backend, agentName, label);
-        this.teardown = new Teardown(peers, state, registrar, guarded, orphans, config.closeTimeout().toNanos(), label);
+        this.teardown = new Teardown(peers, state, registrar, guarded, orphans, waiters, async, completionThread,
+                config.closeTimeout().toNanos(), label);
+    }
+
+    /** Hands the engine its completion signal; whether it fires it (an engine that throws does not). */
+    private static boolean bindSignal(TransferEngine engine, CompletionSignal signal, String label) {
+        try {
+            return engine.bindCompletionSignal(signal);
+        } catch (RuntimeException | LinkageError e) {
+            System.getLogger(ManagedTransport.class.getName()).log(Level.WARNING, () -> label
+                    + ": the engine refused its completion signal; it is polled while callers wait: " + e);
+            return false;
+        }
+    }
+
+    /**
+     * For test kits only: runs {@code open} (typically {@code provider.open(config)}) so that every
+     * {@code ManagedTransport} built on this thread while it runs hands its engine to
+     * {@code decorator} and uses the engine that returns instead. Transports built anywhere else,
+     * on other threads or after {@code open} returned, are untouched, so production code cannot
+     * meet a decorated engine by accident. The decorator must forward every call it does not
+     * change to the engine it is given (including {@link TransferEngine#feature}); the conformance
+     * kit's {@code InJvmHarness.withEngineFaults()} injects initiator faults this way into every
+     * backend whose provider builds its {@code ManagedTransport} on the thread that calls
+     * {@link TransportProvider#open}.
+     *
+     * @param decorator given the backend's engine, returns the engine the transport uses; it
+     *     owns the engine from then on (closing it must close the engine)
+     * @return what {@code open} returned
+     */
+    public static <T> T withEngineDecorator(UnaryOperator<TransferEngine> decorator, Supplier<T> open) {
+        Objects.requireNonNull(decorator, "decorator");
+        Objects.requireNonNull(open, "open");
+        return ScopedValue.where(ENGINE_DECORATOR, decorator).call(open::get);
+    }
+
+    private static TransferEngine decorated(TransferEngine engine) {
+        if (!ENGINE_DECORATOR.isBound()) {
+            return engine;
+        }
+        TransferEngine decorated;
+        try {
+            decorated = ENGINE_DECORATOR.get().apply(engine);
+        } catch (RuntimeException | Error e) {
+            engine.close(false);
+            throw e;
+        }
+        if (decorated == null) {
+            engine.close(false);
+            throw new IllegalStateException("the engine decorator of ManagedTransport.withEngineDecorator returned"
+                    + " null");
+        }
+        return decorated;
     }
 
     @Override
     public String backendName() {
         return backend;
+    }
+
+    @Override
+    public String agentName() {
+        return agentName;
     }
 
     @Override
@@ -169,6 +263,20 @@ public final class ManagedTransport implements DataTransport {
         return submitter.submit(TransferOp.READ, peerId, localBlocks, remoteBlocks);
     }
 
+    @Override
+    public TransferFuture writeBlocksAsync(String peerId, int[] localBlocks, int[] remoteBlocks) {
+        return submitter.submitAsync(TransferOp.WRITE, peerId, localBlocks, remoteBlocks);
+    }
+
+    @Override
+    public TransferFuture readBlocksAsync(String peerId, int[] localBlocks, int[] remoteBlocks) {
+        if (!capabilities.contains(Capability.READ)) {
+            Objects.requireNonNull(peerId, "peerId");
+            throw new UnsupportedOperationException("backend " + backend + " does not support READ");
+        }
+        return submitter.submitAsync(TransferOp.READ, peerId, localBlocks, remoteBlocks);
+    }
+
     // ------------------------------------------------------------------ polls
 
     @Override
@@ -193,6 +301,33 @@ public final class ManagedTransport implements DataTransport {
     public int pollAll(CompletionHandler handler) {
         Objects.requireNonNull(handler, "handler");
         return completions.pollAll(handler);
+    }
+
+    // ------------------------------------------------------------------ waits
+
+    @Override
+    public PollResult poll(String peerId, long timeout, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(peerId, "peerId");
+        return waits.poll(peerId, timeout, unit);
+    }
+
+    @Override
+    public int poll(String peerId, CompletionHandler handler, long timeout, TimeUnit unit)
+            throws InterruptedException {
+        Objects.requireNonNull(peerId, "peerId");
+        Objects.requireNonNull(handler, "handler");
+        return waits.poll(peerId, handler, timeout, unit);
+    }
+
+    @Override
+    public PollResult pollAll(long timeout, TimeUnit unit) throws InterruptedException {
+        return waits.poll(null, timeout, unit);
+    }
+
+    @Override
+    public int pollAll(CompletionHandler handler, long timeout, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(handler, "handler");
+        return waits.poll(null, handler, timeout, unit);
     }
 
     // ------------------------------------------------------------------ cancel

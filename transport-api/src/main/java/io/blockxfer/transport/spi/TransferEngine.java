@@ -116,6 +116,38 @@ public interface TransferEngine {
         return 0;
     }
 
+    /**
+     * Receives the signal the engine fires whenever a transfer may have become terminal (see
+     * {@link CompletionSignal#signal()}); called once, before the first {@link #submit}.
+     *
+     * <p>An engine that returns true promises to fire it for every transfer that becomes terminal
+     * without a call of the managed transport (on its own threads, or in {@link #progress()}), so
+     * that a caller waiting for completions is woken without anything polling. An engine that
+     * returns false (the default) is polled instead: while callers wait or asynchronous transfers
+     * are pending, the managed transport runs one status thread that calls {@link #progress()} and
+     * {@link #status} with an adaptive back-off (a few microseconds after a completion, up to a
+     * millisecond when idle), keeping the threading rules above.
+     *
+     * @return whether the engine fires the signal
+     */
+    default boolean bindCompletionSignal(CompletionSignal signal) {
+        return false;
+    }
+
+    /**
+     * Callers started ({@code true}) or stopped ({@code false}) waiting for completions: the first
+     * thread parked in a wait, and the last one to leave. (The managed transport's thread that
+     * completes asynchronous transfers is not counted: it calls {@link #progress()} itself each
+     * time a submit or the signal wakes it.) While callers wait, an engine whose own thread leaves
+     * transfers to the callers' polls
+     * ({@link io.blockxfer.transport.ProgressMode#POLLING_THREAD}) must drive them to their end
+     * itself, and fire the completion signal: a waiting caller does not poll until it is woken.
+     * Calls alternate, starting with {@code true}, and are made one at a time, under a lock of
+     * the managed transport: return quickly, never block, never call back into the transport.
+     */
+    default void callersWaiting(boolean waiting) {
+    }
+
     /** An optional feature of the backend (fault injection, telemetry). */
     default <T> Optional<T> feature(Class<T> type) {
         return Optional.empty();

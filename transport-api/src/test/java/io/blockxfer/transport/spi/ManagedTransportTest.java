@@ -215,4 +215,46 @@ class ManagedTransportTest {
             writeOnly.close();
         }
     }
+
+    @Test
+    void anEngineDecoratorActsOnlyOnTransportsBuiltInsideItsOpenOnItsThread() throws Exception {
+        ScriptedEngine inner = new ScriptedEngine(config);
+        ScriptedEngine replacement = new ScriptedEngine(config);
+        ManagedTransport decorated = ManagedTransport.withEngineDecorator(e -> {
+            assertSame(inner, e);
+            return replacement;
+        }, () -> new ManagedTransport(inner, config, EnumSet.noneOf(Capability.class)));
+        CompletableFuture<ManagedTransport> elsewhere = new CompletableFuture<>();
+        ManagedTransport.withEngineDecorator(e -> {
+            throw new AssertionError("a transport built on another thread was decorated");
+        }, () -> {
+            Thread.ofPlatform().start(() -> elsewhere.complete(new ManagedTransport(new ScriptedEngine(config), config,
+                    EnumSet.noneOf(Capability.class))));
+            return elsewhere.join();
+        });
+        ManagedTransport after = new ManagedTransport(new ScriptedEngine(config), config,
+                EnumSet.noneOf(Capability.class));
+        try {
+            decorated.addPeer("p", peer);
+            decorated.writeBlocks("p", new int[] {0}, new int[] {0});
+            assertEquals(1, replacement.transfers.size(), "the decorator's engine carries the transfers");
+            assertTrue(inner.transfers.isEmpty());
+        } finally {
+            replacement.completeAll(ScriptedEngine.DONE);
+            decorated.close();
+            elsewhere.get(5, TimeUnit.SECONDS).close();
+            after.close();
+            inner.close(false);
+        }
+        assertTrue(replacement.closed, "closing the transport closes the engine the decorator returned");
+    }
+
+    @Test
+    void anEngineDecoratorThatReturnsNothingClosesTheEngineAndFailsTheOpen() {
+        ScriptedEngine inner = new ScriptedEngine(config);
+        var e = assertThrows(IllegalStateException.class, () -> ManagedTransport.withEngineDecorator(x -> null,
+                () -> new ManagedTransport(inner, config, EnumSet.noneOf(Capability.class))));
+        assertTrue(e.getMessage().contains("returned null"), e.getMessage());
+        assertTrue(inner.closed);
+    }
 }

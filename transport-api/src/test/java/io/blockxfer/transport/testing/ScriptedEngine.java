@@ -4,6 +4,7 @@ import io.blockxfer.transport.BlockRegion;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.TransportConfig;
+import io.blockxfer.transport.spi.CompletionSignal;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.foreign.Arena;
 import java.util.List;
@@ -13,8 +14,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A transfer engine whose every outcome the test decides: transfers stay pending until the test
- * completes them, and connect, submit, status and release can be made to fail or block. Not a
- * backend: it moves no bytes.
+ * completes them, and connect, submit, status and release can be made to fail or block. It fires
+ * the completion signal from {@link #complete} only if made to ({@link #ScriptedEngine(TransportConfig,
+ * boolean)}). Not a backend: it moves no bytes.
  */
 public final class ScriptedEngine implements TransferEngine {
 
@@ -48,8 +50,18 @@ public final class ScriptedEngine implements TransferEngine {
     public volatile boolean completeOnAbort;
     public volatile boolean closed;
     public volatile boolean closedLeaked;
+    /** Every {@code callersWaiting} call, in order. */
+    public final List<Boolean> callersWaiting = new CopyOnWriteArrayList<>();
+    private final boolean signals;
+    private volatile CompletionSignal signal = () -> { };
 
     public ScriptedEngine(TransportConfig config) {
+        this(config, false);
+    }
+
+    /** @param signals whether the engine fires the completion signal (from {@link #complete}) */
+    public ScriptedEngine(TransportConfig config, boolean signals) {
+        this.signals = signals;
         this.region = new BlockRegion(arena.allocate(config.region().byteSize()), config.region().numBlocks(),
                 config.region().blockLength(), BlockRegion.Ownership.BACKEND);
     }
@@ -60,6 +72,26 @@ public final class ScriptedEngine implements TransferEngine {
 
     public void completeAll(int status) {
         transfers.forEach(t -> t.status = status);
+        signal.signal();
+    }
+
+    /** Ends {@code t} with {@code status}, then fires the completion signal if this engine does. */
+    public void complete(Transfer t, int status) {
+        t.status = status;
+        signal.signal();
+    }
+
+    @Override
+    public boolean bindCompletionSignal(CompletionSignal signal) {
+        if (signals) {
+            this.signal = signal;
+        }
+        return signals;
+    }
+
+    @Override
+    public void callersWaiting(boolean waiting) {
+        callersWaiting.add(waiting);
     }
 
     @Override

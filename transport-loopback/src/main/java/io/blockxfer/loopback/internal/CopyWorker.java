@@ -2,6 +2,7 @@ package io.blockxfer.loopback.internal;
 
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.internal.queue.MpscRing;
+import io.blockxfer.transport.spi.CompletionSignal;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
@@ -24,6 +25,11 @@ import java.util.concurrent.locks.LockSupport;
  * fallback: it looks at the queue once per fallback interval, leaving the copies to the callers'
  * polls, and parks for good once nothing has come for a while. Otherwise the worker does every
  * copy: it spins briefly after work, then parks.
+ *
+ * <p>Whoever finishes jobs fires the transport's completion signal afterwards, so callers parked
+ * in a wait wake. While callers wait ({@link #callersWaiting}), a waiting caller does not poll, so
+ * the fallback worker does queued copies at once: it parks until a submit wakes it instead of
+ * looking once per fallback interval.
  *
  * <p>Wake-ups are never lost (Dekker's protocol): before parking for good, the worker announces
  * it, issues a full fence, and parks only if the queue is empty, no job waits and nobody holds
@@ -59,6 +65,9 @@ final class CopyWorker implements Runnable {
     private final AtomicInteger parkState = new AtomicInteger(RUNNING);
     private final Thread thread;
     private volatile boolean running = true;
+    private volatile CompletionSignal signal = () -> { };
+    /** Callers are parked in a wait: the worker copies at once even when polling threads drive. */
+    private volatile boolean callersWaiting;
 
     // ---- under the consumer role
     private final ArrayList<CopyJob> waiting = new ArrayList<>();
@@ -66,6 +75,8 @@ final class CopyWorker implements Runnable {
     private volatile int waitingCount;
     /** How many jobs the last {@link #drain} took from the queue. */
     private int lastTaken;
+    /** How many jobs the last {@link #drain} made terminal. */
+    private int lastEnded;
     /** Jobs that polling threads took from the queue (telemetry, tests). */
     private final AtomicLong takenByCallers = new AtomicLong();
 
@@ -73,9 +84,14 @@ final class CopyWorker implements Runnable {
      * @param pollersDrive whether polling threads do the copies (the worker is the fallback)
      * @param spins how many idle rounds the worker spins before parking, when it does the copies
      * @param fallbackNanos how long the fallback worker leaves queued work to polling threads
+     * @param signal fired after jobs end
+     * @param callersWaiting whether callers wait already
      */
-    CopyWorker(LoopbackEngine engine, String name, boolean pollersDrive, int spins, long fallbackNanos) {
+    CopyWorker(LoopbackEngine engine, String name, boolean pollersDrive, int spins, long fallbackNanos,
+            CompletionSignal signal, boolean callersWaiting) {
         this.engine = engine;
+        this.signal = signal;
+        this.callersWaiting = callersWaiting;
         this.pollersDrive = pollersDrive;
         this.spins = spins;
         this.fallbackNanos = fallbackNanos;
@@ -114,19 +130,37 @@ final class CopyWorker implements Runnable {
             return 0;
         }
         int work;
+        int ended;
         try {
             work = drain(CALLER_BATCH);
+            ended = lastEnded;
             if (lastTaken > 0) {
                 takenByCallers.addAndGet(lastTaken);
             }
         } finally {
             consumerRole.set(false);
         }
+        if (ended > 0) {
+            signal.signal();
+        }
         VarHandle.fullFence();
         if (!queue.isEmpty() || waitingCount > 0) {
             wakeIfParked();
         }
         return work;
+    }
+
+    /** The signal to fire after finishing jobs. */
+    void signal(CompletionSignal signal) {
+        this.signal = signal;
+    }
+
+    /** Callers started or stopped waiting; while they wait, the worker copies at once. */
+    void callersWaiting(boolean waiting) {
+        callersWaiting = waiting;
+        if (waiting) {
+            wake();
+        }
     }
 
     /** How many jobs polling threads took from the queue so far. */
@@ -183,10 +217,20 @@ final class CopyWorker implements Runnable {
         }
     }
 
-    /** Leaves copies to polling threads, taking what they leave once per fallback interval. */
+    /**
+     * Leaves copies to polling threads, taking what they leave once per fallback interval; while
+     * callers wait, copies at once and parks until a submit wakes it.
+     */
     private void runAsFallback() {
         long lastWork = System.nanoTime();
         while (running) {
+            if (callersWaiting) {
+                if (drainIfFree() <= 0) {
+                    park(WAITING_PARK_NANOS);
+                }
+                lastWork = System.nanoTime();
+                continue;
+            }
             LockSupport.parkNanos(this, fallbackNanos);
             if (!running) {
                 break;
@@ -219,25 +263,35 @@ final class CopyWorker implements Runnable {
         parkState.set(RUNNING);
     }
 
-    /** {@link #drain} under the role; -1 if another thread holds it. */
+    /** {@link #drain} under the role, then fires the signal if jobs ended; -1 if another thread holds the role. */
     private int drainIfFree() {
         if (!consumerRole.compareAndSet(false, true)) {
             return -1;
         }
+        int work;
+        int ended;
         try {
-            return drain(Integer.MAX_VALUE);
+            work = drain(Integer.MAX_VALUE);
+            ended = lastEnded;
         } finally {
             consumerRole.set(false);
         }
+        if (ended > 0) {
+            signal.signal();
+        }
+        return work;
     }
 
     /** Takes up to {@code batch} queued jobs and advances the waiting ones; returns how many moved. */
     private int drain(int batch) {
         int work = 0;
+        int ended = 0;
         CopyJob job;
         while (work < batch && (job = queue.poll()) != null) {
             work++;
-            if (!process(job)) {
+            if (process(job)) {
+                ended++;
+            } else {
                 waiting.add(job);
             }
         }
@@ -246,8 +300,10 @@ final class CopyWorker implements Runnable {
             if (process(waiting.get(i))) {
                 waiting.remove(i);
                 work++;
+                ended++;
             }
         }
+        lastEnded = ended;
         if (waitingCount != waiting.size()) {
             waitingCount = waiting.size();
         }
@@ -274,6 +330,7 @@ final class CopyWorker implements Runnable {
         } finally {
             consumerRole.set(false);
         }
+        signal.signal();
     }
 
     /** Advances a job; true when it is terminal. */

@@ -12,6 +12,7 @@ import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.internal.memory.MemoryBudget;
+import io.blockxfer.transport.spi.CompletionSignal;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -38,6 +39,9 @@ import org.jspecify.annotations.Nullable;
  * {@link ProgressMode#BACKEND_THREAD} the worker does every copy. A full queue slows the
  * submitting thread (for at most the transfer timeout) instead of failing the transfer.
  *
+ * <p>Completion signal: whoever finishes copies (a polling thread or the worker) fires it, so
+ * waiting callers wake; while callers wait the worker copies at once in every mode.
+ *
  * <p><b>Thread safety:</b> thread-safe.
  */
 public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
@@ -63,6 +67,8 @@ public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
     private volatile boolean stalled;
     private volatile boolean killed;
     private volatile boolean closed;
+    private volatile CompletionSignal signal = () -> { };
+    private volatile boolean callersWaiting;
     /** Started on the first submit. */
     private volatile @Nullable CopyWorker worker;
 
@@ -201,6 +207,28 @@ public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
         return w == null ? 0 : w.progressOnCaller();
     }
 
+    @Override
+    public boolean bindCompletionSignal(CompletionSignal signal) {
+        this.signal = signal;
+        CopyWorker w = worker;
+        if (w != null) {
+            w.signal(signal);
+        }
+        return true;
+    }
+
+    @Override
+    public void callersWaiting(boolean waiting) {
+        CopyWorker w;
+        synchronized (this) {
+            callersWaiting = waiting;
+            w = worker;
+        }
+        if (w != null) {
+            w.callersWaiting(waiting);
+        }
+    }
+
     /** How many jobs polling threads took from the queue so far (0 before the first submit). */
     long takenByCallers() {
         CopyWorker w = worker;
@@ -262,7 +290,7 @@ public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
                         throw new IllegalStateException("loopback transport closed");
                     }
                     w = new CopyWorker(this, "blockxfer-loopback-" + agentName, pollersDrive, workerSpins,
-                            fallbackNanos);
+                            fallbackNanos, signal, callersWaiting);
                     worker = w;
                 }
             }

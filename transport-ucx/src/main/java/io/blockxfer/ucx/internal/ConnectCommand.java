@@ -4,9 +4,9 @@ import io.blockxfer.transport.PeerRegistrationException;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Builds a peer's write endpoint and remote key on the loop thread, and asks UCX where the peer's
- * region is mapped in this process. The registering thread waits on {@link #result}; when it gives
- * up first, the loop tears down what it built.
+ * Builds a peer's write endpoint and remote key on the owner of the loop's worker, and asks UCX
+ * where the peer's region is mapped in this process. The registering thread waits on
+ * {@link #result}; when it gives up first, the loop tears down what it built.
  *
  * <p><b>Thread safety:</b> handed over through the loop's queue; {@link #result} is thread-safe.
  */

@@ -1,14 +1,14 @@
 package io.blockxfer.ucx.internal;
 
 /**
- * Work for the {@link ProgressLoop}: queued by any thread, run on the loop thread, or rejected when
- * the loop shuts down first.
+ * Work for the {@link ProgressLoop}: queued by any thread ({@link CommandIntake}), run by the owner
+ * of the loop's worker ({@link WorkerDriver}), or rejected when the loop shuts down first.
  *
  * <p><b>Thread safety:</b> implementations are handed over through the loop's queue.
  */
 interface LoopCommand {
 
-    /** Runs on the loop thread. */
+    /** Runs on the owner of the loop's worker. */
     void run(ProgressLoop loop);
 
     /** The loop stopped before running this command. */

@@ -9,9 +9,9 @@ import org.openucx.jucx.ucp.UcpRequest;
  * gets of a READ, all on one {@link #endpoint}. Counts the requests it waits for (plus a guard held
  * while they are being issued, because a request may complete inside the call that starts it), and
  * keeps the endpoint's count of outstanding requests, which the endpoint's close waits for. Pooled
- * by the loop, and reused only when every request it was given has ended; detached from its
- * transfer when the transfer ends another way first (its endpoints closed), so late callbacks find
- * nothing to complete. JUCX may call {@link #onError} for a request that also threw: the loop
+ * by the {@link RequestTracker}, and reused only when every request it was given has ended;
+ * detached from its transfer when the transfer ends another way first (its endpoints closed), so
+ * late callbacks find nothing to complete. JUCX may call {@link #onError} for a request that also threw: the tracker
  * counts that call and ignores the throw. JUCX's own log line for each failed request is filtered
  * out ({@link UcxLogFilter}); the loop logs a peer's failure once.
  *
@@ -20,27 +20,27 @@ import org.openucx.jucx.ucp.UcpRequest;
  */
 final class OpCallback extends UcxCallback {
 
-    private final ProgressLoop loop;
+    private final RequestTracker tracker;
     @Nullable UcxTransfer transfer;
     @Nullable PeerEndpoint endpoint;
     int pending;
     int error;
     @Nullable String errorMessage;
 
-    OpCallback(ProgressLoop loop) {
-        this.loop = loop;
+    OpCallback(RequestTracker tracker) {
+        this.tracker = tracker;
     }
 
     @Override
     public void onSuccess(UcpRequest request) {
         countedOff();
-        loop.requestEnded(this, UcsStatus.OK, null);
+        tracker.requestEnded(this, UcsStatus.OK, null);
     }
 
     @Override
     public void onError(int status, String message) {
         countedOff();
-        loop.requestEnded(this, status, message);
+        tracker.requestEnded(this, status, message);
     }
 
     /** One request of {@link #endpoint} ended; the endpoint is set while any request is outstanding. */

@@ -1,7 +1,7 @@
 package io.blockxfer.ucx.internal;
 
 /**
- * Aborts or disconnects a peer on the loop thread.
+ * Aborts or disconnects a peer on the owner of the loop's worker.
  *
  * <p><b>Thread safety:</b> immutable; handed over through the loop's queue.
  */

@@ -24,7 +24,7 @@ import org.openucx.jucx.ucp.UcpWorker;
  * them with an error on the following progress calls, while the endpoint is still allocated. Waiting
  * for them on a healthy peer also means the peer has sent every reply it owed this endpoint, so
  * its own endpoint holds no queued reply when it later learns this one is gone (UCX 1.18 fails
- * such replies through a path that can crash the peer, see {@link ProgressLoop}). After
+ * such replies through a path that can crash the peer, see {@link LoopShutdown}). After
  * a force-close the remote key goes only once the close completed (a request UCX still queued
  * reads it when it is finally sent); before a graceful close, nothing is in flight, so it goes
  * first.

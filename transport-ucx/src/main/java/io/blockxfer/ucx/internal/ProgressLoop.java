@@ -1,163 +1,56 @@
 package io.blockxfer.ucx.internal;
 
-import io.blockxfer.transport.PeerRegistrationException;
-import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.internal.queue.MpscRing;
-import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Collectors;
-import org.jspecify.annotations.Nullable;
-import org.openucx.jucx.ucp.UcpEndpoint;
-import org.openucx.jucx.ucp.UcpRemoteKey;
-import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
 
 /**
  * Drives a transport's UCP worker (workers are single-threaded): takes commands from a queue,
  * issues each transfer, progresses the worker, and ends each transfer when UCX ended its requests.
- * A transfer with a peer whose region is mapped in this process (shared memory on one host, see
- * {@link PeerMapping}) is a copy to or from that mapping per contiguous run of blocks, done at
- * once, with no UCX request. With any other peer a WRITE is one implicit put per run plus one
- * flush of the endpoint, and a READ one get per run.
+ * This class is the loop that composes one part per job; each part says how it works and which
+ * thread may touch what:
+ * <ul>
+ *   <li>{@link WorkerDriver}: who drives the worker (the loop's own thread, or a polling thread for
+ *       one round), how the worker and its owner's state pass between threads, and how the loop's
+ *       thread sleeps and is woken;</li>
+ *   <li>{@link CommandIntake}: the command queue, back-pressure on submitters, and rejecting
+ *       commands once the loop ended;</li>
+ *   <li>{@link RequestTracker}: a transfer's UCX requests, from issue to the transfer's end;</li>
+ *   <li>{@link MappedCopier}: transfers with a peer whose region is mapped in this process;</li>
+ *   <li>{@link PeerConnections}: the peers' endpoints, their failures and closes;</li>
+ *   <li>{@link LoopShutdown}: closing the endpoints and destroying the worker when the loop ends.</li>
+ * </ul>
+ * A round runs queued commands, calls {@code progress()} (where UCX ends requests), moves endpoint
+ * closes on, and tells the driver whether work is outstanding; the driver runs rounds on the
+ * loop's thread and on polling threads.
  *
- * <p><b>Who drives.</b> Exactly one thread at a time owns the worker, the command queue and
- * everything below marked "owner only"; ownership is a flag taken with a compare-and-set (which
- * also hands the owner's state over to the next owner). The loop's own thread owns it by default.
- * When polling threads may drive ({@link io.blockxfer.transport.ProgressMode#POLLING_THREAD}),
- * every poll tries to take the flag for one round (drain commands, {@code progress()}, collect
- * ended requests, finish closes) and gives up at once if another thread holds it; while polls keep
- * coming, and while a polling thread holds the worker (the flag says whose it is), the loop's
- * thread lets go of the worker and sleeps ({@link WakeupGate#DORMANT}) instead of competing with
- * them for it and for a core, and takes over again when they stop, or at once for a command
- * that waits (a peer registration). How long "polls keep coming" means depends on whether work is
- * outstanding: with nothing in flight, {@value #POLLER_GRACE_MICROS} us; with a transfer, a close
- * or a command waiting, only {@value #BUSY_POLLER_GRACE_MICROS} us, so that a caller that sleeps
- * between its polls never leaves a transfer waiting for its next poll to take the next step (a
- * READ that UCX serves, a flush that waits for the peer): the loop's thread drives while the
- * caller sleeps, as it would in {@link io.blockxfer.transport.ProgressMode#BACKEND_THREAD} mode.
- * With {@link io.blockxfer.transport.ProgressMode#BACKEND_THREAD} only the loop's thread drives.
- *
- * <p><b>Sleeping.</b> While transfers or endpoint closes are outstanding the loop's thread keeps
- * calling {@code progress()}, which is also where UCX's keepalive runs, spinning first and then
- * parking briefly; with nothing outstanding it spins a moment longer (so back-to-back transfers pay
- * no wakeup), then sleeps in {@code waitForEvents()}. Submitters wake it through a
- * {@link WakeupGate}, so no submit is missed. A full command queue slows the submitter (bounded,
- * {@value #QUEUE_FULL_WAIT_MILLIS} ms) instead of failing its transfer.
- *
- * <p><b>Failures and closes.</b> A peer whose endpoint fails (its error handler fires, or an
- * operation reports the failure) is marked failed once: nothing more is issued on it and its
- * endpoints are force-closed; a removed or replaced peer is aborted the same way. UCX cannot abort
- * an RMA operation, and an endpoint must not be freed under a request UCX still holds on it (see
- * {@link PeerEndpoint}), so a transfer ends only when UCX ended its requests, and an endpoint
- * closes only after that. On a healthy peer that is at once; on a failed one UCX ends them with an
- * error within a few progress calls.
- *
- * <p><b>Shutdown.</b> The worker is destroyed only when no request of this loop is left in UCX and
- * the worker has gone quiet (flushed, and no event for a while: UCX's own replies to peers, such
- * as software-emulated read data and put acknowledgements, are then sent): destroying a worker
- * fails its queued requests, and UCX 1.18 fails its internal reply requests through a path that
- * reads an uninitialised datatype and can crash ({@code ucp_request_dt_dereg}). If that does not
- * happen within the shutdown bound the worker is left open, with its memory, and said so;
- * {@link #workerDestroyed} tells the engine.
- *
- * <p><b>Thread safety:</b> {@link #execute}, {@link #driveFromPoller} and {@link #stop} from any
- * thread; everything else by the current owner of the worker.
+ * <p><b>Thread safety:</b> {@link #execute}, {@link #driveFromPoller}, {@link #stop} and the
+ * getters from any thread; what commands call ({@link #issue}, {@link #connect}, {@link #abort},
+ * {@link #disconnect}) by the current owner of the worker.
  */
 final class ProgressLoop implements Runnable {
 
     private static final System.Logger LOG = System.getLogger(ProgressLoop.class.getName());
-    private static final int SPINS = 20_000;
-    private static final long PARK_NANOS = 50_000;
-    /** How long the loop stays hot after its last work before it sleeps: back-to-back transfers
-     *  then never pay for a wakeup. */
-    private static final long IDLE_SPIN_NANOS = 200_000;
-    private static final int DRAIN_BATCH = 1024;
-    /** With nothing outstanding: how long after the last poll the loop's thread keeps leaving the worker to polls. */
-    static final long POLLER_GRACE_MICROS = 1_000;
-    /** With work outstanding: how long after the last poll the loop's thread keeps leaving the worker to polls. */
-    static final long BUSY_POLLER_GRACE_MICROS = 100;
-    /** Polls note their time at most this often (a shared write per poll would cost more). */
-    private static final long POLLER_NOTE_NANOS = 20_000;
-    /** How long a submitter waits for room in a full command queue before its transfer fails. */
-    static final long QUEUE_FULL_WAIT_MILLIS = 5_000;
-    /** After how long an endpoint close that still waits is worth a log line. */
-    private static final long SLOW_CLOSE_NANOS = TimeUnit.SECONDS.toNanos(5);
-    /** How long shutdown waits for UCX to end requests and close endpoints. */
-    private static final long SHUTDOWN_NANOS = TimeUnit.SECONDS.toNanos(2);
-    /** Flushes in a row with no event that make a worker safe to destroy. */
-    private static final int QUIET_FLUSHES = 3;
-    /** How long a worker must see no event before it is destroyed (see {@link #quiesce}). */
-    private static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(30);
-    /** Default size of the command queue. */
-    static final int QUEUE_CAPACITY = 1 << 16;
-
-    private static final VarHandle OWNER;
-    private static final int FREE = 0;
-    private static final int LOOP_THREAD = 1;
-    private static final int POLLING_THREAD = 2;
-
-    static {
-        try {
-            OWNER = MethodHandles.lookup().findVarHandle(ProgressLoop.class, "owner", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     private final String name;
     private final UcpWorker worker;
-    private final MemorySegment local;
-    private final long localBase;
-    private final long blockLength;
-    private final boolean pollersDrive;
-    private final long pollerGraceNanos;
-    private final long busyPollerGraceNanos;
-    private final long queueFullWaitNanos;
-    private final MpscRing<LoopCommand> commands;
-    private final WakeupGate gate = new WakeupGate();
-    private final Object rejectLock = new Object();
     private final Thread thread;
-    private final Object signalLock = new Object();
-    /** Who drives the worker now: {@link #FREE}, {@link #LOOP_THREAD} or {@link #POLLING_THREAD}; through OWNER. */
-    @SuppressWarnings("unused") // accessed through OWNER
-    private volatile int owner;
-    private volatile long lastPollNanos;
-    /** Whether transfers, requests or closes are outstanding: published by the owner after each round. */
-    private volatile boolean busy;
-    private volatile boolean stopping;
-    private volatile boolean terminated;
-    private volatile boolean workerDestroyed;
-    private boolean workerClosed; // guarded by signalLock
-    private final AtomicLong waits = new AtomicLong();
-    private final AtomicLong pollerRounds = new AtomicLong();
-    private final AtomicLong queueFullWaits = new AtomicLong();
-    private final AtomicLong mappedReads = new AtomicLong();
-    private final AtomicLong mappedWrites = new AtomicLong();
-
-    // ---- owner only
-    private boolean drivingClosed;
-    private final ArrayList<UcxPeer> peers = new ArrayList<>();
-    private final ArrayDeque<UcxPeer> toForceClose = new ArrayDeque<>();
-    private final ArrayList<UcxPeer> closing = new ArrayList<>();
-    private final ArrayDeque<OpCallback> callbacks = new ArrayDeque<>();
-    private int inFlight;
+    private final MappedCopier copier;
+    private final PeerConnections peers;
+    private final RequestTracker transfers;
+    private final WorkerDriver driver;
+    private final CommandIntake commands;
+    private final LoopShutdown shutdown;
 
     /**
      * A loop over {@code worker} for the region {@code local} of blocks of {@code blockLength}
      * bytes.
      */
     ProgressLoop(String name, UcpWorker worker, MemorySegment local, long blockLength, boolean pollersDrive) {
-        this(name, worker, local, blockLength, pollersDrive, QUEUE_CAPACITY, QUEUE_FULL_WAIT_MILLIS,
-                TimeUnit.MICROSECONDS.toNanos(POLLER_GRACE_MICROS));
+        this(name, worker, local, blockLength, pollersDrive, CommandIntake.QUEUE_CAPACITY,
+                CommandIntake.QUEUE_FULL_WAIT_MILLIS, TimeUnit.MICROSECONDS.toNanos(WorkerDriver.POLLER_GRACE_MICROS));
     }
 
     /**
@@ -167,18 +60,16 @@ final class ProgressLoop implements Runnable {
      */
     ProgressLoop(String name, UcpWorker worker, MemorySegment local, long blockLength, boolean pollersDrive,
             int queueCapacity, long queueFullWaitMillis, long pollerGraceNanos) {
-        this.queueFullWaitNanos = TimeUnit.MILLISECONDS.toNanos(queueFullWaitMillis);
         this.name = name;
         this.worker = worker;
-        this.local = local;
-        this.localBase = local.address();
-        this.blockLength = blockLength;
-        this.pollersDrive = pollersDrive;
-        this.pollerGraceNanos = pollerGraceNanos;
-        this.busyPollerGraceNanos = Math.min(pollerGraceNanos, TimeUnit.MICROSECONDS.toNanos(BUSY_POLLER_GRACE_MICROS));
-        this.lastPollNanos = System.nanoTime() - 2 * pollerGraceNanos;
-        this.commands = new MpscRing<>(queueCapacity);
         this.thread = Thread.ofPlatform().name(name).daemon().unstarted(this);
+        this.copier = new MappedCopier(name, local, blockLength);
+        this.peers = new PeerConnections(name, worker);
+        this.transfers = new RequestTracker(name, local, blockLength, peers, copier);
+        MpscRing<LoopCommand> queue = new MpscRing<>(queueCapacity);
+        this.driver = new WorkerDriver(worker, thread, queue, this::round, pollersDrive, pollerGraceNanos);
+        this.commands = new CommandIntake(name, queue, queueFullWaitMillis, driver);
+        this.shutdown = new LoopShutdown(name, worker, commands, driver, peers, transfers);
     }
 
     void start() {
@@ -187,136 +78,14 @@ final class ProgressLoop implements Runnable {
 
     // ------------------------------------------------------------------ any thread
 
-    /**
-     * Queues a command and wakes whoever drives: transfers are left to an active polling thread,
-     * other commands always wake the loop's thread. Waits (bounded) while the queue is full.
-     *
-     * @throws IllegalStateException if the loop stopped, or the queue stayed full too long
-     */
+    /** Queues a command and wakes whoever drives (see {@link CommandIntake#execute}). */
     void execute(LoopCommand command) {
-        if (stopping) {
-            throw new IllegalStateException(name + " is stopped");
-        }
-        if (!commands.offer(command)) {
-            offerWhenRoom(command);
-        }
-        int was = gate.published();
-        if (was == WakeupGate.PARKED || (was == WakeupGate.DORMANT && !(command instanceof UcxTransfer))) {
-            LockSupport.unpark(thread);
-        } else if (was == WakeupGate.WAITING) {
-            signalWorker();
-        }
-        if (terminated) {
-            // nobody drives any more: reject what it left, this command included
-            rejectQueued();
-        }
+        commands.execute(command);
     }
 
-    /** Back-pressure: waits until the full queue takes {@code command}, driving it where allowed. */
-    // yield is one step of the back-off between spinning and parking, for a queue that the loop's
-    // thread empties within microseconds; correctness never depends on how the scheduler takes it
-    @SuppressWarnings("ThreadPriorityCheck")
-    private void offerWhenRoom(LoopCommand command) {
-        queueFullWaits.incrementAndGet();
-        long start = System.nanoTime();
-        for (int round = 0; !commands.offer(command); round++) {
-            if (stopping) {
-                throw new IllegalStateException(name + " is stopped");
-            }
-            if (System.nanoTime() - start > queueFullWaitNanos) {
-                throw new IllegalStateException(name + ": the command queue stayed full for "
-                        + TimeUnit.NANOSECONDS.toMillis(queueFullWaitNanos) + " ms (the UCX progress thread is not"
-                        + " draining it)");
-            }
-            if (driveFromPoller() > 0) {
-                continue;
-            }
-            LockSupport.unpark(thread);
-            if (gate.state() == WakeupGate.WAITING) {
-                signalWorker();
-            }
-            if (round < 64) {
-                Thread.onSpinWait();
-            } else if (round < 128) {
-                Thread.yield();
-            } else {
-                LockSupport.parkNanos(Math.min(1_000_000L, 10_000L << Math.min(round - 128, 7)));
-            }
-        }
-    }
-
-    private void signalWorker() {
-        synchronized (signalLock) {
-            if (!workerClosed) {
-                worker.signal();
-            }
-        }
-    }
-
-    /**
-     * A polling thread's turn: one round of driving the worker if nobody else drives it now
-     * (never waits), nothing when only the loop's thread may drive.
-     *
-     * @return the events processed (commands, completions, closes)
-     */
+    /** A polling thread's turn (see {@link WorkerDriver#driveFromPoller}). */
     int driveFromPoller() {
-        if (!pollersDrive) {
-            return 0;
-        }
-        long now = System.nanoTime();
-        if (now - lastPollNanos > POLLER_NOTE_NANOS) {
-            lastPollNanos = now;
-        }
-        if (!OWNER.compareAndSet(this, FREE, POLLING_THREAD)) {
-            if (gate.state() == WakeupGate.WAITING) {
-                // the loop's thread sleeps holding the worker: wake it, it will leave it to us
-                signalWorker();
-            }
-            return 0;
-        }
-        try {
-            if (drivingClosed) {
-                return 0;
-            }
-            boolean wasBusy = busy;
-            int work = round();
-            if (work > 0) {
-                pollerRounds.incrementAndGet();
-            }
-            if (!wasBusy && busy) {
-                // work outlives this round: the loop's thread, maybe napping for the long grace
-                // (the gate cannot tell: a submit since its nap shows as NOTIFIED), naps shorter
-                // from now on, so it steps in if this caller does not poll again soon
-                LockSupport.unpark(thread);
-            }
-            return work;
-        } finally {
-            disown();
-        }
-    }
-
-    /** The loop's thread takes the worker if nobody drives it. */
-    private boolean tryOwn() {
-        return OWNER.compareAndSet(this, FREE, LOOP_THREAD);
-    }
-
-    private void disown() {
-        OWNER.setVolatile(this, FREE);
-    }
-
-    /**
-     * Whether polls drive: a polling thread holds the worker now (a round that copies many blocks
-     * to a mapped peer lasts a millisecond and more), or one came within the grace that fits
-     * whether work is outstanding. The loop's thread then sleeps instead of spinning for the
-     * worker against the very thread that moves the bytes.
-     */
-    private boolean pollersActive() {
-        return pollersDrive && ((int) OWNER.getVolatile(this) == POLLING_THREAD
-                || System.nanoTime() - lastPollNanos < graceNanos());
-    }
-
-    private long graceNanos() {
-        return busy || !commands.isEmpty() ? busyPollerGraceNanos : pollerGraceNanos;
+        return driver.driveFromPoller();
     }
 
     /**
@@ -326,9 +95,7 @@ final class ProgressLoop implements Runnable {
      * @return whether the thread ended within {@code timeoutMillis}
      */
     boolean stop(long timeoutMillis) {
-        stopping = true;
-        LockSupport.unpark(thread);
-        signalWorker();
+        driver.requestStop();
         if (Thread.currentThread() == thread) {
             return false;
         }
@@ -346,109 +113,17 @@ final class ProgressLoop implements Runnable {
     public void run() {
         boolean owned = false;
         try {
-            owned = loop();
+            owned = driver.drive();
         } catch (Throwable t) {
             LOG.log(Level.ERROR, name + ": the UCX progress thread failed; every transfer of this transport fails", t);
         } finally {
-            stopping = true;
-            try {
-                if (!owned) {
-                    // polling threads hold the worker for one round at most
-                    while (!tryOwn()) {
-                        LockSupport.parkNanos(10_000);
-                    }
-                }
-                drivingClosed = true; // never released again: polls no longer drive
-                shutdown();
-            } finally {
-                // after this, execute() rejects what it queued itself; what got in before is
-                // rejected here
-                terminated = true;
-                rejectQueued();
-            }
+            shutdown.afterLoop(owned);
         }
-    }
-
-    /** After the loop ended: rejects what is queued; the lock makes callers one consumer at a time. */
-    private void rejectQueued() {
-        synchronized (rejectLock) {
-            LoopCommand c;
-            while ((c = commands.poll()) != null) {
-                try {
-                    c.reject(name + " is closed");
-                } catch (RuntimeException e) {
-                    LOG.log(Level.DEBUG, () -> name + ": rejecting a command failed: " + e);
-                }
-            }
-        }
-    }
-
-    /** The loop of the loop's thread; returns whether it ends owning the worker. */
-    private boolean loop() throws Exception {
-        boolean owned = false;
-        int idle = 0;
-        long lastWork = System.nanoTime();
-        while (!stopping) {
-            if (pollersActive()) {
-                // polls drive: stay out of their way, but run commands nobody else runs, and
-                // look again soon while work is outstanding
-                if (owned) {
-                    disown();
-                    owned = false;
-                }
-                if (gate.maySleep(WakeupGate.DORMANT) && !stopping) {
-                    LockSupport.parkNanos(graceNanos());
-                }
-                gate.awake();
-                if (!commands.isEmpty() && tryOwn()) {
-                    try {
-                        if (!drivingClosed) {
-                            round();
-                        }
-                    } finally {
-                        disown();
-                    }
-                }
-                lastWork = System.nanoTime();
-                continue;
-            }
-            if (!owned) {
-                if (!tryOwn()) {
-                    Thread.onSpinWait();
-                    continue;
-                }
-                owned = true;
-            }
-            int work = round();
-            if (work > 0) {
-                idle = 0;
-                lastWork = System.nanoTime();
-            } else if (System.nanoTime() - lastWork < IDLE_SPIN_NANOS) {
-                Thread.onSpinWait();
-            } else if (busy) {
-                if (++idle < SPINS) {
-                    Thread.onSpinWait();
-                } else {
-                    if (gate.maySleep(WakeupGate.PARKED) && commands.isEmpty() && !stopping) {
-                        LockSupport.parkNanos(PARK_NANOS);
-                    }
-                    gate.awake();
-                }
-            } else {
-                idle = 0;
-                if (gate.maySleep(WakeupGate.WAITING) && commands.isEmpty() && !stopping) {
-                    waits.incrementAndGet();
-                    worker.waitForEvents();
-                }
-                gate.awake();
-            }
-        }
-        return owned;
     }
 
     /** One round of driving: run queued commands, progress the worker, move closes on. */
     private int round() {
-        int work = drain();
+        int work = commands.drain(this);
         try {
             work += worker.progress();
         } catch (RuntimeException e) {
@@ -457,508 +132,48 @@ final class ProgressLoop implements Runnable {
             // JUCX declares Exception but throws only UcxException (unchecked)
             throw new IllegalStateException(name + ": UcpWorker.progress() failed", e);
         }
-        work += afterProgress();
-        boolean nowBusy = inFlight > 0 || !closing.isEmpty() || !toForceClose.isEmpty();
-        if (nowBusy != busy) {
-            busy = nowBusy;
-        }
+        work += peers.afterProgress(transfers);
+        driver.publishBusy(transfers.anyInFlight() || peers.closesPending());
         return work;
     }
 
-    private int drain() {
-        int n = 0;
-        LoopCommand c;
-        while (n < DRAIN_BATCH && (c = commands.poll()) != null) {
-            n++;
-            try {
-                c.run(this);
-            } catch (RuntimeException | LinkageError e) {
-                // one command's failure (a class that cannot load when descriptors ran out, say)
-                // ends that command, not the loop
-                try {
-                    c.reject(name + ": running " + c.getClass().getSimpleName() + " failed: " + e);
-                } catch (RuntimeException | LinkageError ignored) {
-                    // nothing more to tell it
-                }
-            }
-        }
-        return n;
-    }
+    // ------------------------------------------------------------------ what commands call (owner only)
 
-    /** Force-closes peers that failed inside {@code progress()}, and moves endpoint closes on. */
-    private int afterProgress() {
-        int work = 0;
-        UcxPeer p;
-        while ((p = toForceClose.poll()) != null) {
-            startClose(p, true);
-            work++;
-        }
-        if (!closing.isEmpty()) {
-            long now = System.nanoTime();
-            for (int i = closing.size() - 1; i >= 0; i--) {
-                UcxPeer c = closing.get(i);
-                if (c.writes != null) {
-                    c.writes.closeWhenIdle(now);
-                }
-                if (c.reads != null) {
-                    c.reads.closeWhenIdle(now);
-                }
-                if (c.endpointsClosed()) {
-                    closing.remove(i);
-                    closed(c);
-                    work++;
-                } else if (!c.slowCloseLogged && now - c.closeStartedNanos > SLOW_CLOSE_NANOS) {
-                    c.slowCloseLogged = true;
-                    LOG.log(Level.DEBUG, () -> name + ": the endpoints of " + c + " are still closing after "
-                            + TimeUnit.NANOSECONDS.toMillis(SLOW_CLOSE_NANOS) + " ms (" + c.inFlight
-                            + " transfers still held by UCX)");
-                }
-            }
-        }
-        return work;
-    }
-
-    // ------------------------------------------------------------------ transfers
-
-    /**
-     * Issues a transfer: with a mapped peer, a copy per contiguous run of blocks, ended at once;
-     * otherwise a WRITE as one implicit put per run and one flush of the write endpoint, and a READ
-     * as one get request per run on the read endpoint. Reads get their own endpoint because UCX 1.18
-     * crashes (in {@code ucp_ep_flush_progress}) when an endpoint is force-closed while a flush
-     * waits behind software-emulated gets.
-     */
+    /** Issues a transfer (see {@link RequestTracker#issue}). */
     void issue(UcxTransfer t) {
-        UcxPeer p = Objects.requireNonNull(t.peer, "a queued transfer has its peer");
-        boolean write = t.op == TransferOp.WRITE;
-        if (!p.usable() || p.closing) {
-            t.status = TransferEngine.FAILED;
-            return;
-        }
-        MemorySegment mapped = p.mapped;
-        if (mapped != null) {
-            copyMapped(mapped, t, write);
-            return;
-        }
-        PeerEndpoint pe = write ? p.writes : readEndpoint(p);
-        if (pe == null) {
-            t.status = TransferEngine.FAILED;
-            return;
-        }
-        OpCallback cb = callbacks.pollFirst();
-        if (cb == null) {
-            cb = new OpCallback(this);
-        }
-        cb.transfer = t;
-        cb.endpoint = pe;
-        cb.pending = 1; // the issuing guard
-        t.callback = cb;
-        p.link(t);
-        inFlight++;
-        UcpEndpoint ep = pe.endpoint;
-        UcpRemoteKey rkey = pe.rkey();
-        int[] l = t.localBlocks;
-        int[] r = t.remoteBlocks;
-        int n = t.count;
-        RuntimeException failure = null;
-        try {
-            int i = 0;
-            while (i < n) {
-                int run = 1;
-                while (i + run < n && l[i + run] == l[i] + run && r[i + run] == r[i] + run) {
-                    run++;
-                }
-                long localAddress = localBase + l[i] * blockLength;
-                long remote = p.remoteBase + r[i] * blockLength;
-                long bytes = run * blockLength;
-                if (write) {
-                    ep.putNonBlockingImplicit(localAddress, bytes, remote, rkey);
-                } else {
-                    cb.pending++;
-                    pe.outstanding++;
-                    try {
-                        ep.getNonBlocking(remote, rkey, localAddress, bytes, cb);
-                    } catch (RuntimeException e) {
-                        untrack(cb, pe, e);
-                        throw e;
-                    }
-                }
-                i += run;
-            }
-        } catch (RuntimeException e) {
-            failure = e;
-        }
-        if (write) {
-            // also after a failed put: the flush covers the puts issued before it
-            cb.pending++;
-            pe.outstanding++;
-            try {
-                ep.flushNonBlocking(cb);
-            } catch (RuntimeException e) {
-                untrack(cb, pe, e);
-                if (failure == null) {
-                    failure = e;
-                }
-            }
-        }
-        if (failure != null) {
-            // the transfer fails once UCX ended what was issued of it; the peer takes no more now
-            int status = UcsStatus.statusOf(failure, UcsStatus.CONNECTION_RESET);
-            String what = (write ? "put: " : "get: ") + UcsStatus.describe(failure);
-            if (cb.error == UcsStatus.OK) {
-                cb.error = status;
-                cb.errorMessage = what;
-            }
-            peerFailed(p, status, what);
-        }
-        requestEnded(cb, UcsStatus.OK, null); // releases the issuing guard
+        transfers.issue(t);
     }
 
-    /**
-     * A request call threw: when UCX returned the error (the exception carries its status), JUCX
-     * has already called the callback, which counted the request off; otherwise JUCX never took the
-     * request, and it is counted off here.
-     */
-    private static void untrack(OpCallback cb, PeerEndpoint pe, RuntimeException e) {
-        if (UcsStatus.statusOf(e, UcsStatus.OK) == UcsStatus.OK) {
-            cb.pending--;
-            pe.outstanding--;
-        }
-    }
-
-    /**
-     * A transfer with a peer whose region is mapped here: a copy per run, and done. After a WRITE
-     * a full fence orders its bytes before whatever this process stores next (the completion the
-     * caller learns of, and then tells the peer about): on one host that is what UCX's own
-     * shared-memory put and flush amount to, without a request.
-     */
-    private void copyMapped(MemorySegment mapped, UcxTransfer t, boolean write) {
-        int[] l = t.localBlocks;
-        int[] r = t.remoteBlocks;
-        int n = t.count;
-        try {
-            int i = 0;
-            while (i < n) {
-                int run = 1;
-                while (i + run < n && l[i + run] == l[i] + run && r[i + run] == r[i] + run) {
-                    run++;
-                }
-                if (write) {
-                    MemorySegment.copy(local, l[i] * blockLength, mapped, r[i] * blockLength, run * blockLength);
-                } else {
-                    MemorySegment.copy(mapped, r[i] * blockLength, local, l[i] * blockLength, run * blockLength);
-                }
-                i += run;
-            }
-            // counters for tests: only the owner writes them, so a plain add and an ordered store
-            // suffice (no locked instruction on the hot path)
-            if (write) {
-                VarHandle.fullFence();
-                mappedWrites.setRelease(mappedWrites.getPlain() + 1);
-            } else {
-                mappedReads.setRelease(mappedReads.getPlain() + 1);
-            }
-            t.status = TransferEngine.DONE;
-        } catch (RuntimeException e) {
-            LOG.log(Level.ERROR, name + ": copying a " + t.op + (write ? " to" : " from") + " the mapped region of "
-                    + t.peer + " failed", e);
-            t.status = TransferEngine.FAILED;
-        }
-    }
-
-    /**
-     * One request of a transfer ended (or the issuing guard was released): the last one ends the
-     * transfer, with the first error any of them had, unless it ended already.
-     */
-    void requestEnded(OpCallback cb, int status, @Nullable String message) {
-        try {
-            if (status != UcsStatus.OK && cb.error == UcsStatus.OK) {
-                cb.error = status;
-                cb.errorMessage = message;
-            }
-            if (--cb.pending > 0) {
-                return;
-            }
-            UcxTransfer t = cb.transfer;
-            int error = cb.error;
-            String errorMessage = cb.errorMessage;
-            cb.transfer = null;
-            cb.endpoint = null;
-            cb.error = UcsStatus.OK;
-            cb.errorMessage = null;
-            callbacks.addFirst(cb);
-            if (t == null || t.callback != cb) {
-                return;
-            }
-            // read before complete(): once its status is out, the engine may recycle and refill it
-            UcxPeer p = Objects.requireNonNull(t.peer, "a transfer with requests has its peer");
-            boolean write = t.op == TransferOp.WRITE;
-            complete(t, error == UcsStatus.OK ? TransferEngine.DONE : TransferEngine.FAILED);
-            if (error != UcsStatus.OK && error != UcsStatus.CANCELED) {
-                peerFailed(p, error, (write ? "flush: " : "get: ") + errorMessage);
-            }
-        } catch (RuntimeException | Error e) {
-            // never let an exception unwind into UCX's progress
-            LOG.log(Level.ERROR, name + ": request completion failed", e);
-        }
-    }
-
-    /** Ends a transfer once; a callback still registered with UCX is detached, not reused. */
-    private void complete(UcxTransfer t, int status) {
-        if (t.linked) {
-            Objects.requireNonNull(t.peer, "a linked transfer has its peer").unlink(t);
-            inFlight--;
-        }
-        if (t.status != TransferEngine.PENDING) {
-            return;
-        }
-        OpCallback cb = t.callback;
-        if (cb != null) {
-            t.callback = null;
-            if (cb.transfer == t) {
-                cb.transfer = null;
-            }
-        }
-        t.status = status;
-    }
-
-    /** Fails what is still linked to a peer whose endpoints closed (UCX did not end it on its own). */
-    private void failInFlight(UcxPeer p) {
-        while (p.first != null) {
-            complete(p.first, TransferEngine.FAILED);
-        }
-    }
-
-    // ------------------------------------------------------------------ peers
-
-    /** Builds the write endpoint and remote key of a peer, and asks where its region is mapped. */
+    /** Connects a peer (see {@link PeerConnections#connect}). */
     void connect(ConnectCommand c) {
-        UcxPeer p = c.peer;
-        try {
-            p.writes = PeerEndpoint.open(worker, "blockxfer:" + p.peerId, p.metadata,
-                    (ep, status, message) -> endpointError(p, status, message));
-        } catch (RuntimeException | LinkageError e) {
-            p.state = UcxPeer.FAILED;
-            p.failure = "registration failed";
-            c.result.completeExceptionally(new PeerRegistrationException("UCX could not reach peer '" + p.peerId
-                    + "' from its metadata (" + p.metadata + "): " + UcsStatus.describe(e)
-                    + ResourceShortage.describe(), e));
-            return;
-        }
-        try {
-            c.mappedAddress = p.writes.mappedAddress(p.remoteBase);
-        } catch (RuntimeException | LinkageError e) {
-            LOG.log(Level.DEBUG, () -> name + ": asking UCX where " + p + " is mapped failed: " + e);
-            c.mappedAddress = 0;
-        }
-        peers.add(p);
-        if (!c.result.complete(p)) {
-            // the registering thread gave up waiting: nothing will use or disconnect this peer
-            disconnect(p);
-        }
+        peers.connect(c);
     }
 
-    /** The peer's read endpoint, built on first use; null (and the peer failed) if that fails. */
-    private @Nullable PeerEndpoint readEndpoint(UcxPeer p) {
-        if (p.reads == null) {
-            try {
-                p.reads = PeerEndpoint.open(worker, "blockxfer-read:" + p.peerId, p.metadata,
-                        (ep, status, message) -> endpointError(p, status, message));
-            } catch (RuntimeException | LinkageError e) {
-                peerFailed(p, UcsStatus.statusOf(e, UcsStatus.CONNECTION_RESET), "opening the read endpoint: "
-                        + UcsStatus.describe(e));
-                return null;
-            }
-        }
-        return p.reads;
-    }
-
-    private void endpointError(UcxPeer p, int status, String message) {
-        try {
-            peerFailed(p, status, "endpoint error: " + message);
-        } catch (RuntimeException | Error e) {
-            LOG.log(Level.ERROR, name + ": endpoint error handling failed", e);
-        }
-    }
-
-    /** Marks a peer failed, once: nothing more is issued on it and its endpoints are force-closed. */
-    private void peerFailed(UcxPeer p, int status, String what) {
-        if (p.state != UcxPeer.ALIVE) {
-            return;
-        }
-        p.failure = what + " (" + UcsStatus.describe(status) + ")";
-        p.state = UcxPeer.FAILED;
-        if (!p.aborted) {
-            // a peer that closed or died while idle is news, not trouble; failing transfers are
-            LOG.log(p.inFlight > 0 ? Level.WARNING : Level.INFO, "{0}: UCX connection to peer ''{1}'' failed: {2};"
-                    + " it takes no more transfers, its {3} transfers in flight fail and its endpoints are"
-                    + " force-closed", name, p.peerId, p.failure, p.inFlight);
-        }
-        toForceClose.add(p);
-    }
-
-    /** Aborts a peer: force-closes its endpoints once UCX ended what it holds of them. */
+    /** Aborts a peer (see {@link PeerConnections#abort}). */
     void abort(UcxPeer p) {
-        if (p.state == UcxPeer.ALIVE) {
-            p.failure = "connection aborted (peer removed, replaced or past its deadline)";
-            p.state = UcxPeer.ABORTED;
-        }
-        startClose(p, true);
+        peers.abort(p);
     }
 
-    /** Releases a peer whose transfers were all released: a graceful close when it is healthy. */
+    /** Disconnects a peer (see {@link PeerConnections#disconnect}). */
     void disconnect(UcxPeer p) {
-        p.disconnectRequested = true;
-        if (p.closing) {
-            if (!closing.contains(p)) {
-                peers.remove(p);
-            }
-            return;
-        }
-        boolean healthy = p.state == UcxPeer.ALIVE && p.inFlight == 0;
-        if (p.state == UcxPeer.ALIVE) {
-            p.state = UcxPeer.CLOSED;
-        }
-        startClose(p, !healthy);
+        peers.disconnect(p);
     }
 
-    private void startClose(UcxPeer p, boolean force) {
-        if (p.closing) {
-            return;
-        }
-        p.closing = true;
-        long now = System.nanoTime();
-        p.closeStartedNanos = now;
-        if (p.writes != null) {
-            p.writes.startClose(force, now);
-        }
-        if (p.reads != null) {
-            p.reads.startClose(force, now);
-        }
-        closing.add(p);
-    }
+    // ------------------------------------------------------------------ getters
 
-    /** A peer's endpoints closed: nothing of it is left in UCX; free the remote keys. */
-    private void closed(UcxPeer p) {
-        failInFlight(p);
-        p.mapped = null;
-        if (p.writes != null) {
-            p.writes.destroyRkey();
-        }
-        if (p.reads != null) {
-            p.reads.destroyRkey();
-        }
-        if (p.state == UcxPeer.ALIVE) {
-            p.state = UcxPeer.CLOSED;
-        }
-        if (p.disconnectRequested) {
-            peers.remove(p);
-        }
-    }
-
-    // ------------------------------------------------------------------ shutdown
-
-    private void shutdown() {
-        rejectQueued();
-        boolean drained = false;
-        try {
-            for (UcxPeer p : new ArrayList<>(peers)) {
-                disconnect(p);
-            }
-            long deadline = System.nanoTime() + SHUTDOWN_NANOS;
-            while ((!closing.isEmpty() || !toForceClose.isEmpty()) && System.nanoTime() - deadline < 0) {
-                worker.progress();
-                afterProgress();
-            }
-            if (closing.isEmpty()) {
-                drained = quiesce(deadline);
-            }
-        } catch (Throwable t) {
-            LOG.log(Level.WARNING, name + ": closing endpoints at shutdown failed", t);
-        }
-        // said before the loops below fail what the closing peers still hold
-        String held = drained ? "" : closing.isEmpty()
-                ? "the worker never went quiet: a flush or UCX's own sends to its peers did not finish"
-                : "endpoints still closing: " + closing.stream().map(p -> p + " (" + p.inFlight
-                        + " transfers)").collect(Collectors.joining(", "));
-        // nobody progresses the worker any more: what it still holds never moves again
-        for (UcxPeer p : peers) {
-            failInFlight(p);
-        }
-        for (UcxPeer p : closing) {
-            failInFlight(p);
-        }
-        if (!drained) {
-            LOG.log(Level.WARNING, "{0}: UCX still holds requests of this transport or replies to its peers after"
-                    + " {1} ms ({2}); the UCP worker is left open with its memory (destroying it under them could"
-                    + " crash this process)", name, TimeUnit.NANOSECONDS.toMillis(SHUTDOWN_NANOS), held);
-            return;
-        }
-        synchronized (signalLock) {
-            workerClosed = true;
-        }
-        try {
-            worker.close();
-            workerDestroyed = true;
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, name + ": destroying the UCP worker failed: " + e);
-        }
-    }
-
-    /**
-     * Flushes and progresses the worker until it has been quiet for {@link #QUIET_NANOS}: UCX's
-     * own sends (replies to peers' software-emulated reads, acknowledgements of their puts) go out
-     * before the worker goes. A flush alone proves nothing here: a worker flush completes as soon
-     * as its interfaces are flushed, and a reply that waits for room in a peer's full receive
-     * queue sits in a pending queue that no flush covers. UCX 1.18 discards such a reply at
-     * {@code ucp_worker_destroy} by reading datatype fields it never set (SIGSEGV in
-     * {@code ucp_request_dt_dereg}, whenever the stale bytes happen to name an I/O vector). A
-     * live peer drains its queue as soon as its thread runs, and the reply then goes out; so the
-     * worker counts as quiet only after {@value #QUIET_FLUSHES} flushes in a row and a stretch of
-     * {@link #QUIET_NANOS} with no event, long enough for a busy peer's thread to be scheduled.
-     * The loop parks between rounds so that, on a machine with few cores, that thread gets one.
-     * A peer that never stops sending keeps the worker busy until {@code deadline}; then the
-     * worker is left open.
-     *
-     * @return whether the worker went quiet before {@code deadline}
-     * @throws Exception what JUCX's progress throws
-     */
-    private boolean quiesce(long deadline) throws Exception {
-        int quiet = 0;
-        long quietSince = System.nanoTime();
-        while (System.nanoTime() - deadline < 0) {
-            UcpRequest flush = worker.flushNonBlocking(null);
-            int events = 0;
-            while (!flush.isCompleted() && System.nanoTime() - deadline < 0) {
-                events += worker.progress();
-            }
-            events += worker.progress();
-            long now = System.nanoTime();
-            if (flush.isCompleted() && events == 0) {
-                quiet++;
-            } else {
-                quiet = 0;
-                quietSince = now;
-            }
-            if (quiet >= QUIET_FLUSHES && now - quietSince >= QUIET_NANOS) {
-                return true;
-            }
-            LockSupport.parkNanos(PARK_NANOS);
-        }
-        return false;
-    }
-
+    /** Whether the loop ended: nobody drives the worker any more. */
     boolean isTerminated() {
-        return terminated;
+        return commands.terminated();
     }
 
     /** Whether shutdown destroyed the worker (false: it was left open, and its memory must stay). */
     boolean workerDestroyed() {
-        return workerDestroyed;
+        return shutdown.workerDestroyed();
     }
 
     /** The state of the sleep handshake (for tests). */
     int gateState() {
-        return gate.state();
+        return driver.gateState();
     }
 
     /** The id of the loop's own thread (for tests). */
@@ -968,32 +183,32 @@ final class ProgressLoop implements Runnable {
 
     /** How often the loop's thread slept in {@code waitForEvents()} (for tests). */
     long waits() {
-        return waits.get();
+        return driver.waits();
     }
 
     /** How many rounds polling threads drove that did some work (for tests). */
     long pollerRounds() {
-        return pollerRounds.get();
+        return driver.pollerRounds();
     }
 
     /** How many submits found the command queue full and had to wait (for tests). */
     long queueFullWaits() {
-        return queueFullWaits.get();
+        return commands.queueFullWaits();
     }
 
     /** How many READs were copies from a peer's mapped region (for tests). */
     long mappedReads() {
-        return mappedReads.getAcquire();
+        return copier.reads();
     }
 
     /** How many WRITEs were copies to a peer's mapped region (for tests). */
     long mappedWrites() {
-        return mappedWrites.getAcquire();
+        return copier.writes();
     }
 
     /** Whether polls may drive the worker. */
     boolean pollersDrive() {
-        return pollersDrive;
+        return driver.pollersDrive();
     }
 
     @Override

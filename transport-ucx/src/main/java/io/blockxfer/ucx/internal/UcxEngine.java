@@ -79,7 +79,7 @@ public final class UcxEngine implements TransferEngine {
      *     this host ({@link UcxMemoryBudget})
      */
     public UcxEngine(TransportConfig config) {
-        this(config, TimeUnit.MICROSECONDS.toNanos(ProgressLoop.POLLER_GRACE_MICROS));
+        this(config, TimeUnit.MICROSECONDS.toNanos(WorkerDriver.POLLER_GRACE_MICROS));
     }
 
     /**
@@ -125,8 +125,8 @@ public final class UcxEngine implements TransferEngine {
             this.region = mapped;
             this.progressMode = resolve(config.progressMode());
             this.loop = new ProgressLoop("blockxfer-ucx-" + agentName, worker, r.segment(), r.blockLength(),
-                    progressMode == ProgressMode.POLLING_THREAD, ProgressLoop.QUEUE_CAPACITY,
-                    ProgressLoop.QUEUE_FULL_WAIT_MILLIS, pollerGraceNanos);
+                    progressMode == ProgressMode.POLLING_THREAD, CommandIntake.QUEUE_CAPACITY,
+                    CommandIntake.QUEUE_FULL_WAIT_MILLIS, pollerGraceNanos);
         } catch (RuntimeException | Error e) {
             closeQuietly(mapped, worker, e);
             throw new TransportException("opening a UCX transport for " + config.region() + " failed: "

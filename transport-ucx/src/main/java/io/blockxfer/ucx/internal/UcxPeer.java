@@ -38,7 +38,7 @@ final class UcxPeer {
     /** The peer's region as mapped in this process, or null; used only while the peer is not closing. */
     volatile @Nullable MemorySegment mapped;
 
-    // ---- loop thread only
+    // ---- owner of the loop's worker only
     @Nullable PeerEndpoint writes;
     @Nullable PeerEndpoint reads;
     boolean closing;

@@ -10,8 +10,9 @@ import org.jspecify.annotations.Nullable;
  * index arrays are reused and a steady stream of transfers allocates nothing per block.
  *
  * <p><b>Thread safety:</b> filled by the submitting thread before it is queued; afterwards only the
- * loop thread writes it, and {@link #status} (volatile, written last) hands the outcome to pollers.
- * The engine recycles it only after {@link #status} is terminal, when the loop no longer holds it.
+ * owner of the loop's worker writes it, and {@link #status} (volatile, written last) hands the
+ * outcome to pollers. The engine recycles it only after {@link #status} is terminal, when the loop
+ * no longer holds it.
  */
 final class UcxTransfer implements LoopCommand {
 
@@ -22,7 +23,7 @@ final class UcxTransfer implements LoopCommand {
     int count;
     volatile int status = TransferEngine.PENDING;
 
-    // ---- loop thread only
+    // ---- owner of the loop's worker only
     boolean linked;
     @Nullable UcxTransfer prev;
     @Nullable UcxTransfer next;

@@ -74,11 +74,8 @@ public final class BenchClient implements AutoCloseable {
         this.connection = connection;
         this.welcome = welcome;
         this.codec = codec;
-        this.pinger = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "bench-client-ping");
-            t.setDaemon(true);
-            return t;
-        });
+        this.pinger = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("bench-client-ping")
+                .factory());
         // the pings end when close() shuts the executor down
         var unused = pinger.scheduleWithFixedDelay(this::ping, PING_SECONDS, PING_SECONDS, TimeUnit.SECONDS);
     }
@@ -132,10 +129,8 @@ public final class BenchClient implements AutoCloseable {
     /** Opens a target; its id and descriptor. */
     public Opened open(String backend, int numBlocks, long blockBytes, ProgressMode progress) {
         Message m = Message.of("open");
-        m.node().put("backend", backend);
-        m.node().put("numBlocks", numBlocks);
-        m.node().put("blockBytes", blockBytes);
-        m.node().put("progress", progress.name().toLowerCase(Locale.ROOT));
+        m.node().put("backend", backend).put("numBlocks", numBlocks).put("blockBytes", blockBytes)
+                .put("progress", progress.name().toLowerCase(Locale.ROOT));
         Message reply = request(m, "opened");
         try {
             int id = reply.integer("target", 1, Integer.MAX_VALUE);
@@ -166,18 +161,14 @@ public final class BenchClient implements AutoCloseable {
     /** Fills a block of a target with a pattern. */
     public void fill(int target, int block, long seed) {
         Message m = Message.of("fill");
-        m.node().put("target", target);
-        m.node().put("block", block);
-        m.node().put("seed", seed);
+        m.node().put("target", target).put("block", block).put("seed", seed);
         request(m, "ok");
     }
 
     /** The first byte of a target's block that differs from a pattern, or -1. */
     public long mismatch(int target, int block, long seed) {
         Message m = Message.of("check");
-        m.node().put("target", target);
-        m.node().put("block", block);
-        m.node().put("seed", seed);
+        m.node().put("target", target).put("block", block).put("seed", seed);
         try {
             return request(m, "mismatch").number("at", -1, Long.MAX_VALUE);
         } catch (ProtocolException e) {
@@ -244,12 +235,9 @@ public final class BenchClient implements AutoCloseable {
 
     private static Message planned(String type, int target, TransferOp op, SlotPlan plan, long nanos) {
         Message m = Message.of(type);
-        m.node().put("target", target);
-        m.node().put("op", op.name().toLowerCase(Locale.ROOT));
-        m.node().put("window", plan.window());
-        m.node().put("batch", plan.batch());
-        m.node().put("layout", plan.layout().name().toLowerCase(Locale.ROOT));
-        m.node().put("nanos", nanos);
+        m.node().put("target", target).put("op", op.name().toLowerCase(Locale.ROOT)).put("window", plan.window())
+                .put("batch", plan.batch()).put("layout", plan.layout().name().toLowerCase(Locale.ROOT))
+                .put("nanos", nanos);
         return m;
     }
 
@@ -285,9 +273,7 @@ public final class BenchClient implements AutoCloseable {
             throw new CliException("lost the bench server at " + address + ": " + describe(e));
         }
         if (reply.type().equals("error")) {
-            CliException e = new CliException("the bench server at " + address + " says: "
-                    + reply.optionalText("message", "(no message)"));
-            throw reply.optionalText("detail").map(e::withDetail).orElse(e);
+            throw reply.failure(address, "says");
         }
         if (!reply.type().equals(expected)) {
             throw broken(new ProtocolException("expected '" + expected + "', got '" + reply.type() + "'"));

@@ -63,8 +63,7 @@ final class ClientHandshake {
             Challenge challenge = Challenge.from(ControlProtocol.readFrame(c.in()));
             SessionAuth auth = agree(address, keys, challenge, c);
             Message hello = Message.of("hello");
-            hello.node().put("client", "pid " + ProcessHandle.current().pid());
-            hello.node().put("version", ControlProtocol.VERSION);
+            hello.node().put("client", "pid " + ProcessHandle.current().pid()).put("version", ControlProtocol.VERSION);
             c.authenticate(auth);
             c.send(hello);
             c.readTimeout(WELCOME_MILLIS);
@@ -92,10 +91,8 @@ final class ClientHandshake {
         }
         KeyFile k = keys.get();
         if (!challenge.keyed()) {
-            Message refusal = Message.of("error");
-            refusal.node().put("message", "this client holds a deployment key and will not use a server without"
-                    + " one");
-            ControlProtocol.writeFrame(c.out(), refusal.node());
+            ControlProtocol.writeFrame(c.out(), Message.error("this client holds a deployment key and will not use a"
+                    + " server without one", null).node());
             throw new CliException("the bench server at " + address + " has no deployment key, but this side has"
                     + " one: start both sides with the same key file, or neither").withDetail("this side: " + k
                     + "; the server authenticates nothing, so anyone who can reach its port can drive it");
@@ -118,9 +115,7 @@ final class ClientHandshake {
             throw unauthenticatedAnswer(address, keys.orElseThrow(), body, e);
         }
         if (reply.type().equals("error")) {
-            CliException refused = new CliException("the bench server at " + address + " refused the session: "
-                    + reply.optionalText("message", "no reason given"));
-            throw reply.optionalText("detail").map(refused::withDetail).orElse(refused);
+            throw reply.failure(address, "refused the session");
         }
         if (!reply.type().equals("welcome")) {
             throw new ProtocolException("expected 'welcome', got '" + reply.type() + "'");

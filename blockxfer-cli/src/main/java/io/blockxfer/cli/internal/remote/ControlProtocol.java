@@ -85,17 +85,13 @@ public final class ControlProtocol {
     /** Writes a client's preamble. */
     public static void writePreamble(DataOutputStream out, int kind) throws IOException {
         out.write(MAGIC);
-        out.writeByte(VERSION);
-        out.writeByte(kind);
+        out.write(new byte[] {(byte) VERSION, (byte) kind});
         out.flush();
     }
 
     /** Reads a client's preamble. */
     public static Preamble readPreamble(DataInputStream in) throws IOException {
-        byte[] b = readExactly(in, MAGIC.length + 2, "preamble");
-        if (!Arrays.equals(b, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
-            throw new ProtocolException("not a blockxfer bench client (bad preamble)");
-        }
+        byte[] b = readMagic(in, 2, "not a blockxfer bench client (bad preamble)");
         int kind = b[MAGIC.length + 1] & 0xff;
         if (kind != KIND_CONTROL && kind != KIND_STREAM) {
             throw new ProtocolException("unknown connection kind " + kind);
@@ -106,17 +102,22 @@ public final class ControlProtocol {
     /** Writes the server's answer to a control preamble. */
     public static void writeServerPreamble(DataOutputStream out) throws IOException {
         out.write(MAGIC);
-        out.writeByte(VERSION);
+        out.write(VERSION);
         out.flush();
     }
 
     /** Reads the server's answer to a control preamble and returns its version. */
     public static int readServerPreamble(DataInputStream in) throws IOException {
-        byte[] b = readExactly(in, MAGIC.length + 1, "server preamble");
+        return readMagic(in, 1, "the other end is not a blockxfer bench server")[MAGIC.length] & 0xff;
+    }
+
+    /** The magic and the {@code extra} bytes after it; {@code notOurs} when the magic is wrong. */
+    private static byte[] readMagic(DataInputStream in, int extra, String notOurs) throws IOException {
+        byte[] b = readExactly(in, MAGIC.length + extra, "preamble");
         if (!Arrays.equals(b, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
-            throw new ProtocolException("the other end is not a blockxfer bench server");
+            throw new ProtocolException(notOurs);
         }
-        return b[MAGIC.length] & 0xff;
+        return b;
     }
 
     /** Writes one plain frame. */

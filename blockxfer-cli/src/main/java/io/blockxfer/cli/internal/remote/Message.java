@@ -1,11 +1,15 @@
 package io.blockxfer.cli.internal.remote;
 
 import io.blockxfer.cli.internal.BlockLayout;
+import io.blockxfer.cli.internal.CliException;
+import io.blockxfer.cli.internal.HostPort;
 import io.blockxfer.cli.internal.JsonOutput;
 import io.blockxfer.transport.TransferOp;
 import java.util.Base64;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -29,6 +33,26 @@ public final class Message {
         ObjectNode n = JsonOutput.mapper().createObjectNode();
         n.put("type", type);
         return new Message(n);
+    }
+
+    /** An {@code error} frame: {@code message} (or a placeholder), and {@code detail} when there is one. */
+    public static Message error(@Nullable String message, @Nullable String detail) {
+        Message m = of("error");
+        m.node().put("message", Objects.requireNonNullElse(message, "(no message)"));
+        if (detail != null) {
+            m.node().put("detail", detail);
+        }
+        return m;
+    }
+
+    /**
+     * For an {@code error} frame of the bench server at {@code server}: "the bench server at
+     * SERVER {@code saying}: its message" as a failure, the frame's detail as its detail.
+     */
+    CliException failure(HostPort server, String saying) {
+        CliException e = new CliException("the bench server at " + server + " " + saying + ": "
+                + optionalText("message", "no reason given"));
+        return optionalText("detail").map(e::withDetail).orElse(e);
     }
 
     /** The message's type. */

@@ -1,6 +1,6 @@
 package io.blockxfer.cli.internal.remote;
 
-import io.blockxfer.cli.internal.BenchConfigs;
+import io.blockxfer.cli.internal.ArenaTransport;
 import io.blockxfer.cli.internal.CliException;
 import io.blockxfer.cli.internal.PeerPair;
 import io.blockxfer.cli.internal.SlotPlan;
@@ -10,7 +10,6 @@ import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.spi.TransportProvider;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Optional;
 
@@ -25,18 +24,13 @@ import java.util.Optional;
 final class RemotePair implements PeerPair, WireProbe {
 
     private final BenchClient client;
-    private final Arena arena;
-    private final DataTransport initiator;
-    private final MemorySegment standIn;
+    private final ArenaTransport local;
     private final int target;
     private final long blockBytes;
 
-    private RemotePair(BenchClient client, Arena arena, DataTransport initiator, MemorySegment standIn, int target,
-            long blockBytes) {
+    private RemotePair(BenchClient client, ArenaTransport local, int target, long blockBytes) {
         this.client = client;
-        this.arena = arena;
-        this.initiator = initiator;
-        this.standIn = standIn;
+        this.local = local;
         this.target = target;
         this.blockBytes = blockBytes;
     }
@@ -44,13 +38,9 @@ final class RemotePair implements PeerPair, WireProbe {
     /** Opens the initiator here, a target over there, and registers it. */
     static RemotePair open(BenchClient client, TransportProvider provider, int numBlocks, long blockBytes,
             Tuning tuning) {
-        Arena arena = Arena.ofShared();
-        DataTransport initiator = null;
+        ArenaTransport local = ArenaTransport.open(provider, numBlocks, blockBytes, tuning, "bench-initiator");
         int target = 0;
         try {
-            initiator = provider.open(BenchConfigs.config(provider, arena, numBlocks, blockBytes, "bench-initiator",
-                    tuning));
-            MemorySegment standIn = arena.allocate(numBlocks * blockBytes, 4096);
             BenchClient.Opened opened = client.open(provider.name(), numBlocks, blockBytes, tuning.progress());
             target = opened.target();
             PeerDescriptor d = opened.descriptor();
@@ -59,8 +49,8 @@ final class RemotePair implements PeerPair, WireProbe {
                         + " asked for: " + d.backend() + ", " + d.numBlocks() + " x " + d.blockLength()
                         + " bytes instead of " + provider.name() + ", " + numBlocks + " x " + blockBytes);
             }
-            initiator.addPeer(PEER, d);
-            return new RemotePair(client, arena, initiator, standIn, target, blockBytes);
+            local.transport().addPeer(PEER, d);
+            return new RemotePair(client, local, target, blockBytes);
         } catch (RuntimeException | Error e) {
             try {
                 if (target > 0) {
@@ -69,10 +59,7 @@ final class RemotePair implements PeerPair, WireProbe {
             } catch (RuntimeException suppressed) {
                 e.addSuppressed(suppressed);
             } finally {
-                if (initiator != null) {
-                    initiator.close();
-                }
-                arena.close();
+                local.close();
             }
             throw e;
         }
@@ -80,12 +67,12 @@ final class RemotePair implements PeerPair, WireProbe {
 
     @Override
     public DataTransport initiator() {
-        return initiator;
+        return local.transport();
     }
 
     @Override
     public MemorySegment baselineTarget() {
-        return standIn;
+        return local.standIn();
     }
 
     @Override
@@ -105,7 +92,7 @@ final class RemotePair implements PeerPair, WireProbe {
 
     @Override
     public Rate stream(TransferOp op, SlotPlan plan, long blockLength, long nanos) {
-        return client.stream(target, op, plan, initiator.region().segment(), blockBytes, nanos);
+        return client.stream(target, op, plan, local.transport().region().segment(), blockBytes, nanos);
     }
 
     @Override
@@ -115,16 +102,16 @@ final class RemotePair implements PeerPair, WireProbe {
 
     @Override
     public void close() {
-        if (!arena.scope().isAlive()) {
+        if (!local.isOpen()) {
             return;
         }
         try {
-            initiator.close();
+            local.transport().close();
         } finally {
             try {
                 client.closeTarget(target);
             } finally {
-                arena.close();
+                local.close();
             }
         }
     }

@@ -1,6 +1,6 @@
 package io.blockxfer.cli.internal.remote;
 
-import io.blockxfer.cli.internal.BenchConfigs;
+import io.blockxfer.cli.internal.ArenaTransport;
 import io.blockxfer.cli.internal.MemcpyLoop;
 import io.blockxfer.cli.internal.SlotPlan;
 import io.blockxfer.cli.internal.Tuning;
@@ -9,8 +9,6 @@ import io.blockxfer.tck.BlockPattern;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.spi.TransportProvider;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -24,39 +22,29 @@ final class ServedTarget implements AutoCloseable {
 
     private static final long MEMCPY_SLICE_NANOS = 100_000_000L;
 
-    private final Arena arena;
-    private final DataTransport transport;
-    private final MemorySegment standIn;
+    private final ArenaTransport held;
     private final long bytes;
 
-    private ServedTarget(Arena arena, DataTransport transport, MemorySegment standIn, long bytes) {
-        this.arena = arena;
-        this.transport = transport;
-        this.standIn = standIn;
+    private ServedTarget(ArenaTransport held, long bytes) {
+        this.held = held;
         this.bytes = bytes;
     }
 
     /** Opens a target of {@code numBlocks} blocks of {@code blockBytes}, its region and stand-in touched. */
     static ServedTarget open(TransportProvider provider, int numBlocks, long blockBytes, Tuning tuning, String agent) {
-        Arena arena = Arena.ofShared();
-        DataTransport transport = null;
+        ArenaTransport held = ArenaTransport.open(provider, numBlocks, blockBytes, tuning, agent);
         try {
-            transport = provider.open(BenchConfigs.config(provider, arena, numBlocks, blockBytes, agent, tuning));
-            MemorySegment standIn = arena.allocate(numBlocks * blockBytes, 4096);
-            transport.region().segment().fill((byte) 2);
-            standIn.fill((byte) 3);
-            return new ServedTarget(arena, transport, standIn, numBlocks * blockBytes);
+            held.transport().region().segment().fill((byte) 2);
+            held.standIn().fill((byte) 3);
+            return new ServedTarget(held, numBlocks * blockBytes);
         } catch (RuntimeException | Error e) {
-            if (transport != null) {
-                transport.close();
-            }
-            arena.close();
+            held.close();
             throw e;
         }
     }
 
     DataTransport transport() {
-        return transport;
+        return held.transport();
     }
 
     /** Region and stand-in together. */
@@ -65,19 +53,19 @@ final class ServedTarget implements AutoCloseable {
     }
 
     int numBlocks() {
-        return transport.region().numBlocks();
+        return transport().region().numBlocks();
     }
 
     long blockBytes() {
-        return transport.region().blockLength();
+        return transport().region().blockLength();
     }
 
     void fill(int block, long seed) {
-        BlockPattern.fill(transport.region().block(block), seed);
+        BlockPattern.fill(transport().region().block(block), seed);
     }
 
     long mismatch(int block, long seed) {
-        return BlockPattern.firstMismatch(transport.region().block(block), seed);
+        return BlockPattern.firstMismatch(transport().region().block(block), seed);
     }
 
     /**
@@ -85,7 +73,7 @@ final class ServedTarget implements AutoCloseable {
      * about {@code nanos}, in slices, stopping early when {@code stopping} says so.
      */
     WireProbe.Rate memcpy(TransferOp op, SlotPlan plan, long nanos, BooleanSupplier stopping) {
-        MemcpyLoop loop = new MemcpyLoop(standIn, transport.region().segment(), op == TransferOp.WRITE, plan,
+        MemcpyLoop loop = new MemcpyLoop(held.standIn(), transport().region().segment(), op == TransferOp.WRITE, plan,
                 blockBytes());
         long left = nanos;
         do {
@@ -98,12 +86,6 @@ final class ServedTarget implements AutoCloseable {
 
     @Override
     public void close() {
-        if (arena.scope().isAlive()) {
-            try {
-                transport.close();
-            } finally {
-                arena.close();
-            }
-        }
+        held.close();
     }
 }

@@ -22,7 +22,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -69,7 +68,7 @@ final class ServerSession implements AutoCloseable {
         try {
             ControlProtocol.writeServerPreamble(connection.out());
             if (connection.preamble().version() != ControlProtocol.VERSION) {
-                send(error("this server speaks bench protocol " + ControlProtocol.VERSION + ", the client "
+                send(Message.error("this server speaks bench protocol " + ControlProtocol.VERSION + ", the client "
                         + connection.preamble().version() + "; use the same blockxfer version on both hosts", null));
                 server.say(name + ": refused protocol version " + connection.preamble().version());
                 return;
@@ -102,7 +101,7 @@ final class ServerSession implements AutoCloseable {
             server.say(name + ": no word from the client for " + IDLE_MILLIS / 1000 + " s; ending it");
         } catch (ProtocolException e) {
             server.say(name + ": " + e.getMessage() + "; ending it");
-            trySend(error(e.getMessage(), null));
+            trySend(Message.error(e.getMessage(), null));
         } catch (IOException e) {
             if (!server.stopping()) {
                 server.say(name + ": connection failed: " + e.getMessage());
@@ -127,7 +126,7 @@ final class ServerSession implements AutoCloseable {
             return null;
         } catch (UnauthenticatedFrameException e) {
             server.say(name + ": refused: " + e.getMessage());
-            trySend(error("not authenticated: this server requires frames authenticated with its deployment key"
+            trySend(Message.error("not authenticated: this server requires frames authenticated with its deployment key"
                     + " (key ids " + connection.auth().keyIds() + ")", e.getMessage()));
             return null;
         }
@@ -161,8 +160,7 @@ final class ServerSession implements AutoCloseable {
                     ServedTarget t = target(request);
                     WireProbe.Rate r = t.memcpy(request.op(), plan(request, t), nanos(request), server::stopping);
                     Message m = Message.of("rate");
-                    m.node().put("bytes", r.bytes());
-                    m.node().put("nanos", r.nanos());
+                    m.node().put("bytes", r.bytes()).put("nanos", r.nanos());
                     yield m;
                 }
                 case "stream" -> stream(request);
@@ -179,13 +177,13 @@ final class ServerSession implements AutoCloseable {
                 default -> throw new ProtocolException("unknown request '" + request.type() + "'");
             };
         } catch (Refused e) {
-            return error(e.getMessage(), e.detail);
+            return Message.error(e.getMessage(), e.detail);
         } catch (CliException e) {
-            return error(e.getMessage(), e.detail().orElse(null));
+            return Message.error(e.getMessage(), e.detail().orElse(null));
         } catch (TransportException | IllegalArgumentException | IllegalStateException e) {
-            return error(request.type() + " failed: " + ErrorHandlers.oneLine(e.getMessage()), null);
+            return Message.error(request.type() + " failed: " + ErrorHandlers.oneLine(e.getMessage()), null);
         } catch (OutOfMemoryError e) {
-            return error(request.type() + " failed: out of memory on the server", null);
+            return Message.error(request.type() + " failed: out of memory on the server", null);
         }
     }
 
@@ -315,15 +313,6 @@ final class ServerSession implements AutoCloseable {
         } catch (IOException e) {
             return "unknown host";
         }
-    }
-
-    private static Message error(@Nullable String message, @Nullable String detail) {
-        Message m = Message.of("error");
-        m.node().put("message", Objects.requireNonNullElse(message, "(no message)"));
-        if (detail != null) {
-            m.node().put("detail", detail);
-        }
-        return m;
     }
 
     private void send(Message m) throws IOException {

@@ -28,11 +28,8 @@ final class WireStream {
     private static final long MAX_VIEW = 1L << 30;
     /** Slack on top of the stream's own time before its connection is closed by force. */
     private static final long DEADLINE_SLACK_NANOS = TimeUnit.SECONDS.toNanos(60);
-    private static final ScheduledExecutorService DEADLINES = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "bench-stream-deadline");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final ScheduledExecutorService DEADLINES = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("bench-stream-deadline").factory());
 
     private WireStream() {
     }

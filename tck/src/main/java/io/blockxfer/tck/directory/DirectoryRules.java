@@ -1,0 +1,219 @@
+package io.blockxfer.tck.directory;
+
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The directory conformance rules by id: what each checks, its class, the fault it needs, where
+ * to look when it fails, and the deliberately broken directories or memberships the kit's own
+ * tests run to prove it can fail. Each rule of {@link DirectoryConformanceSuite} is declared with
+ * {@code @DirectoryRuleTest(DirectoryRules.X)}, which gives it its display name
+ * ({@code [D3] (required) ...}) and the id of every assertion message; the kit's own tests check
+ * that every entry has exactly one rule and every rule an entry.
+ *
+ * <p><b>Thread safety:</b> immutable.
+ */
+public enum DirectoryRules {
+
+    // ------------------------------------------------------------------ D: the directory contract
+    D1(Area.DIRECTORY, Kind.REQUIRED, null,
+            "a published entry is in a new watch's snapshot byte for byte, and a running watch sees it put at a"
+                    + " revision above its snapshot's, the publication's own",
+            "publish must return after the write; list and watch the prefix; carry the store's revisions",
+            "empty-snapshots, shifts-revisions"),
+    D2(Area.DIRECTORY, Kind.REQUIRED, null,
+            "publishing again under a member id replaces its entry at a higher revision, and closing the older"
+                    + " publication leaves the newer entry alone",
+            "a put with a new lease takes the key over; revoking the old lease must not delete it",
+            "closing-an-old-publication-deletes-the-new-entry"),
+    D3(Area.DIRECTORY, Kind.REQUIRED, null,
+            "closing a publication, or the directory, deletes its entry at once (the goodbye), long before its TTL",
+            "Publication.close must revoke the lease; Directory.close must close its publications",
+            "close-without-goodbye"),
+    D4(Area.DIRECTORY, Kind.CAPABILITY, DirectoryFault.CRASH,
+            "the entry of a client that stopped without a goodbye stays for its TTL and is deleted once the TTL is"
+                    + " over",
+            "attach the entry to a lease of the TTL asked for; the lease must expire when no longer renewed",
+            "publishes-without-a-lease, expires-at-half-the-ttl"),
+    D5(Area.DIRECTORY, Kind.REQUIRED, null,
+            "under puts and deletes from several clients, every watch delivers events in revision order, none"
+                    + " twice, the same sequence to every watch, and they turn its snapshot into the directory's"
+                    + " content",
+            "one ordered stream per watch; DirectoryDispatcher.Relay drops replays",
+            "delivers-out-of-order, delivers-twice"),
+    D6(Area.DIRECTORY, Kind.REQUIRED, null,
+            "a publication whose client runs outlives many TTLs: its lease is kept alive",
+            "renew each lease well within its TTL (etcd: a keep-alive every TTL/3)",
+            "no-keep-alive"),
+    D7(Area.DIRECTORY, Kind.CAPABILITY, DirectoryFault.OUTAGE,
+            "after an outage a watch says it was disconnected and is back, and delivers every change made"
+                    + " meanwhile, once",
+            "resume from DirectoryDispatcher.Relay.resumeRevision(); report disconnected and resumed",
+            "forgets-events-of-an-outage, replays-after-reconnect"),
+    D8(Area.DIRECTORY, Kind.CAPABILITY, DirectoryFault.COMPACTION,
+            "when the history of an outage was compacted, the watch resyncs: its differences (puts and deletes)"
+                    + " arrive marked as resync, nothing missed, nothing twice",
+            "on a compacted revision list the prefix again and hand it to Relay.listed",
+            "resync-without-deletes"),
+    D9(Area.DIRECTORY, Kind.CAPABILITY, DirectoryFault.LEASE_LOSS,
+            "a lease revoked elsewhere is reported to its publication's listener once, the publication says it is"
+                    + " lost, and the entry is gone",
+            "watch the keep-alive: a lease the directory no longer knows is lost; tell PublicationListener once",
+            "hides-lease-loss"),
+    D10(Area.DIRECTORY, Kind.REQUIRED, null,
+            "bad TTLs, member ids and values (1 MiB) are refused with IllegalArgumentException naming them, nulls"
+                    + " with NullPointerException, and nothing is published",
+            "DirectoryLimits.checkTtl/checkMemberId/checkValue before anything is sent",
+            "accepts-a-one-second-ttl"),
+    D11(Area.DIRECTORY, Kind.REQUIRED, null,
+            "close is idempotent, says goodbye for every publication, stops every watch, and every call after it"
+                    + " throws IllegalStateException",
+            "check the closed state first in publish and watch",
+            "answers-after-close"),
+    D12(Area.DIRECTORY, Kind.REQUIRED, null,
+            "listeners are called on a thread of the directory's own, one call at a time, and a listener that"
+                    + " throws still gets the next call",
+            "deliver through DirectoryDispatcher; never on the caller's thread or a client library's event loop",
+            "calls-listeners-on-the-caller, stops-after-a-listener-throws"),
+    D13(Area.DIRECTORY, Kind.CAPABILITY, DirectoryFault.OUTAGE,
+            "an unreachable directory fails publish and watch within the operation timeout with a"
+                    + " DirectoryUnavailableException that names the directory",
+            "give every call a deadline; include the directory's toString (its endpoints) in the message",
+            "hangs-when-unreachable, vague-unreachable-error"),
+
+    // ------------------------------------------------------------------ B: membership over a loopback transport
+    B1(Area.MEMBERSHIP, Kind.REQUIRED, null,
+            "members that join find each other: each registers the others, transfers land both ways, and each add"
+                    + " is told once",
+            "the snapshot's entries and every later put must reach addPeerAsync",
+            "empty-snapshots"),
+    B2(Area.MEMBERSHIP, Kind.REQUIRED, null,
+            "a member that restarts under its id with a new epoch is re-registered: transfers reach its new region",
+            "a put of a new epoch must re-add the member",
+            "keeps-the-first-entry"),
+    B3(Area.MEMBERSHIP, Kind.REQUIRED, null,
+            "a member that says goodbye is removed: its transfer in flight is reported failed once, and no transfer"
+                    + " to it is submitted after",
+            "a delete must reach removePeer",
+            "ignores-deletes"),
+    B4(Area.MEMBERSHIP, Kind.CAPABILITY, DirectoryFault.CRASH,
+            "a member whose process stopped without a goodbye is removed once its lease expired",
+            "the delete of an expired lease must reach removePeer",
+            "ignores-deletes"),
+    B5(Area.MEMBERSHIP, Kind.CAPABILITY, DirectoryFault.RAW_WRITE,
+            "under a key ring, entries signed with an unknown key or the wrong key, unsigned entries, and signed"
+                    + " entries holding an unsigned descriptor are refused with their reason; none reaches the"
+                    + " transport",
+            "MemberEntry.decode with the ring, and DeploymentKeyRing.verify of the descriptor, before addPeerAsync",
+            "launders-signatures, reports-no-refusals"),
+    B6(Area.MEMBERSHIP, Kind.CAPABILITY, DirectoryFault.RAW_WRITE,
+            "garbage, a 1 MiB value, a key below the prefix that names no member, and an entry under another"
+                    + " member's key are refused with their reason; none reaches the transport, and the membership"
+                    + " goes on",
+            "check the key, the size before reading, the envelope, and the id inside against the key",
+            "accepts-any-key, parses-oversized-values, dies-on-garbage"),
+    B7(Area.MEMBERSHIP, Kind.CAPABILITY, DirectoryFault.RAW_WRITE,
+            "a replayed older entry of a member, and its last entry written again after it left, are refused as"
+                    + " stale; the member's registration is untouched",
+            "remember the highest epoch per member, also after it left",
+            "launders-epochs"),
+    B8(Area.MEMBERSHIP, Kind.CAPABILITY, DirectoryFault.RAW_WRITE,
+            "signed entries of another block length, fingerprint or backend are refused as incompatible; none"
+                    + " reaches the transport",
+            "compare backend, block length and fingerprint before addPeerAsync",
+            "launders-descriptors"),
+    B9(Area.MEMBERSHIP, Kind.CAPABILITY, DirectoryFault.LEASE_LOSS,
+            "a member whose lease was lost notices, says so, publishes again with a new epoch, and is registered"
+                    + " again with it",
+            "PublicationListener.leaseLost must lead to a new publication with a higher epoch",
+            "hides-lease-loss"),
+    B10(Area.MEMBERSHIP, Kind.CAPABILITY, DirectoryFault.OUTAGE,
+            "while a member's directory is unreachable its peers stay and transfers go on; afterwards the members"
+                    + " that left are removed and those that joined added, each once",
+            "do nothing to peers on disconnect; apply the resumed or resynced events",
+            "forgets-events-of-an-outage, drops-peers-when-disconnected"),
+    B11(Area.MEMBERSHIP, Kind.REQUIRED, null,
+            "a membership listener that throws from every call keeps getting calls, and the membership goes on",
+            "catch and log each listener call",
+            "stops-after-a-listener-throws"),
+    B12(Area.MEMBERSHIP, Kind.REQUIRED, null,
+            "bad TTLs and member ids are refused naming them; close is idempotent, says goodbye, leaves the"
+                    + " transport and its peers, and later calls throw IllegalStateException",
+            "Membership.Builder checks; close revokes the lease and nothing else",
+            "close-without-goodbye"),
+    B13(Area.MEMBERSHIP, Kind.TIMING, DirectoryFault.RAW_WRITE,
+            "a member flapping faster than the flap interval changes in the transport at most once per interval,"
+                    + " ending with its latest entry",
+            "MemberTable's coalescing: hold changes until the interval ends, then apply the latest",
+            "flap-interval-ignored");
+
+    /** The groups of rules, one {@code @Nested} class of the suite each. <b>Thread safety:</b> immutable. */
+    public enum Area {
+        /** D: the directory contract. */
+        DIRECTORY,
+        /** B: a membership binding a loopback transport to the directory. */
+        MEMBERSHIP
+    }
+
+    /** How a rule applies to a directory. <b>Thread safety:</b> immutable. */
+    public enum Kind {
+        /** Every directory must pass it. */
+        REQUIRED,
+        /** Runs only where the deployment can cause its {@link DirectoryRules#fault()}. */
+        CAPABILITY,
+        /** Asserts a time bound; needs a machine that is not starved for seconds. */
+        TIMING
+    }
+
+    private final Area area;
+    private final Kind kind;
+    private final @Nullable DirectoryFault fault;
+    private final String checks;
+    private final String whereToLook;
+    private final String provenBy;
+
+    DirectoryRules(Area area, Kind kind, @Nullable DirectoryFault fault, String checks,
+            String whereToLook, String provenBy) {
+        this.area = area;
+        this.kind = kind;
+        this.fault = fault;
+        this.checks = checks;
+        this.whereToLook = whereToLook;
+        this.provenBy = provenBy;
+    }
+
+    /** The rule's group. */
+    public Area area() {
+        return area;
+    }
+
+    /** Whether the rule is required, needs a fault, or asserts a time bound. */
+    public Kind kind() {
+        return kind;
+    }
+
+    /** The fault the rule needs; null when it needs none. */
+    public @Nullable DirectoryFault fault() {
+        return fault;
+    }
+
+    /** What the rule checks. */
+    public String checks() {
+        return checks;
+    }
+
+    /** What to look at in a directory (or membership) when the rule fails. */
+    public String whereToLook() {
+        return whereToLook;
+    }
+
+    /** The broken variants of the kit's own tests that this rule catches, by name (comma-separated). */
+    public String provenBy() {
+        return provenBy;
+    }
+
+    /** The display name: {@code [D3] (required) closing a publication ...}. */
+    public String displayName() {
+        return "[" + name() + "] (" + kind.name().toLowerCase(Locale.ROOT) + ") " + checks;
+    }
+}

@@ -1,0 +1,470 @@
+package io.blockxfer.tck.directory;
+
+import static io.blockxfer.tck.directory.DirectoryRules.B1;
+import static io.blockxfer.tck.directory.DirectoryRules.B10;
+import static io.blockxfer.tck.directory.DirectoryRules.B11;
+import static io.blockxfer.tck.directory.DirectoryRules.B12;
+import static io.blockxfer.tck.directory.DirectoryRules.B13;
+import static io.blockxfer.tck.directory.DirectoryRules.B2;
+import static io.blockxfer.tck.directory.DirectoryRules.B3;
+import static io.blockxfer.tck.directory.DirectoryRules.B4;
+import static io.blockxfer.tck.directory.DirectoryRules.B5;
+import static io.blockxfer.tck.directory.DirectoryRules.B6;
+import static io.blockxfer.tck.directory.DirectoryRules.B7;
+import static io.blockxfer.tck.directory.DirectoryRules.B8;
+import static io.blockxfer.tck.directory.DirectoryRules.B9;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blockxfer.directory.Directory;
+import io.blockxfer.directory.DirectoryEntry;
+import io.blockxfer.directory.MemberEntry;
+import io.blockxfer.directory.Membership;
+import io.blockxfer.directory.Refusal;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.DeploymentKeyRing;
+import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.PollResult;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * B: a {@link Membership} binding loopback transports to the directory: joins, restarts, leaves
+ * and expiries reach the transports; bad entries are refused and never reach them; lost leases,
+ * outages, throwing listeners, close and flapping members are handled.
+ *
+ * <p><b>Thread safety:</b> JUnit makes one instance per rule; not shared.
+ */
+abstract class MembershipRules extends DirectoryRuleGroup {
+
+    MembershipRules(DirectoryConformanceSuite suite) {
+        super(suite);
+    }
+
+    /** A member of a rule: its transport (recorded), its membership, what it heard, its client. */
+    record Node(RecordingTransport transport, Membership membership, MemberLog log, Directory client) {
+        String id() {
+            return membership.memberId();
+        }
+
+        long epoch() {
+            return membership.epoch();
+        }
+    }
+
+    private Node node(String base) {
+        return node(base, UnaryOperator.identity());
+    }
+
+    private Node node(String base, UnaryOperator<Membership.Builder> tweak) {
+        DirectoryFixture fx = fx();
+        RecordingTransport t = new RecordingTransport(fx.transport(fx.agent(base)));
+        MemberLog log = fx.log();
+        Directory client = fx.client();
+        Membership m = fx.start(tweak.apply(fx.builder(t, client, log)));
+        return new Node(t, m, log, client);
+    }
+
+    private static byte[] entry(String memberId, long epoch, PeerDescriptor d, @Nullable DeploymentKeyRing ring) {
+        return MemberEntry.of(memberId, epoch, d).encode(ring);
+    }
+
+    private static DeploymentKeyRing randomRing(String keyId) {
+        byte[] key = new byte[DeploymentKeyRing.MIN_KEY_BYTES];
+        new SecureRandom().nextBytes(key);
+        return DeploymentKeyRing.of(keyId, key);
+    }
+
+    /** Asserts that {@code node} refused an entry of {@code memberId} for {@code reason}. */
+    private void assertRefused(Node node, String memberId, Refusal.Reason reason, String what) {
+        DirectoryFixture fx = fx();
+        assertTrue(node.log().refusals().stream().anyMatch(r -> r.memberId().equals(memberId) && r.reason() == reason),
+                fx.msg(what + " was not refused as " + reason + "; refusals: " + node.log().refusals()));
+    }
+
+    /** Asserts that nothing about {@code peerIds} reached {@code node}'s transport. */
+    private void assertNothingReached(Node node, String... peerIds) {
+        DirectoryFixture fx = fx();
+        for (String id : peerIds) {
+            assertEquals(List.of(), node.transport().calls(id), fx.msg("a refused entry of '" + id + "' reached the"
+                    + " transport"));
+        }
+    }
+
+    /** A member joins; once {@code node} added it, every entry written before it was handled. */
+    private Node joinAndWait(Node node) throws InterruptedException {
+        Node marker = node("marker");
+        fx().awaitMember(node.membership(), marker.id(), marker.epoch());
+        return marker;
+    }
+
+    @DirectoryRuleTest(B1)
+    public final void b1_join() throws Exception {
+        DirectoryFixture fx = fx();
+        List<Node> nodes = List.of(node("a"), node("b"), node("c"));
+        for (int i = 0; i < nodes.size(); i++) {
+            for (int j = 0; j < nodes.size(); j++) {
+                if (i != j) {
+                    fx.awaitMember(nodes.get(i).membership(), nodes.get(j).id(), nodes.get(j).epoch());
+                }
+            }
+        }
+        for (int i = 0; i < nodes.size(); i++) {
+            for (int j = 0; j < nodes.size(); j++) {
+                Node x = nodes.get(i);
+                Node y = nodes.get(j);
+                if (i != j) {
+                    assertEquals(1, x.log().count("added " + y.id() + " "), fx.msg(x.id() + " was told of "
+                            + y.id() + "'s join not once: " + x.log().lines()));
+                }
+            }
+        }
+        fx.assertWriteLands(nodes.get(0).transport(), nodes.get(1).id(), nodes.get(1).transport(), (byte) 1);
+        fx.assertWriteLands(nodes.get(1).transport(), nodes.get(2).id(), nodes.get(2).transport(), (byte) 2);
+        fx.assertWriteLands(nodes.get(2).transport(), nodes.get(0).id(), nodes.get(0).transport(), (byte) 3);
+    }
+
+    @DirectoryRuleTest(B2)
+    public final void b2_restartWithANewEpoch() throws Exception {
+        DirectoryFixture fx = fx();
+        Node a = node("a");
+        Node b = node("b");
+        fx.awaitMember(a.membership(), b.id(), b.epoch());
+        long first = b.epoch();
+        b.membership().close();
+        b.transport().close();
+        DataTransport restarted = fx.transport(b.id());
+        Membership again = fx.start(fx.builder(restarted, fx.client(), fx.log()));
+        assertTrue(again.epoch() > first, fx.msg("the restart's epoch " + again.epoch() + " is not above " + first));
+        fx.awaitMember(a.membership(), b.id(), again.epoch());
+        fx.assertWriteLands(a.transport(), b.id(), restarted, (byte) 7);
+    }
+
+    @DirectoryRuleTest(B3)
+    public final void b3_goodbyeRemoves() throws Exception {
+        DirectoryFixture fx = fx();
+        Node a = node("a");
+        Node b = node("b");
+        fx.awaitMember(a.membership(), b.id(), b.epoch());
+        LoopbackStall.stall(b.transport(), true);
+        try {
+            long id = a.transport().writeBlocks(b.id(), new int[] {0}, new int[] {1});
+            assertNotEquals(DataTransport.NOT_SUBMITTED, id, fx.msg("no transfer to " + b.id()));
+            b.membership().close();
+            a.log().await("removed " + b.id() + " ", fx.msg(a.id() + " did not remove " + b.id() + " after its"
+                    + " goodbye"));
+            List<Long> failed = new ArrayList<>();
+            List<Long> done = new ArrayList<>();
+            long end = System.nanoTime() + fx.env.timeout().toNanos();
+            while (failed.size() + done.size() == 0 && System.nanoTime() - end < 0) {
+                PollResult r = a.transport().pollAll();
+                Arrays.stream(r.failed()).forEach(failed::add);
+                Arrays.stream(r.done()).forEach(done::add);
+                Thread.sleep(2);
+            }
+            long quietEnd = System.nanoTime() + fx.env.quiet().toNanos();
+            while (System.nanoTime() - quietEnd < 0) {
+                PollResult r = a.transport().pollAll();
+                Arrays.stream(r.failed()).forEach(failed::add);
+                Arrays.stream(r.done()).forEach(done::add);
+                Thread.sleep(2);
+            }
+            assertEquals(List.of(id), failed, fx.msg("the transfer in flight to the removed member must be reported"
+                    + " failed once (done: " + done + ")"));
+            assertEquals(DataTransport.NOT_SUBMITTED, a.transport().writeBlocks(b.id(), new int[] {0}, new int[] {1}),
+                    fx.msg("a transfer to a removed member was submitted"));
+        } finally {
+            LoopbackStall.stall(b.transport(), false);
+        }
+    }
+
+    @DirectoryRuleTest(B4)
+    public final void b4_expiryRemoves() throws Exception {
+        DirectoryFixture fx = fx();
+        Duration ttl = Duration.ofSeconds(4);
+        Node a = node("a");
+        Node b = node("b", builder -> builder.ttl(ttl));
+        fx.awaitMember(a.membership(), b.id(), b.epoch());
+        fx.deployment.crash(b.client());
+        fx.deployment.elapse(ttl.plus(fx.deployment.expiryGrace()));
+        a.log().await("removed " + b.id() + " ", fx.msg(a.id() + " did not remove " + b.id() + " after its lease of "
+                + ttl.toSeconds() + " s expired"));
+        assertEquals(DataTransport.NOT_SUBMITTED, a.transport().writeBlocks(b.id(), new int[] {0}, new int[] {1}),
+                fx.msg("a transfer to an expired member was submitted"));
+    }
+
+    @DirectoryRuleTest(B5)
+    public final void b5_authenticationRefusals() throws Exception {
+        DirectoryFixture fx = fx();
+        Node a = node("a");
+        PeerDescriptor d = fx.transport(fx.agent("x")).localDescriptor();
+        String prefix = a.client().prefix();
+        DeploymentKeyRing ring = fx.ring();
+        fx.deployment.putRaw(prefix + "f1", entry("f1", 5, d, randomRing("elsewhere")));
+        fx.deployment.putRaw(prefix + "f2", entry("f2", 5, d, randomRing(ring.signingKeyId())));
+        fx.deployment.putRaw(prefix + "f3", entry("f3", 5, d, null));
+        fx.deployment.putRaw(prefix + "f4", entry("f4", 5, d.unsigned(), ring));
+        joinAndWait(a);
+        assertRefused(a, "f1", Refusal.Reason.UNKNOWN_KEY, "an entry signed with a key not in the ring");
+        assertRefused(a, "f2", Refusal.Reason.BAD_MAC, "an entry signed with another key under the ring's key id");
+        assertRefused(a, "f3", Refusal.Reason.UNSIGNED, "an unsigned entry");
+        assertRefused(a, "f4", Refusal.Reason.UNSIGNED, "a signed entry holding an unsigned descriptor");
+        assertNothingReached(a, "f1", "f2", "f3", "f4");
+    }
+
+    @DirectoryRuleTest(B6)
+    public final void b6_malformedRefusals() throws Exception {
+        DirectoryFixture fx = fx();
+        Node a = node("a");
+        PeerDescriptor d = fx.transport(fx.agent("x")).localDescriptor();
+        String prefix = a.client().prefix();
+        DeploymentKeyRing ring = fx.ring();
+        fx.deployment.putRaw(prefix + "g1", "not an entry at all".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        fx.deployment.putRaw(prefix + "big", Arrays.copyOf(entry("big", 5, d, ring), 1 << 20));
+        fx.deployment.putRaw(prefix + "n/x", entry("x", 5, d, ring));
+        fx.deployment.putRaw(prefix + "i2", entry("i1", 5, d, ring));
+        String sibling = prefix.substring(0, prefix.length() - 1) + "0/s1";
+        fx.deployment.putRaw(sibling, entry("s1", 5, d, ring));
+        try {
+            joinAndWait(a);
+            assertRefused(a, "g1", Refusal.Reason.MALFORMED, "garbage");
+            assertRefused(a, "big", Refusal.Reason.OVERSIZED, "a 1 MiB value");
+            assertTrue(a.log().refusals().stream().anyMatch(r -> r.reason() == Refusal.Reason.BAD_KEY
+                    && r.key().endsWith("n/x")), fx.msg("a key below the prefix that names no member was not refused"
+                    + " as BAD_KEY; refusals: " + a.log().refusals()));
+            assertRefused(a, "i2", Refusal.Reason.ID_MISMATCH, "an entry of i1 under the key of i2");
+            assertNothingReached(a, "g1", "big", "x", "n/x", "i1", "i2", "s1");
+        } finally {
+            fx.deployment.deleteRaw(sibling);
+        }
+    }
+
+    @DirectoryRuleTest(B7)
+    public final void b7_replayRefusals() throws Exception {
+        DirectoryFixture fx = fx();
+        Node a = node("a");
+        Node b = node("b");
+        fx.awaitMember(a.membership(), b.id(), b.epoch());
+        String key = b.client().prefix() + b.id();
+        byte[] first = valueOf(key);
+        long firstEpoch = b.epoch();
+        b.membership().close();
+        Membership again = fx.start(fx.builder(b.transport(), fx.client(), fx.log()));
+        fx.awaitMember(a.membership(), b.id(), again.epoch());
+        fx.deployment.putRaw(key, first);
+        a.log().await(l -> l.startsWith("refused STALE_EPOCH " + b.id() + " "), fx.msg(a.id() + " did not refuse "
+                + b.id() + "'s replayed entry of epoch " + firstEpoch));
+        assertTrue(a.log().refusals().stream().anyMatch(r -> r.epoch() == firstEpoch), fx.msg("the refusal names"
+                + " another epoch: " + a.log().refusals()));
+        assertFalse(a.log().lines().contains("updated " + b.id() + " " + firstEpoch), fx.msg("the replayed entry was"
+                + " registered"));
+        // the member publishes again over the replay; then it leaves, and its last entry is replayed
+        fx.await(() -> a.membership().members().getOrDefault(b.id(), 0L) == again.epoch() && valueEpoch(key)
+                == again.epoch(), () -> b.id() + " did not settle at epoch " + again.epoch());
+        byte[] last = valueOf(key);
+        long lastEpoch = again.epoch();
+        again.close();
+        a.log().await("removed " + b.id() + " " + lastEpoch, fx.msg(a.id() + " did not remove " + b.id()
+                + " after its goodbye"));
+        int callsBefore = a.transport().calls(b.id()).size();
+        fx.deployment.putRaw(key, last);
+        joinAndWait(a);
+        assertTrue(a.log().refusals().stream().filter(r -> r.reason() == Refusal.Reason.STALE_EPOCH
+                && r.memberId().equals(b.id())).count() >= 2, fx.msg("the last entry of a member that left, written"
+                + " again, was not refused as stale: " + a.log().refusals()));
+        assertEquals(callsBefore, a.transport().calls(b.id()).size(), fx.msg("a replay reached the transport: "
+                + a.transport().calls(b.id())));
+        assertFalse(a.membership().members().containsKey(b.id()), fx.msg("a replay brought back a member that left"));
+    }
+
+    private byte[] valueOf(String key) throws InterruptedException {
+        DirectoryEntry e = fx().watcher().snapshot().entries().stream().filter(x -> x.key().equals(key)).findFirst()
+                .orElseThrow(() -> new AssertionError(fx().msg("no entry under " + key)));
+        return e.value();
+    }
+
+    private long valueEpoch(String key) {
+        try {
+            return MemberEntry.decode(valueOf(key), null).epoch();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        } catch (RuntimeException | AssertionError e) {
+            return -1;
+        }
+    }
+
+    @DirectoryRuleTest(B8)
+    public final void b8_incompatibleRefusals() throws Exception {
+        DirectoryFixture fx = fx();
+        Node a = node("a");
+        DeploymentKeyRing ring = fx.ring();
+        String prefix = a.client().prefix();
+        PeerDescriptor longer = fx.transport(fx.agent("l"), DirectoryFixture.BLOCK_LENGTH * 2, Map.of())
+                .localDescriptor();
+        PeerDescriptor otherFields = fx.transport(fx.agent("f"), DirectoryFixture.BLOCK_LENGTH,
+                Map.of("dtype", "fp8")).localDescriptor();
+        PeerDescriptor d = fx.transport(fx.agent("x")).localDescriptor();
+        PeerDescriptor otherBackend = new PeerDescriptor(d.backend() + "-other", d.fingerprint(), d.baseAddress(),
+                d.numBlocks(), d.blockLength(), d.metadata()).signedWith(ring);
+        fx.deployment.putRaw(prefix + "k1", entry("k1", 5, longer, ring));
+        fx.deployment.putRaw(prefix + "k2", entry("k2", 5, otherFields, ring));
+        fx.deployment.putRaw(prefix + "k3", entry("k3", 5, otherBackend, ring));
+        joinAndWait(a);
+        assertRefused(a, "k1", Refusal.Reason.INCOMPATIBLE, "another block length");
+        assertRefused(a, "k2", Refusal.Reason.INCOMPATIBLE, "another config fingerprint");
+        assertRefused(a, "k3", Refusal.Reason.INCOMPATIBLE, "another backend");
+        List<String> messages = a.log().refusals().stream().map(Refusal::message).toList();
+        for (String named : List.of("block length", "fingerprint", "backend")) {
+            assertTrue(messages.stream().anyMatch(m -> m.contains(named)), fx.msg("no refusal names the " + named
+                    + ": " + messages));
+        }
+        assertNothingReached(a, "k1", "k2", "k3");
+    }
+
+    @DirectoryRuleTest(B9)
+    public final void b9_lostLeaseIsPublishedAgain() throws Exception {
+        DirectoryFixture fx = fx();
+        Node a = node("a");
+        Node b = node("b");
+        fx.awaitMember(a.membership(), b.id(), b.epoch());
+        long first = b.epoch();
+        fx.deployment.loseLease(b.id());
+        b.log().await("lost " + first, fx.msg(b.id() + " did not say its lease was lost"));
+        String published = b.log().await(l -> l.startsWith("published ") && !l.equals("published " + first),
+                fx.msg(b.id() + " did not publish again after its lease was lost"));
+        long second = Long.parseLong(published.substring("published ".length()));
+        assertTrue(second > first, fx.msg("the new epoch " + second + " is not above " + first));
+        List<String> lines = b.log().lines();
+        assertTrue(lines.indexOf("lost " + first) < lines.indexOf(published), fx.msg("said in the wrong order: "
+                + lines));
+        fx.awaitMember(a.membership(), b.id(), second);
+        fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 9);
+    }
+
+    @DirectoryRuleTest(B10)
+    public final void b10_outage() throws Exception {
+        DirectoryFixture fx = fx();
+        Node a = node("a");
+        Node b = node("b");
+        fx.awaitMember(a.membership(), b.id(), b.epoch());
+        fx.deployment.cutOff(a.client());
+        a.log().await("disconnected", fx.msg(a.id() + " was not told its directory was lost"));
+        fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 4);
+        b.membership().close();
+        Node c = node("c");
+        if (fx.deployment.faults().contains(DirectoryFault.COMPACTION)) {
+            fx.deployment.compact();
+        }
+        fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 5);
+        assertTrue(a.membership().members().containsKey(b.id()), fx.msg("a peer was removed while the directory was"
+                + " unreachable"));
+        fx.deployment.reconnect(a.client());
+        fx.awaitMember(a.membership(), c.id(), c.epoch());
+        a.log().await("removed " + b.id() + " ", fx.msg(a.id() + " did not remove " + b.id() + ", gone during the"
+                + " outage"));
+        joinAndWait(a);
+        List<String> lines = a.log().lines();
+        int back = lines.indexOf("resumed") >= 0 ? lines.indexOf("resumed") : lines.indexOf("resynced");
+        int removed = -1;
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).startsWith("removed " + b.id() + " ")) {
+                removed = i;
+            }
+        }
+        assertTrue(back >= 0 && removed > back, fx.msg(a.id() + " removed " + b.id() + " before its directory was"
+                + " back: " + lines));
+        assertEquals(1, a.log().count("added " + c.id() + " "), fx.msg("added twice: " + lines));
+        assertEquals(1, a.log().count("removed " + b.id() + " "), fx.msg("removed twice: " + a.log().lines()));
+        assertFalse(a.membership().members().containsKey(b.id()), fx.msg("members: " + a.membership().members()));
+    }
+
+    @DirectoryRuleTest(B11)
+    public final void b11_throwingListener() throws Exception {
+        DirectoryFixture fx = fx();
+        MemberLog throwing = new MemberLog(fx.env.timeout()) {
+            @Override
+            synchronized void add(String line) {
+                super.add(line);
+                throw new IllegalStateException("a listener bug (thrown on purpose by the kit)");
+            }
+        };
+        DataTransport t = fx.transport(fx.agent("a"));
+        Membership a = fx.start(fx.builder(t, fx.client(), throwing));
+        Node b = node("b");
+        Node c = node("c");
+        throwing.await("added " + b.id() + " ", fx.msg("a listener that threw was not told of " + b.id()));
+        throwing.await("added " + c.id() + " ", fx.msg("a listener that threw was not told of " + c.id()));
+        b.membership().close();
+        throwing.await("removed " + b.id() + " ", fx.msg("a listener that threw was not told " + b.id() + " left"));
+        assertEquals(Set.of(c.id()), a.members().keySet(), fx.msg("the membership stopped keeping its members"));
+    }
+
+    @DirectoryRuleTest(B12)
+    public final void b12_argumentsAndClose() throws Exception {
+        DirectoryFixture fx = fx();
+        DataTransport t = fx.transport(fx.agent("a"));
+        Directory client = fx.client();
+        for (Duration ttl : List.of(Duration.ofSeconds(1), Duration.ofHours(2))) {
+            var e = assertThrows(IllegalArgumentException.class, () -> Membership.builder(t, client).ttl(ttl),
+                    fx.msg("a TTL of " + ttl + " was accepted"));
+            assertTrue(String.valueOf(e.getMessage()).contains(ttl.toString()), fx.msg(String.valueOf(e.getMessage())));
+        }
+        var e = assertThrows(IllegalArgumentException.class, () -> Membership.builder(t, client).memberId("a/b"),
+                fx.msg("member id 'a/b' was accepted"));
+        assertTrue(String.valueOf(e.getMessage()).contains("a/b"), fx.msg(String.valueOf(e.getMessage())));
+        DataTransport odd = fx.transport(fx.agent("odd#name"));
+        e = assertThrows(IllegalArgumentException.class, () -> Membership.builder(odd, client).keyRing(fx.ring())
+                .build(), fx.msg("an agent name that is no member id was accepted as one"));
+        assertTrue(String.valueOf(e.getMessage()).contains(odd.agentName()), fx.msg(String.valueOf(e.getMessage())));
+        Node a = node("a");
+        Node b = node("b");
+        fx.awaitMember(a.membership(), b.id(), b.epoch());
+        fx.awaitMember(b.membership(), a.id(), a.epoch());
+        long epoch = a.epoch();
+        a.membership().close();
+        a.membership().close();
+        b.log().await("removed " + a.id() + " " + epoch, fx.msg(b.id() + " did not remove " + a.id()
+                + " after its membership closed (no goodbye?)"));
+        assertThrows(IllegalStateException.class, () -> a.membership().members(), fx.msg("members() after close"));
+        assertThrows(IllegalStateException.class, () -> a.membership().epoch(), fx.msg("epoch() after close"));
+        fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 6);
+    }
+
+    @DirectoryRuleTest(B13)
+    public final void b13_flappingIsCoalesced() throws Exception {
+        DirectoryFixture fx = fx();
+        Duration interval = Duration.ofSeconds(2);
+        Node a = node("a", builder -> builder.flapInterval(interval));
+        DataTransport tb = fx.transport(fx.agent("b"));
+        String id = tb.agentName();
+        String key = a.client().prefix() + id;
+        DeploymentKeyRing ring = fx.ring();
+        fx.deployment.putRaw(key, entry(id, 1, tb.localDescriptor(), ring));
+        fx.awaitMember(a.membership(), id, 1);
+        int before = a.transport().calls(id).size();
+        long start = System.nanoTime();
+        for (long epoch = 2; epoch <= 11; epoch++) {
+            fx.deployment.deleteRaw(key);
+            fx.deployment.putRaw(key, entry(id, epoch, tb.localDescriptor(), ring));
+        }
+        fx.awaitMember(a.membership(), id, 11, interval);
+        long took = System.nanoTime() - start;
+        long changes = (long) a.transport().calls(id).size() - before;
+        long allowed = 2 + took / interval.toNanos();
+        assertTrue(changes <= allowed, fx.msg("a member flapping ten times in " + Duration.ofNanos(took).toMillis()
+                + " ms changed " + changes + " times in the transport; at most " + allowed + " with a flap interval of "
+                + interval.toSeconds() + " s: " + a.transport().calls(id)));
+        fx.assertWriteLands(a.transport(), id, tb, (byte) 8);
+    }
+}

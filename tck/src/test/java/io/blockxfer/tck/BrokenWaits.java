@@ -1,0 +1,262 @@
+package io.blockxfer.tck;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import io.blockxfer.transport.CompletionHandler;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.PollResult;
+import io.blockxfer.transport.TransferFuture;
+import io.blockxfer.transport.spi.CompletionSignal;
+import io.blockxfer.transport.spi.TransferEngine;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.UnaryOperator;
+
+/**
+ * The broken waits and futures of the kit's own tests (rules A1 to A8): decorators of a working
+ * loopback initiator or engine, each with one defect real implementations make.
+ */
+final class BrokenWaits {
+
+    private BrokenWaits() {
+    }
+
+    /** A1: the engine says it fires the completion signal, and never does. */
+    static UnaryOperator<TransferEngine> signalNeverFired() {
+        return e -> new ForwardingEngine(e) {
+            @Override
+            public boolean bindCompletionSignal(CompletionSignal signal) {
+                delegate.bindCompletionSignal(() -> { });
+                return true;
+            }
+        };
+    }
+
+    /** A2: every wait is a plain poll. */
+    static UnaryOperator<DataTransport> waitReturnsAtOnce() {
+        return t -> new ForwardingTransport(t) {
+            @Override
+            public PollResult poll(String peerId, long timeout, TimeUnit unit) throws InterruptedException {
+                return delegate.poll(peerId, 0, unit);
+            }
+
+            @Override
+            public int poll(String peerId, CompletionHandler h, long timeout, TimeUnit unit)
+                    throws InterruptedException {
+                return delegate.poll(peerId, h, 0, unit);
+            }
+
+            @Override
+            public PollResult pollAll(long timeout, TimeUnit unit) throws InterruptedException {
+                return delegate.pollAll(0, unit);
+            }
+
+            @Override
+            public int pollAll(CompletionHandler h, long timeout, TimeUnit unit) throws InterruptedException {
+                return delegate.pollAll(h, 0, unit);
+            }
+        };
+    }
+
+    /** A3: a wait polls first and checks the interrupt after, dropping what it took. */
+    static UnaryOperator<DataTransport> interruptedWaitDropsReports() {
+        return t -> new ForwardingTransport(t) {
+            @Override
+            public PollResult poll(String peerId, long timeout, TimeUnit unit) throws InterruptedException {
+                PollResult first = delegate.poll(peerId);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("interrupted (what the poll took is lost)");
+                }
+                return first.isEmpty() ? delegate.poll(peerId, timeout, unit) : first;
+            }
+        };
+    }
+
+    /** A4: a wait that close ends returns the empty result at its limit instead of throwing. */
+    static UnaryOperator<DataTransport> closeLeavesWaitersParked() {
+        return t -> new ForwardingTransport(t) {
+            @Override
+            public PollResult pollAll(long timeout, TimeUnit unit) throws InterruptedException {
+                long end = System.nanoTime() + unit.toNanos(timeout);
+                try {
+                    return delegate.pollAll(timeout, unit);
+                } catch (IllegalStateException closed) {
+                    LockSupport.parkNanos(end - System.nanoTime());
+                    return PollResult.EMPTY;
+                }
+            }
+        };
+    }
+
+    /** A5: an asynchronous WRITE is a plain one whose future is completed at once. */
+    static UnaryOperator<DataTransport> asyncCompletesAtSubmit() {
+        return t -> new ForwardingTransport(t) {
+            @Override
+            public TransferFuture writeBlocksAsync(String peerId, int[] l, int[] r) {
+                long id = delegate.writeBlocks(peerId, l, r);
+                if (id == NOT_SUBMITTED) {
+                    return TransferFuture.notSubmitted(peerId);
+                }
+                TransferFuture f = new TransferFuture(id, peerId, x -> { });
+                f.complete(null);
+                return f;
+            }
+        };
+    }
+
+    /** A6: cancelling a future cancels only the future; its transfer goes on being tracked. */
+    static UnaryOperator<DataTransport> futureCancelLeavesTheTransfer() {
+        return t -> new ForwardingTransport(t) {
+            @Override
+            public TransferFuture writeBlocksAsync(String peerId, int[] l, int[] r) {
+                TransferFuture real = delegate.writeBlocksAsync(peerId, l, r);
+                TransferFuture mirror = new TransferFuture(real.transferId(), real.peerId(), x -> { });
+                var unused = real.whenComplete((v, e) -> {
+                    if (e == null) {
+                        mirror.complete(null);
+                    } else {
+                        mirror.completeExceptionally(e);
+                    }
+                });
+                return mirror;
+            }
+        };
+    }
+
+    /** A7: a wait parks inside a native upcall (as one completed from a backend's callback would), pinning its carrier. */
+    static UnaryOperator<DataTransport> waitsPinTheCarrier() {
+        return t -> new ForwardingTransport(t) {
+            @Override
+            public int poll(String peerId, CompletionHandler h, long timeout, TimeUnit unit)
+                    throws InterruptedException {
+                int[] n = new int[1];
+                InsideUpcall.run(() -> n[0] = delegate.poll(peerId, h, timeout, unit));
+                return n[0];
+            }
+        };
+    }
+
+    /** A8: the handler forms of the waits drop every 50th report. */
+    static UnaryOperator<DataTransport> waitDropsAReportNowAndThen() {
+        return t -> new ForwardingTransport(t) {
+            final AtomicInteger reports = new AtomicInteger();
+
+            private CompletionHandler dropping(CompletionHandler h) {
+                return (id, ok) -> {
+                    if (reports.incrementAndGet() % 50 != 0) {
+                        h.onTerminal(id, ok);
+                    }
+                };
+            }
+
+            @Override
+            public int poll(String peerId, CompletionHandler h, long timeout, TimeUnit unit)
+                    throws InterruptedException {
+                return delegate.poll(peerId, dropping(h), timeout, unit);
+            }
+
+            @Override
+            public int pollAll(CompletionHandler h, long timeout, TimeUnit unit) throws InterruptedException {
+                return delegate.pollAll(dropping(h), timeout, unit);
+            }
+        };
+    }
+
+    /**
+     * Runs Java code inside an upcall from native code: libc's {@code qsort} of two ints, whose
+     * comparator runs the body once. A thread that blocks in the body blocks with a native frame
+     * below it.
+     */
+    // linking qsort and making the comparator's stub are restricted methods: this test-only defect
+    // needs native code, which the kit's test run enables (--enable-native-access)
+    @SuppressWarnings("restricted")
+    static final class InsideUpcall {
+
+        /** What runs inside the upcall. */
+        @FunctionalInterface
+        interface Body {
+            void run() throws Exception;
+        }
+
+        private static final Linker LINKER = Linker.nativeLinker();
+        private static final MethodHandle QSORT = LINKER.downcallHandle(
+                LINKER.defaultLookup().find("qsort").orElseThrow(),
+                FunctionDescriptor.ofVoid(ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS));
+        private static final FunctionDescriptor COMPARE = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
+        private static final MethodHandle COMPARE_TARGET;
+
+        static {
+            try {
+                COMPARE_TARGET = MethodHandles.lookup().findStatic(InsideUpcall.class, "compare",
+                        MethodType.methodType(int.class, Holder.class, MemorySegment.class, MemorySegment.class));
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        /** The body of one call and what it threw. */
+        private static final class Holder {
+            final Body body;
+            boolean ran;
+            Throwable failure;
+
+            Holder(Body body) {
+                this.body = body;
+            }
+        }
+
+        private InsideUpcall() {
+        }
+
+        // an upcall must never throw (the JVM would end): the body's failure is kept and rethrown below.
+        // Reached through COMPARE_TARGET, a method handle; the elements it compares do not matter.
+        @SuppressWarnings("unused")
+        private static int compare(Holder holder, MemorySegment a, MemorySegment b) {
+            if (!holder.ran) {
+                holder.ran = true;
+                try {
+                    holder.body.run();
+                } catch (Throwable e) {
+                    holder.failure = e;
+                }
+            }
+            return 0;
+        }
+
+        static void run(Body body) throws InterruptedException {
+            Holder holder = new Holder(body);
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment ints = arena.allocate(JAVA_INT, 2);
+                MemorySegment stub = LINKER.upcallStub(COMPARE_TARGET.bindTo(holder), COMPARE, arena);
+                QSORT.invokeExact(ints, 2L, (long) Integer.BYTES, stub);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IllegalStateException("qsort failed", e);
+            }
+            Throwable failure = holder.failure;
+            if (failure instanceof InterruptedException ie) {
+                throw ie;
+            }
+            if (failure instanceof RuntimeException re) {
+                throw re;
+            }
+            if (failure instanceof Error err) {
+                throw err;
+            }
+            if (failure != null) {
+                throw new IllegalStateException(failure);
+            }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package io.blockxfer.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.blockxfer.transport.ProgressMode;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Every progress mode loopback declares has a conformance suite, and the check can fail. */
+class LoopbackProgressModesCertifiedTest {
+
+    @Test
+    void everyDeclaredModeHasASuite() {
+        assertEquals(Set.of(), ProgressModeCoverage.uncertified(List.of(new LoopbackConformanceTest(),
+                new LoopbackCallerMemoryConformanceTest(), new LoopbackBackendThreadConformanceTest())));
+    }
+
+    @Test
+    void aModeWithoutASuiteIsNamed() {
+        assertEquals(Set.of(ProgressMode.BACKEND_THREAD), ProgressModeCoverage.uncertified(List.of(
+                new LoopbackConformanceTest())));
+        assertEquals(Set.of(ProgressMode.POLLING_THREAD), ProgressModeCoverage.uncertified(List.of(
+                new LoopbackBackendThreadConformanceTest())));
+    }
+
+    @Test
+    void suitesWithoutDeclaredModesCannotBeChecked() {
+        TransportConformanceSuite undeclared = new TransportConformanceSuite() {
+            @Override
+            protected TckHarness harness() {
+                return InJvmHarness.of("loopback");
+            }
+        };
+        assertThrows(IllegalArgumentException.class, () -> ProgressModeCoverage.uncertified(List.of(undeclared)));
+    }
+}

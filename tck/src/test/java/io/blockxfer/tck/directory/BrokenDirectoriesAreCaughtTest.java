@@ -1,0 +1,167 @@
+package io.blockxfer.tck.directory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.DynamicTest.dynamicTest;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import io.blockxfer.directory.Membership;
+import io.blockxfer.directory.MembershipListener;
+import io.blockxfer.transport.DeploymentKeyRing;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.platform.engine.FilterResult;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.launcher.PostDiscoveryFilter;
+import org.junit.platform.testkit.engine.EngineTestKit;
+import org.junit.platform.testkit.engine.Event;
+import org.junit.platform.testkit.engine.Events;
+
+/**
+ * The directory kit tests itself: each deliberately broken directory or membership of
+ * {@link BrokenDirectories} must fail the rule that names its defect, every run (the working
+ * in-memory directory passes every rule: {@link InMemoryDirectoryConformanceTest}); every rule has
+ * at least one such variant, as its catalogue entry says; and the rules and their catalogue are in
+ * step.
+ */
+class BrokenDirectoriesAreCaughtTest {
+
+    private static final Map<String, String> SETTINGS = Map.of(
+            "blockxfer.tck.timeoutMillis", "2000",
+            "blockxfer.tck.quietMillis", "150");
+
+    @BeforeAll
+    static void shortTimeouts() {
+        SETTINGS.forEach(System::setProperty);
+    }
+
+    @AfterAll
+    static void restoreTimeouts() {
+        SETTINGS.keySet().forEach(System::clearProperty);
+    }
+
+    /** The suite over the broken variant a run installs. */
+    static class InstalledSuite extends DirectoryConformanceSuite {
+        static volatile BrokenDirectories.Breakage installed;
+
+        @Override
+        protected DirectoryDeployment deployment() {
+            return new BrokenDirectories.BrokenDeployment(installed);
+        }
+
+        @Override
+        DeploymentKeyRing keyRing() {
+            return BrokenDirectories.RING;
+        }
+
+        @Override
+        MembershipListener decorate(MembershipListener listener) {
+            return installed.decorate(listener);
+        }
+
+        @Override
+        Membership.Builder configure(Membership.Builder builder) {
+            return installed.configure(builder);
+        }
+    }
+
+    static PostDiscoveryFilter only(DirectoryRules rule) {
+        String prefix = "[" + rule.name() + "] ";
+        return d -> !d.isTest() || d.getDisplayName().startsWith(prefix) ? FilterResult.included("rule " + rule)
+                : FilterResult.excluded("another rule");
+    }
+
+    static Events run(BrokenDirectories.Breakage breakage, DirectoryRules rule) {
+        InstalledSuite.installed = breakage;
+        try {
+            return EngineTestKit.engine("junit-jupiter").selectors(selectClass(InstalledSuite.class)).filters(only(rule))
+                    .execute().testEvents();
+        } finally {
+            InstalledSuite.installed = null;
+        }
+    }
+
+    private static String why(Event e) {
+        return e.getPayload(TestExecutionResult.class).flatMap(TestExecutionResult::getThrowable)
+                .map(t -> String.valueOf(t.getMessage())).orElse("(no message)");
+    }
+
+    @TestFactory
+    @DisplayName("every broken directory or membership fails the rule that names its defect")
+    Stream<DynamicTest> brokenVariantsAreCaught() {
+        return BrokenDirectories.all().stream().map(v -> dynamicTest(v.toString(), () -> {
+            Events events = run(v.breakage(), v.rule());
+            assertEquals(1, events.started().count(), v + ": the rule must run once (skipped: "
+                    + events.skipped().list() + ")");
+            assertEquals(0, events.aborted().count(), v + ": the rule was skipped: " + events.aborted().list().stream()
+                    .map(BrokenDirectoriesAreCaughtTest::why).toList());
+            assertEquals(1, events.failed().count(), v + ": the broken variant passed its rule");
+            String why = why(events.failed().list().get(0));
+            assertTrue(why.contains("[" + v.rule().name() + "]"), v + ": the failure must name rule " + v.rule() + ": "
+                    + why);
+        }));
+    }
+
+    @Test
+    @DisplayName("the working in-memory directory passes every rule with the broken runs' key ring and settings")
+    void theUnbrokenDecoratorPassesEveryRule() {
+        for (DirectoryRules rule : List.of(DirectoryRules.D5, DirectoryRules.B6, DirectoryRules.B13)) {
+            Events events = run(new BrokenDirectories.Breakage() { }, rule);
+            assertEquals(1, events.succeeded().count(), rule + " failed undecorated: " + events.failed().list().stream()
+                    .map(BrokenDirectoriesAreCaughtTest::why).toList());
+        }
+    }
+
+    @Test
+    @DisplayName("every rule has a broken variant that proves it can fail, as its catalogue entry says")
+    void everyRuleIsProvenByABrokenVariant() {
+        Map<DirectoryRules, Set<String>> proven = new EnumMap<>(DirectoryRules.class);
+        for (BrokenDirectories.Variant v : BrokenDirectories.all()) {
+            proven.computeIfAbsent(v.rule(), r -> new LinkedHashSet<>()).add(v.name());
+        }
+        for (DirectoryRules rule : DirectoryRules.values()) {
+            Set<String> names = proven.getOrDefault(rule, Set.of());
+            assertFalse(names.isEmpty(), "no broken variant proves that rule " + rule + " can fail");
+            Set<String> documented = Arrays.stream(rule.provenBy().split(",")).map(String::trim)
+                    .collect(Collectors.toCollection(LinkedHashSet::new));
+            assertEquals(documented, names, "DirectoryRules." + rule + " names " + documented
+                    + ", but its broken variants are " + names);
+        }
+    }
+
+    @Test
+    @DisplayName("every catalogue entry has exactly one final rule method, and every rule method an entry")
+    void rulesAndCatalogueAreInStep() {
+        Map<DirectoryRules, Integer> methods = new EnumMap<>(DirectoryRules.class);
+        for (Class<?> group : List.of(DirectoryContractRules.class, MembershipRules.class)) {
+            for (Method m : group.getDeclaredMethods()) {
+                DirectoryRuleTest rule = m.getAnnotation(DirectoryRuleTest.class);
+                if (rule == null) {
+                    continue;
+                }
+                assertTrue(Modifier.isFinal(m.getModifiers()), m + " must be final");
+                assertEquals(rule.value().area() == DirectoryRules.Area.DIRECTORY, group == DirectoryContractRules.class,
+                        m + " is in the wrong group for " + rule.value());
+                methods.merge(rule.value(), 1, Integer::sum);
+            }
+        }
+        for (DirectoryRules rule : DirectoryRules.values()) {
+            assertEquals(1, methods.getOrDefault(rule, 0), "rule " + rule + " must have exactly one method");
+        }
+    }
+}

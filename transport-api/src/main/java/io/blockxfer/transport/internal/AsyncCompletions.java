@@ -1,0 +1,92 @@
+package io.blockxfer.transport.internal;
+
+import io.blockxfer.transport.TransferFailedException;
+import io.blockxfer.transport.TransferFuture;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The outcomes of asynchronous transfers on their way to their {@link TransferFuture}s. Whoever
+ * finds an asynchronous transfer terminal, cancelled or closed (under a peer's lock) queues its
+ * outcome here; the same thread completes the queued futures once it holds no lock
+ * ({@link #completeReady()}), so dependents never run under a lock of the transport or inside a
+ * backend's native callback. Counts the asynchronous transfers not yet completed, which keeps the
+ * transport's completion thread running while any is pending.
+ *
+ * <p><b>Thread safety:</b> thread-safe. A transport that never submits asynchronously pays one
+ * volatile read per poll here and allocates nothing.
+ */
+public final class AsyncCompletions {
+
+    private static final int DONE = 0;
+    private static final int FAILED = 1;
+    private static final int CANCELLED = 2;
+    private static final int CLOSED = 3;
+
+    private record Outcome(TransferFuture future, int kind, @Nullable String why) {
+    }
+
+    private final ConcurrentLinkedQueue<Outcome> ready = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger pending = new AtomicInteger();
+    private final String label;
+
+    /** @param label how the transport names itself in messages */
+    public AsyncCompletions(String label) {
+        this.label = label;
+    }
+
+    /** An asynchronous transfer is about to enter its peer's table. */
+    public void submitted() {
+        pending.incrementAndGet();
+    }
+
+    /** How many asynchronous transfers are submitted and not yet completed. */
+    public int pending() {
+        return pending.get();
+    }
+
+    /** The transfer of {@code future} ended; {@code why} says how it failed (null when done). */
+    public void ended(TransferFuture future, boolean success, @Nullable String why) {
+        ready.add(new Outcome(future, success ? DONE : FAILED, why));
+    }
+
+    /** The transfer of {@code future} was cancelled. */
+    public void cancelled(TransferFuture future) {
+        ready.add(new Outcome(future, CANCELLED, null));
+    }
+
+    /** The transport closed before the transfer of {@code future} ended. */
+    public void closed(TransferFuture future) {
+        ready.add(new Outcome(future, CLOSED, null));
+    }
+
+    /** Completes every queued future; call it holding no lock of the transport. */
+    public void completeReady() {
+        if (ready.isEmpty()) {
+            return;
+        }
+        Outcome o;
+        while ((o = ready.poll()) != null) {
+            try {
+                complete(o);
+            } finally {
+                pending.decrementAndGet();
+            }
+        }
+    }
+
+    private void complete(Outcome o) {
+        TransferFuture f = o.future;
+        switch (o.kind) {
+            case DONE -> f.complete(null);
+            case FAILED -> f.completeExceptionally(new TransferFailedException(f.transferId(), f.peerId(),
+                    o.why != null ? o.why : "the backend reported it failed"));
+            case CANCELLED -> f.completeExceptionally(new CancellationException("transfer " + f.transferId()
+                    + " to peer '" + f.peerId() + "' was cancelled"));
+            default -> f.completeExceptionally(new IllegalStateException("transport closed: " + label
+                    + " closed before transfer " + f.transferId() + " to peer '" + f.peerId() + "' ended"));
+        }
+    }
+}

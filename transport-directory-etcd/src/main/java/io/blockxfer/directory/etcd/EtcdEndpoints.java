@@ -1,0 +1,131 @@
+package io.blockxfer.directory.etcd;
+
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The client endpoints of one etcd cluster, parsed from the forms a user writes:
+ * <ul>
+ *   <li>{@code etcd://HOST:PORT[,HOST:PORT...]}, the project's form (as in
+ *       {@code --directory etcd://10.0.0.1:2379,10.0.0.2:2379});</li>
+ *   <li>{@code http://HOST:PORT[,http://HOST:PORT...]}, etcd's own form (as in
+ *       {@code etcdctl --endpoints}); the scheme may be left off after the first.</li>
+ * </ul>
+ * A host is a name, an IPv4 address or a bracketed IPv6 address; the port is required. TLS
+ * ({@code https://}) is not supported yet and is refused with that reason. Duplicates are dropped,
+ * the order is kept.
+ *
+ * <p><b>Thread safety:</b> immutable.
+ */
+public final class EtcdEndpoints {
+
+    private final List<String> hostPorts;
+
+    private EtcdEndpoints(List<String> hostPorts) {
+        this.hostPorts = List.copyOf(hostPorts);
+    }
+
+    /**
+     * Parses an endpoint list.
+     *
+     * @throws IllegalArgumentException naming the list and what is wrong with it
+     * @throws NullPointerException if it is null
+     */
+    public static EtcdEndpoints parse(String endpoints) {
+        Objects.requireNonNull(endpoints, "endpoints");
+        String list = endpoints.strip();
+        boolean etcdScheme = list.startsWith("etcd://");
+        if (etcdScheme) {
+            list = list.substring("etcd://".length());
+        }
+        if (list.isEmpty()) {
+            throw invalid(endpoints, "it names no endpoint");
+        }
+        Set<String> parsed = new LinkedHashSet<>();
+        for (String raw : list.split(",", -1)) {
+            String item = raw.strip();
+            if (item.startsWith("https://")) {
+                throw invalid(endpoints, "TLS (https://) is not supported yet; use http:// or etcd://");
+            }
+            if (item.startsWith("http://")) {
+                if (etcdScheme) {
+                    throw invalid(endpoints, "etcd:// is followed by HOST:PORT items, not by URLs");
+                }
+                item = item.substring("http://".length());
+                if (item.endsWith("/")) {
+                    item = item.substring(0, item.length() - 1);
+                }
+            }
+            parsed.add(hostPort(endpoints, item));
+        }
+        return new EtcdEndpoints(new ArrayList<>(parsed));
+    }
+
+    private static String hostPort(String endpoints, String item) {
+        if (item.isEmpty()) {
+            throw invalid(endpoints, "it has an empty item");
+        }
+        int colon = item.lastIndexOf(':');
+        if (colon <= 0 || colon == item.length() - 1) {
+            throw invalid(endpoints, "'" + item + "' is not HOST:PORT");
+        }
+        String host = item.substring(0, colon);
+        String port = item.substring(colon + 1);
+        int portNumber;
+        try {
+            portNumber = Integer.parseInt(port);
+        } catch (NumberFormatException e) {
+            throw invalid(endpoints, "'" + item + "' has no port number");
+        }
+        if (portNumber < 1 || portNumber > 65535) {
+            throw invalid(endpoints, "'" + item + "' has port " + portNumber + " outside 1-65535");
+        }
+        boolean bracketed = host.startsWith("[") && host.endsWith("]") && host.length() > 2;
+        String bare = bracketed ? host.substring(1, host.length() - 1) : host;
+        boolean valid = bracketed
+                ? bare.chars().allMatch(c -> Character.digit(c, 16) >= 0 || c == ':' || c == '.')
+                : bare.chars().allMatch(c -> (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+                        || (c >= '0' && c <= '9') || c == '.' || c == '-');
+        if (!valid || bare.isEmpty()) {
+            throw invalid(endpoints, "'" + item + "' has no valid host (a name, an IPv4 address or [IPv6])");
+        }
+        return host + ":" + portNumber;
+    }
+
+    private static IllegalArgumentException invalid(String endpoints, String problem) {
+        String shown = endpoints.length() > 200 ? endpoints.substring(0, 200) + "..." : endpoints;
+        return new IllegalArgumentException("etcd endpoints '" + shown + "' are invalid: " + problem
+                + " (expected etcd://HOST:PORT[,HOST:PORT...] or http://HOST:PORT[,http://HOST:PORT...])");
+    }
+
+    /** The endpoints as {@code HOST:PORT} items, in the order given. */
+    public List<String> hostPorts() {
+        return hostPorts;
+    }
+
+    /** The endpoints as {@code http://HOST:PORT} URIs, for the etcd client. */
+    public List<URI> uris() {
+        return hostPorts.stream().map(h -> URI.create("http://" + h)).toList();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof EtcdEndpoints e && hostPorts.equals(e.hostPorts);
+    }
+
+    @Override
+    public int hashCode() {
+        return hostPorts.hashCode();
+    }
+
+    /** {@code etcd://HOST:PORT[,HOST:PORT...]}: the form {@link #parse} reads back. */
+    @Override
+    public String toString() {
+        return hostPorts.stream().collect(Collectors.joining(",", "etcd://", ""));
+    }
+}

@@ -1,0 +1,285 @@
+package io.blockxfer.directory.etcd.internal;
+
+import io.blockxfer.directory.DirectoryException;
+import io.blockxfer.directory.DirectoryUnavailableException;
+import io.blockxfer.directory.etcd.EtcdEndpoints;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.Lease;
+import io.etcd.jetcd.Watch;
+import io.grpc.ManagedChannel;
+import java.lang.System.Logger.Level;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One jetcd client and the thread that takes over from jetcd's: what the directory's parts share.
+ * jetcd completes its futures and calls its listeners on a Vert.x event loop, where nothing may
+ * block; everything that follows a jetcd call runs on this connection's {@linkplain #timer() timer
+ * thread} instead (which itself never blocks: it only starts calls and schedules), and listener
+ * callbacks on the directory's dispatcher. The jetcd client is built with a deadline on every call
+ * but the watch ({@link DeadlineInterceptor}), gRPC keepalive pings while calls are open, and a
+ * response limit large enough for etcd's largest values; while etcd cannot be reached, its channel
+ * tries to connect every {@link #RECONNECT_INTERVAL} ({@link #unreachable()}).
+ *
+ * <p><b>Thread safety:</b> thread-safe.
+ */
+public final class EtcdConnection implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(EtcdConnection.class.getName());
+
+    /**
+     * The largest response accepted: 64 MiB instead of gRPC's 4 MiB. A listing page holds at most
+     * {@link PrefixLister#PAGE_SIZE} entries and etcd's requests (so its values) at most 1.5 MiB,
+     * and a watch response catching up after a reconnect may carry many events.
+     */
+    public static final int MAX_INBOUND_BYTES = 64 * 1024 * 1024;
+    /**
+     * gRPC keepalive: a ping after this long without reads while a call (the watch) is open. gRPC
+     * raises anything shorter to 10 s; etcd refuses pings more often than every 5 s.
+     */
+    public static final Duration KEEPALIVE_TIME = Duration.ofSeconds(10);
+    /** gRPC keepalive: a connection whose ping got no answer in this time is closed. */
+    public static final Duration KEEPALIVE_TIMEOUT = Duration.ofSeconds(5);
+    /** The pause between two attempts of a call that failed because etcd could not serve it. */
+    private static final long RETRY_PAUSE_MILLIS = 200;
+
+    /** How often a channel that lost etcd tries to connect again (instead of gRPC's backoff of up to 2 min). */
+    public static final Duration RECONNECT_INTERVAL = Duration.ofMillis(500);
+
+    private final EtcdEndpoints endpoints;
+    private final String owner;
+    private final Duration operationTimeout;
+    private final Client client;
+    private final @Nullable ManagedChannel channel;
+    private final ScheduledThreadPoolExecutor timer;
+    private @Nullable ScheduledFuture<?> reconnecting; // guarded by this
+
+    /**
+     * A client of {@code endpoints}; it connects on its first call.
+     *
+     * @param name names the timer thread, {@code blockxfer-etcd-<name>}
+     * @param owner what uses this connection, for messages (the directory's {@code toString()})
+     */
+    public EtcdConnection(EtcdEndpoints endpoints, Duration operationTimeout, String name, String owner) {
+        this.endpoints = endpoints;
+        this.owner = owner;
+        this.operationTimeout = operationTimeout;
+        this.client = Client.builder()
+                .endpoints(endpoints.uris())
+                .interceptor(new DeadlineInterceptor(operationTimeout))
+                .maxInboundMessageSize(MAX_INBOUND_BYTES)
+                .keepaliveTime(KEEPALIVE_TIME)
+                .keepaliveTimeout(KEEPALIVE_TIMEOUT)
+                // etcd's servers refuse pings without an open call (GOAWAY "too_many_pings")
+                .keepaliveWithoutCalls(false)
+                .connectTimeout(operationTimeout)
+                .retryMaxDuration(operationTimeout)
+                .build();
+        // the clients' first use builds the gRPC channel, loading gRPC, Netty and Vert.x (over a
+        // thousand classes, seconds on a loaded machine): done here, it does not count against the
+        // operation timeout of the first call
+        var unusedKv = client.getKVClient();
+        var unusedLease = client.getLeaseClient();
+        var unusedWatch = client.getWatchClient();
+        this.timer = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "blockxfer-etcd-" + name);
+            t.setDaemon(true);
+            return t;
+        });
+        timer.setRemoveOnCancelPolicy(true);
+        this.channel = channelOf(client);
+    }
+
+    /**
+     * jetcd's gRPC channel, for {@link ManagedChannel#resetConnectBackoff()}, which jetcd does not
+     * expose: read from its client by reflection (jetcd 0.8's {@code ClientImpl.connectionManager},
+     * {@code ClientConnectionManager.getChannel()}); null, with a warning, where that fails.
+     */
+    private static @Nullable ManagedChannel channelOf(Client client) {
+        try {
+            Field field = client.getClass().getDeclaredField("connectionManager");
+            field.setAccessible(true);
+            Object manager = field.get(client);
+            Method getChannel = manager.getClass().getDeclaredMethod("getChannel");
+            getChannel.setAccessible(true);
+            return (ManagedChannel) getChannel.invoke(manager);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            LOG.log(Level.WARNING, "cannot reach jetcd's gRPC channel (" + e + "): after an etcd outage, clients "
+                    + "reconnect when gRPC's backoff allows (up to 2 min) instead of every "
+                    + RECONNECT_INTERVAL.toMillis() + " ms");
+            return null;
+        }
+    }
+
+    /**
+     * Something failed because etcd could not be reached: until {@link #reachable()}, the channel
+     * tries to connect every {@link #RECONNECT_INTERVAL} rather than after gRPC's exponential
+     * backoff (1 s growing to 2 min), so that clients are back within a second of etcd.
+     */
+    public synchronized void unreachable() {
+        if (reconnecting != null || channel == null || timer.isShutdown()) {
+            return;
+        }
+        ManagedChannel c = channel;
+        try {
+            reconnecting = timer.scheduleWithFixedDelay(c::resetConnectBackoff, 0, RECONNECT_INTERVAL.toMillis(),
+                    TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // closing
+        }
+    }
+
+    /** etcd answered: the channel's reconnects follow gRPC's backoff again. */
+    public synchronized void reachable() {
+        if (reconnecting != null) {
+            reconnecting.cancel(false);
+            reconnecting = null;
+        }
+    }
+
+    /** The endpoints, for messages. */
+    public EtcdEndpoints endpoints() {
+        return endpoints;
+    }
+
+    /** How long a call may wait for etcd. */
+    public Duration operationTimeout() {
+        return operationTimeout;
+    }
+
+    /** jetcd's key-value client. */
+    public KV kv() {
+        return client.getKVClient();
+    }
+
+    /** jetcd's lease client. */
+    public Lease lease() {
+        return client.getLeaseClient();
+    }
+
+    /** jetcd's watch client. */
+    public Watch watchClient() {
+        return client.getWatchClient();
+    }
+
+    /** The thread that runs what follows jetcd's calls; its tasks never block. */
+    public ScheduledExecutorService timer() {
+        return timer;
+    }
+
+    /** The deadline, in {@link System#nanoTime()}, of an operation that starts now. */
+    public long deadline() {
+        return System.nanoTime() + operationTimeout.toNanos();
+    }
+
+    /**
+     * Runs {@code call} until it succeeds, fails with something other than unavailability, or
+     * {@code deadline} passes, and returns its result. For the caller's thread only (it waits).
+     *
+     * @param what what is being done, for the message: {@code "publish 'm1'"}
+     * @throws DirectoryUnavailableException naming the endpoints when etcd did not answer in time
+     * @throws DirectoryException when etcd refused the call
+     */
+    public <T> T call(Supplier<CompletableFuture<T>> call, long deadline, String what) {
+        @Nullable Throwable last = null;
+        while (true) {
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                throw unavailable(what, last);
+            }
+            CompletableFuture<T> future = call.get();
+            try {
+                T result = future.get(remaining, TimeUnit.NANOSECONDS);
+                reachable();
+                return result;
+            } catch (TimeoutException e) {
+                unreachable();
+                throw unavailable(what, last == null ? e : last);
+            } catch (ExecutionException e) {
+                Throwable cause = EtcdErrors.unwrap(e);
+                if (!EtcdErrors.isUnavailable(cause)) {
+                    throw new DirectoryException(owner + " could not " + what + ": etcd refused: "
+                            + EtcdErrors.describe(cause), cause);
+                }
+                unreachable();
+                last = cause;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new DirectoryUnavailableException(owner + ": interrupted while waiting for etcd to " + what, e);
+            }
+            long pause = Math.min(TimeUnit.MILLISECONDS.toNanos(RETRY_PAUSE_MILLIS), deadline - System.nanoTime());
+            if (pause > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.sleep(pause);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new DirectoryUnavailableException(owner + ": interrupted while waiting for etcd to "
+                            + what, e);
+                }
+            }
+        }
+    }
+
+    /**
+     * "etcd directory NAME etcd://HOST:PORT,... /PREFIX/ could not WHAT within the operation timeout
+     * of N ms: etcd is unreachable (last error: ...)".
+     */
+    public DirectoryUnavailableException unavailable(String what, @Nullable Throwable cause) {
+        return new DirectoryUnavailableException(owner + " could not " + what + " within the operation timeout of "
+                + operationTimeout.toMillis() + " ms: etcd is unreachable"
+                + (cause == null ? "" : " (last error: " + EtcdErrors.describe(cause) + ")"), cause);
+    }
+
+    /**
+     * Revokes {@code leaseId} without waiting; a failure is logged. Its future completes when etcd
+     * answers or the call's deadline passes, never exceptionally.
+     */
+    public CompletableFuture<Void> revokeQuietly(long leaseId, String what) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            // completes a future only (and logs at DEBUG, off by default): fine on jetcd's event loop
+            var unused = lease().revoke(leaseId).whenComplete((r, e) -> {
+                if (e != null && !EtcdErrors.isLeaseNotFound(e)) {
+                    LOG.log(Level.DEBUG, () -> "etcd " + endpoints + ": could not revoke lease "
+                            + Long.toHexString(leaseId) + " (" + what + "); it expires by itself: "
+                            + EtcdErrors.describe(e));
+                }
+                done.complete(null);
+            });
+        } catch (RuntimeException e) {
+            // the client is closed: the lease expires by itself
+            done.complete(null);
+        }
+        return done;
+    }
+
+    /**
+     * Closes the jetcd client and stops the timer thread (waiting up to a second for a task under
+     * way, unless called on the timer thread). Idempotent.
+     */
+    @Override
+    public void close() {
+        reachable();
+        timer.shutdownNow();
+        client.close();
+        try {
+            if (!timer.awaitTermination(1, TimeUnit.SECONDS)) {
+                LOG.log(Level.DEBUG, "etcd " + endpoints + ": the timer thread still runs a second after close");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package io.blockxfer.directory.etcd.internal;
+
+import io.etcd.jetcd.common.exception.CompactedException;
+import io.etcd.jetcd.common.exception.ErrorCode;
+import io.etcd.jetcd.common.exception.EtcdException;
+import io.grpc.Status;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Classifies what jetcd reports: whether a failure means "etcd could not be reached" (and may be
+ * retried), that a lease or revision is gone, or something else.
+ *
+ * <p><b>Thread safety:</b> stateless.
+ */
+public final class EtcdErrors {
+
+    private EtcdErrors() {
+    }
+
+    /** The failure inside the wrappers of futures ({@link CompletionException}, {@link ExecutionException}). */
+    public static Throwable unwrap(Throwable t) {
+        Throwable cause = t;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    /** jetcd's error codes are gRPC's, by name. */
+    private static Status.Code grpcCode(ErrorCode code) {
+        try {
+            return Status.Code.valueOf(code.name());
+        } catch (IllegalArgumentException e) {
+            return Status.Code.UNKNOWN;
+        }
+    }
+
+    /** The gRPC status code of a failure; {@code UNKNOWN} when it carries none. */
+    public static Status.Code code(Throwable t) {
+        Throwable cause = unwrap(t);
+        if (cause instanceof EtcdException e) {
+            return grpcCode(e.getErrorCode());
+        }
+        if (cause instanceof TimeoutException) {
+            return Status.Code.DEADLINE_EXCEEDED;
+        }
+        if (cause instanceof CancellationException) {
+            return Status.Code.CANCELLED;
+        }
+        return Status.fromThrowable(cause).getCode();
+    }
+
+    /**
+     * Whether the failure says etcd could not be reached or could not serve now (no connection,
+     * no leader, deadline passed): a caller may retry, and reports it as unavailability.
+     */
+    public static boolean isUnavailable(Throwable t) {
+        Status.Code code = code(t);
+        return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
+                || code == Status.Code.CANCELLED;
+    }
+
+    /** Whether etcd answered that the lease does not exist (expired or revoked). */
+    public static boolean isLeaseNotFound(Throwable t) {
+        Throwable cause = unwrap(t);
+        String message = String.valueOf(cause.getMessage());
+        return code(t) == Status.Code.NOT_FOUND || message.contains("requested lease not found");
+    }
+
+    /** Whether a watch or a read asked for a revision etcd has compacted away. */
+    public static boolean isCompacted(Throwable t) {
+        Throwable cause = unwrap(t);
+        return cause instanceof CompactedException
+                || (code(t) == Status.Code.OUT_OF_RANGE && String.valueOf(cause.getMessage()).contains("compacted"));
+    }
+
+    /** Whether a response was larger than the client accepts. */
+    public static boolean isTooLarge(Throwable t) {
+        return code(t) == Status.Code.RESOURCE_EXHAUSTED;
+    }
+
+    /** A one-line description of a failure for messages: its status code and text. */
+    public static String describe(Throwable t) {
+        Throwable cause = unwrap(t);
+        String message = cause.getMessage();
+        return code(t) + (message == null || message.isBlank() ? "" : ": " + message.strip());
+    }
+}

@@ -1,0 +1,304 @@
+package io.blockxfer.directory.etcd.internal;
+
+import io.blockxfer.directory.DirectoryDispatcher;
+import io.blockxfer.directory.Publication;
+import io.blockxfer.directory.PublicationListener;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One published entry and the lease that holds it, kept alive by renewals of its own rather than
+ * jetcd's {@code keepAlive} stream (which ends silently with {@code onCompleted} and whose first
+ * deadline is the gRPC keepalive timeout): every TTL/3 one {@code keepAliveOnce}, a fresh attempt
+ * every {@value #RETRY_MILLIS} ms while etcd cannot be reached, at most one attempt at a time, each
+ * bounded by the operation timeout and failing at once while no connection can be made.
+ *
+ * <p>The lease is <b>lost</b>, reported once through the dispatcher and never renewed again, when
+ * <ul>
+ *   <li>etcd answers that it does not know the lease (it expired, or someone revoked it), or</li>
+ *   <li>no renewal succeeded for the TTL plus {@link #LOSS_GRACE} after the last one was sent,
+ *       and none is under way (whose answer, due within the operation timeout, then decides):
+ *       etcd has deleted the entry by then unless its leader changed meanwhile (a new leader gives
+ *       every lease its full TTL again); either way the process can no longer count on being
+ *       listed, and publishes anew. A lease kept by a leader change but no longer renewed expires
+ *       a TTL later; an entry published again meanwhile belongs to the new lease and stays.</li>
+ * </ul>
+ * All renewal work runs on the connection's timer thread.
+ *
+ * <p><b>Thread safety:</b> thread-safe.
+ */
+public final class LeasedEntry implements Publication {
+
+    private static final System.Logger LOG = System.getLogger(LeasedEntry.class.getName());
+
+    /**
+     * How long after its TTL a lease that could not be renewed is given up: etcd's default election
+     * timeout, within which a leader change settles and a renewal can tell whether the lease lives.
+     */
+    public static final Duration LOSS_GRACE = Duration.ofSeconds(1);
+    /** The pause before another renewal attempt after one failed. */
+    static final long RETRY_MILLIS = 500;
+
+    private final EtcdConnection connection;
+    private final DirectoryDispatcher dispatcher;
+    private final Consumer<LeasedEntry> onEnd;
+    private final String memberId;
+    private final String key;
+    private final long leaseId;
+    private final Duration ttl;
+    private final long revision;
+    private final PublicationListener listener;
+
+    // guarded by this
+    private long confirmedUntil;
+    private boolean renewing;
+    private @Nullable ScheduledFuture<?> nextRenewal;
+    private @Nullable ScheduledFuture<?> expiry;
+    private @Nullable Throwable lastError;
+    private long lastErrorAt;
+
+    private volatile boolean lost;
+    private volatile boolean closed;
+
+    /**
+     * An entry put under {@code leaseId}, granted for {@code ttlSeconds} by a request sent at
+     * {@code grantSentNanos}.
+     *
+     * @param onEnd told once when the entry ends (closed, lost or abandoned)
+     */
+    public LeasedEntry(EtcdConnection connection, DirectoryDispatcher dispatcher, Consumer<LeasedEntry> onEnd,
+            String memberId, String key, long leaseId, long ttlSeconds, long grantSentNanos, long revision,
+            PublicationListener listener) {
+        this.connection = connection;
+        this.dispatcher = dispatcher;
+        this.onEnd = onEnd;
+        this.memberId = memberId;
+        this.key = key;
+        this.leaseId = leaseId;
+        this.ttl = Duration.ofSeconds(ttlSeconds);
+        this.revision = revision;
+        this.listener = listener;
+        this.confirmedUntil = grantSentNanos + ttl.toNanos();
+    }
+
+    /** Starts the renewals: the first a third of the TTL after the grant was sent. */
+    public synchronized void start() {
+        long sent = confirmedUntil - ttl.toNanos();
+        scheduleRenewal(Math.max(0, sent + ttl.toNanos() / 3 - System.nanoTime()));
+        scheduleExpiry();
+    }
+
+    @Override
+    public String memberId() {
+        return memberId;
+    }
+
+    @Override
+    public String key() {
+        return key;
+    }
+
+    @Override
+    public Duration ttl() {
+        return ttl;
+    }
+
+    @Override
+    public long revision() {
+        return revision;
+    }
+
+    @Override
+    public boolean isLost() {
+        return lost;
+    }
+
+    /** The etcd lease id. */
+    public long leaseId() {
+        return leaseId;
+    }
+
+    /**
+     * Revokes the lease (goodbye), waiting for etcd at most the operation timeout; when etcd cannot
+     * be reached the lease is left to expire. Idempotent; does nothing after a loss.
+     */
+    @Override
+    public void close() {
+        CompletableFuture<Void> revoked = closeAsync();
+        try {
+            revoked.get(connection.operationTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            LOG.log(Level.DEBUG, () -> this + ": etcd did not confirm the revoke; the lease expires by itself");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Stops the renewals and starts the revoke; the future completes when etcd has answered or the
+     * call's deadline passed (never exceptionally). Completed at once when already closed or lost.
+     */
+    public CompletableFuture<Void> closeAsync() {
+        if (!end()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return connection.revokeQuietly(leaseId, "goodbye of " + key);
+    }
+
+    /** Stops the renewals without a goodbye, as a killed process would: the lease expires by itself. */
+    public void abandon() {
+        end();
+    }
+
+    /** Marks the publication closed and stops its timers; true for the first of close, abandon and loss. */
+    private boolean end() {
+        synchronized (this) {
+            if (closed || lost) {
+                return false;
+            }
+            closed = true;
+            cancelTimers();
+        }
+        onEnd.accept(this);
+        return true;
+    }
+
+    private void cancelTimers() {
+        if (nextRenewal != null) {
+            nextRenewal.cancel(false);
+            nextRenewal = null;
+        }
+        if (expiry != null) {
+            expiry.cancel(false);
+            expiry = null;
+        }
+    }
+
+    private void scheduleRenewal(long delayNanos) {
+        if (nextRenewal != null) {
+            nextRenewal.cancel(false);
+        }
+        nextRenewal = connection.timer().schedule(this::renew, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void scheduleExpiry() {
+        if (expiry != null) {
+            expiry.cancel(false);
+        }
+        long at = confirmedUntil + LOSS_GRACE.toNanos();
+        expiry = connection.timer().schedule(this::checkExpiry, Math.max(0, at - System.nanoTime()),
+                TimeUnit.NANOSECONDS);
+    }
+
+    /** On the timer thread: one renewal attempt, unless one is under way. */
+    private void renew() {
+        long sent;
+        synchronized (this) {
+            if (closed || lost || renewing) {
+                return;
+            }
+            renewing = true;
+            sent = System.nanoTime();
+        }
+        try {
+            var unused = connection.lease().keepAliveOnce(leaseId)
+                    .whenCompleteAsync((r, e) -> renewed(sent, r == null ? 0 : r.getTTL(), e), connection.timer());
+        } catch (RuntimeException e) {
+            renewed(sent, 0, e); // the client is closing
+        }
+    }
+
+    /** On the timer thread: the answer to the renewal sent at {@code sent}. */
+    private void renewed(long sent, long ttlSeconds, @Nullable Throwable error) {
+        String lostReason = null;
+        synchronized (this) {
+            renewing = false;
+            if (closed || lost) {
+                return;
+            }
+            if (error == null && ttlSeconds > 0) {
+                connection.reachable();
+                confirmedUntil = Math.max(confirmedUntil, sent + TimeUnit.SECONDS.toNanos(ttlSeconds));
+                lastError = null;
+                scheduleRenewal(Math.max(0, sent + TimeUnit.SECONDS.toNanos(ttlSeconds) / 3 - System.nanoTime()));
+                scheduleExpiry();
+            } else if (error == null || EtcdErrors.isLeaseNotFound(error)) {
+                lostReason = "etcd " + connection.endpoints() + " no longer holds lease " + Long.toHexString(leaseId)
+                        + " of " + key + ": it expired (not renewed for its TTL of " + ttl.toSeconds()
+                        + " s) or was revoked";
+            } else {
+                if (lastError == null) {
+                    lastErrorAt = sent;
+                }
+                lastError = error;
+                if (EtcdErrors.isUnavailable(error)) {
+                    connection.unreachable();
+                }
+                if (System.nanoTime() - (confirmedUntil + LOSS_GRACE.toNanos()) >= 0) {
+                    lostReason = unrenewedReason();
+                } else {
+                    scheduleRenewal(TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS));
+                }
+            }
+        }
+        if (lostReason != null) {
+            lose(lostReason);
+        }
+    }
+
+    /** Why the lease is given up when no renewal succeeded in time. */
+    private String unrenewedReason() {
+        Throwable error = lastError;
+        return "lease " + Long.toHexString(leaseId) + " of " + key + " was not renewed for its TTL of "
+                + ttl.toSeconds() + " s and " + LOSS_GRACE.toMillis() + " ms more: etcd " + connection.endpoints()
+                + " could not be reached"
+                + (error == null ? "" : " (renewals failing for "
+                        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastErrorAt) + " ms; last error: "
+                        + EtcdErrors.describe(error) + ")");
+    }
+
+    /**
+     * On the timer thread: gives the lease up when no renewal came within its TTL and the grace,
+     * unless a renewal is under way: etcd is answering then (renewals do not wait for a
+     * connection), and its answer, due within the operation timeout, decides.
+     */
+    private void checkExpiry() {
+        String reason;
+        synchronized (this) {
+            if (closed || lost || renewing) {
+                return;
+            }
+            long overdue = System.nanoTime() - (confirmedUntil + LOSS_GRACE.toNanos());
+            if (overdue < 0) {
+                scheduleExpiry();
+                return;
+            }
+            reason = unrenewedReason();
+        }
+        lose(reason);
+    }
+
+    private void lose(String reason) {
+        synchronized (this) {
+            if (closed || lost) {
+                return;
+            }
+            lost = true;
+            cancelTimers();
+        }
+        LOG.log(Level.INFO, () -> "directory entry " + key + ": lease lost: " + reason);
+        onEnd.accept(this);
+        dispatcher.leaseLost(this, listener, reason);
+    }
+
+    @Override
+    public String toString() {
+        return "Publication[" + key + ", lease " + Long.toHexString(leaseId) + ", TTL " + ttl.toSeconds() + " s"
+                + (lost ? ", lost" : closed ? ", closed" : "") + "]";
+    }
+}

@@ -1,0 +1,105 @@
+package io.blockxfer.directory.etcd.internal;
+
+import io.blockxfer.directory.DirectoryEntry;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.OptionsUtil;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/**
+ * Lists every key under a prefix at one revision, in pages: the first page is read at etcd's
+ * current revision, the others at that same revision, so the pages make one linearizable listing
+ * however large it is. A page holds at most {@link #PAGE_SIZE} entries; one that etcd cannot
+ * send within the client's response limit (raw values of up to 1.5 MiB each) is asked for again
+ * in smaller pages; a listing whose revision is compacted away between pages starts again.
+ * Nothing blocks: each page's answer is handled on the given executor (never jetcd's event loop).
+ *
+ * <p><b>Thread safety:</b> thread-safe; each {@link #list()} is independent.
+ */
+public final class PrefixLister {
+
+    /** Entries per page: 256 descriptors of about 1 KB make a 256 KB answer. */
+    public static final int PAGE_SIZE = 256;
+    private static final int MAX_RESTARTS = 3;
+    private static final ByteSequence ZERO = ByteSequence.from(new byte[] {0});
+
+    /** A listing: the entries and the revision they were read at. */
+    public record Listing(List<DirectoryEntry> entries, long revision) {
+        /** Copies the list. */
+        public Listing {
+            entries = List.copyOf(entries);
+        }
+    }
+
+    private final KV kv;
+    private final ByteSequence prefix;
+    private final ByteSequence end;
+    private final Executor executor;
+
+    /** Lists the keys that start with {@code prefix}, continuing on {@code executor}. */
+    public PrefixLister(KV kv, String prefix, Executor executor) {
+        this.kv = kv;
+        this.prefix = ByteSequence.from(prefix, StandardCharsets.UTF_8);
+        this.end = OptionsUtil.prefixEndOf(this.prefix);
+        this.executor = executor;
+    }
+
+    /** Starts a listing; the future fails with jetcd's error when a page cannot be read. */
+    public CompletableFuture<Listing> list() {
+        CompletableFuture<Listing> result = new CompletableFuture<>();
+        page(prefix, 0, PAGE_SIZE, new ArrayList<>(), result, 0);
+        return result;
+    }
+
+    private void page(ByteSequence from, long revision, int limit, List<DirectoryEntry> acc,
+            CompletableFuture<Listing> result, int restarts) {
+        if (result.isDone()) {
+            return; // the caller gave up
+        }
+        GetOption.Builder option = GetOption.builder().withRange(end).withLimit(limit);
+        if (revision > 0) {
+            option.withRevision(revision);
+        }
+        CompletableFuture<GetResponse> answer;
+        try {
+            answer = kv.get(from, option.build());
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e); // the client is closed
+            return;
+        }
+        var unused = answer.whenCompleteAsync((response, error) -> {
+            try {
+                if (error != null) {
+                    if (EtcdErrors.isTooLarge(error) && limit > 1) {
+                        page(from, revision, Math.max(1, limit / 4), acc, result, restarts);
+                    } else if (EtcdErrors.isCompacted(error) && revision > 0 && restarts < MAX_RESTARTS) {
+                        page(prefix, 0, PAGE_SIZE, new ArrayList<>(), result, restarts + 1);
+                    } else {
+                        result.completeExceptionally(EtcdErrors.unwrap(error));
+                    }
+                    return;
+                }
+                long at = revision > 0 ? revision : response.getHeader().getRevision();
+                List<KeyValue> kvs = response.getKvs();
+                for (KeyValue e : kvs) {
+                    acc.add(new DirectoryEntry(e.getKey().toString(StandardCharsets.UTF_8), e.getValue().getBytes(),
+                            e.getModRevision()));
+                }
+                if (response.isMore() && !kvs.isEmpty()) {
+                    page(kvs.getLast().getKey().concat(ZERO), at, limit, acc, result, restarts);
+                } else {
+                    result.complete(new Listing(acc, at));
+                }
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        }, executor);
+    }
+}

@@ -1,0 +1,342 @@
+package io.blockxfer.directory.etcd.internal;
+
+import io.blockxfer.directory.DirectoryDispatcher;
+import io.blockxfer.directory.DirectoryListener;
+import io.blockxfer.directory.DirectoryWatch;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.OptionsUtil;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One watch of a prefix, mapped onto a {@link DirectoryDispatcher.Relay}: a listing, then an etcd
+ * watch from the listing's revision + 1; when the watch breaks, a new one from
+ * {@link DirectoryDispatcher.Relay#resumeRevision()}, and when etcd answers that this revision is
+ * compacted (or a catch-up answer is too large to receive), a new listing, whose differences the
+ * relay delivers as a resync. Before a watch resumes, a read at the revision it resumes after
+ * shows whether etcd still has that history (see {@link #rewatch()}).
+ *
+ * <p>jetcd's own resumption of a broken watch is not used: it resumes from the header revision of
+ * the watch's creation when no event arrived since, which skips the events between the requested
+ * start and that revision if the watch breaks while etcd is still sending them. Every break instead
+ * closes jetcd's watcher and opens a new one here, from the relay's revision; the relay drops what
+ * a new watch replays. Watches require a leader: a member cut off from its cluster's majority ends
+ * them ("no leader") instead of keeping them silently open, and they move to another member.
+ * Values are not asked for with their previous version (prev-kv): a delete needs only its key.
+ *
+ * <p>Threads: jetcd calls the watch listener on its event loop; the listener only hands events to
+ * the relay (which queues them for the dispatcher's thread) under this object's lock, and moves
+ * everything else (closing jetcd's watcher, the next watch, a listing) to the connection's timer
+ * thread. jetcd's calls are never made under this object's lock: jetcd holds a lock of its own
+ * while it calls the listener.
+ *
+ * <p><b>Thread safety:</b> thread-safe.
+ */
+public final class PrefixWatch implements DirectoryWatch {
+
+    private static final System.Logger LOG = System.getLogger(PrefixWatch.class.getName());
+    private static final long[] BACKOFF_MILLIS = {100, 250, 500, 1000, 2000};
+
+    private final EtcdConnection connection;
+    private final PrefixLister lister;
+    private final ByteSequence prefix;
+    private final ByteSequence end;
+    private final String prefixText;
+    private final DirectoryDispatcher.Relay relay;
+    private final Consumer<PrefixWatch> onStop;
+
+    // guarded by this
+    private long generation;
+    private Watch.@Nullable Watcher current;
+    private int failures;
+    private boolean stopped;
+
+    /**
+     * A watch of {@code prefix} that delivers to {@code listener} through {@code dispatcher}; it
+     * starts with {@link #start(long)}.
+     *
+     * @param onStop told once when the watch stops
+     */
+    public PrefixWatch(EtcdConnection connection, String prefix, DirectoryDispatcher dispatcher,
+            DirectoryListener listener, Consumer<PrefixWatch> onStop) {
+        this.connection = connection;
+        this.prefixText = prefix;
+        this.prefix = ByteSequence.from(prefix, StandardCharsets.UTF_8);
+        this.end = OptionsUtil.prefixEndOf(this.prefix);
+        this.lister = new PrefixLister(connection.kv(), prefix, connection.timer());
+        this.onStop = onStop;
+        this.relay = dispatcher.relay(listener, this::stop);
+    }
+
+    /**
+     * Lists the prefix (waiting at most until {@code deadline}), hands the listing to the relay and
+     * starts watching after it.
+     *
+     * @throws io.blockxfer.directory.DirectoryUnavailableException if the listing did not complete
+     *     in time; the watch is closed then
+     */
+    public void start(long deadline) {
+        PrefixLister.Listing listing;
+        try {
+            listing = connection.call(lister::list, deadline, "list its prefix");
+        } catch (RuntimeException e) {
+            relay.close();
+            throw e;
+        }
+        long gen;
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+            gen = ++generation;
+            relay.listed(listing.entries(), listing.revision());
+        }
+        open(gen, listing.revision() + 1);
+    }
+
+    @Override
+    public long revision() {
+        return relay.revision();
+    }
+
+    @Override
+    public void close() {
+        relay.close();
+    }
+
+    /** Stops without a word to the listener (the relay is closed first). */
+    public void abandon() {
+        relay.close();
+    }
+
+    /** The relay's close hook: stops the etcd watch. */
+    private void stop() {
+        Watch.Watcher old;
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+            stopped = true;
+            generation++;
+            old = current;
+            current = null;
+        }
+        onStop.accept(this);
+        closeQuietly(old);
+    }
+
+    /** Opens an etcd watch from {@code from} for generation {@code gen}; never under the lock. */
+    private void open(long gen, long from) {
+        WatchOption option = WatchOption.builder().withRange(end).withRevision(from).withCreateNotify(true)
+                .withRequireLeader(true).build();
+        Watch.Watcher watcher;
+        try {
+            watcher = connection.watchClient().watch(prefix, option, new Listener(gen));
+        } catch (RuntimeException e) {
+            broken(gen, e); // the client is closing
+            return;
+        }
+        synchronized (this) {
+            if (gen == generation && !stopped) {
+                current = watcher;
+                return;
+            }
+        }
+        closeQuietly(watcher); // superseded while it opened
+    }
+
+    /** Generation {@code gen}'s watch broke ({@code error} null: it ended): reconnect or resync. */
+    private void broken(long gen, @Nullable Throwable error) {
+        Watch.Watcher old;
+        boolean resync;
+        long delay;
+        synchronized (this) {
+            if (gen != generation || stopped) {
+                return;
+            }
+            generation++;
+            old = current;
+            current = null;
+            resync = error != null && (EtcdErrors.isCompacted(error) || EtcdErrors.isTooLarge(error));
+            String reason = error == null ? "the etcd watch ended"
+                    : EtcdErrors.isCompacted(error) ? "etcd compacted its history past revision "
+                            + (relay.resumeRevision() - 1) + ": listing the keys again"
+                    : EtcdErrors.isTooLarge(error) ? "an etcd watch answer exceeded the client's limit of "
+                            + EtcdConnection.MAX_INBOUND_BYTES + " bytes: listing the keys again"
+                    : "etcd watch broke: " + EtcdErrors.describe(error);
+            relay.disconnected(reason);
+            if (error == null || EtcdErrors.isUnavailable(error)) {
+                connection.unreachable();
+            }
+            delay = resync ? 0 : BACKOFF_MILLIS[Math.min(failures, BACKOFF_MILLIS.length - 1)];
+            // an error that is not about reaching etcd (a refusal, say) is worth a warning, once
+            // until the watch is back; the listener hears of every break anyway
+            boolean unexpected = error != null && !resync && !EtcdErrors.isUnavailable(error)
+                    && EtcdErrors.code(error) != io.grpc.Status.Code.INTERNAL;
+            LOG.log(unexpected && failures == 0 ? Level.WARNING : Level.DEBUG,
+                    () -> "watch of " + prefixText + " on etcd " + connection.endpoints() + ": " + reason);
+            failures++;
+        }
+        schedule(() -> closeQuietly(old), 0);
+        schedule(resync ? this::resync : this::rewatch, delay);
+    }
+
+    /**
+     * On the timer thread: a new etcd watch from the relay's revision, once a read at the revision
+     * before it shows that etcd still has that history. Without the read, a watch from a compacted
+     * revision would first be created (a "created" answer, taken for a reconnect) and only then
+     * cancelled as compacted; with it, the listener sees one reconnect, a resync. (A compaction
+     * between the read and the watch still takes that longer way.) The read waits for a connection
+     * as long as the operation timeout, then is tried again.
+     */
+    private void rewatch() {
+        long from;
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+            from = relay.resumeRevision();
+        }
+        GetOption probe = GetOption.builder().withRange(end).withLimit(1).withKeysOnly(true).withRevision(from - 1)
+                .build();
+        CompletableFuture<GetResponse> read;
+        try {
+            read = connection.kv().get(prefix, probe);
+        } catch (RuntimeException e) {
+            return; // the client is closed
+        }
+        var unused = read.whenCompleteAsync((response, error) -> {
+            if (error != null && EtcdErrors.isCompacted(error)) {
+                resync();
+                return;
+            }
+            if (error != null) {
+                if (EtcdErrors.isUnavailable(error)) {
+                    connection.unreachable();
+                }
+                long delay;
+                synchronized (this) {
+                    if (stopped) {
+                        return;
+                    }
+                    delay = BACKOFF_MILLIS[Math.min(failures, BACKOFF_MILLIS.length - 1)];
+                    failures++;
+                }
+                LOG.log(Level.DEBUG, () -> "watch of " + prefixText + ": etcd not back yet ("
+                        + EtcdErrors.describe(error) + "); again in " + delay + " ms");
+                schedule(this::rewatch, delay);
+                return;
+            }
+            long gen;
+            synchronized (this) {
+                if (stopped) {
+                    return;
+                }
+                gen = ++generation;
+            }
+            open(gen, from);
+        }, connection.timer());
+    }
+
+    /** On the timer thread: a new listing (the relay delivers its differences), then a watch after it. */
+    private void resync() {
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+        }
+        var unused = lister.list().whenCompleteAsync((listing, error) -> {
+            long gen;
+            synchronized (this) {
+                if (stopped) {
+                    return;
+                }
+                if (error != null) {
+                    long delay = BACKOFF_MILLIS[Math.min(failures, BACKOFF_MILLIS.length - 1)];
+                    failures++;
+                    LOG.log(Level.DEBUG, () -> "watch of " + prefixText + ": listing for a resync failed ("
+                            + EtcdErrors.describe(error) + "); again in " + delay + " ms");
+                    schedule(this::resync, delay);
+                    return;
+                }
+                gen = ++generation;
+                relay.listed(listing.entries(), listing.revision());
+            }
+            open(gen, listing.revision() + 1);
+        }, connection.timer());
+    }
+
+    private void schedule(Runnable task, long delayMillis) {
+        try {
+            var unused = connection.timer().schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the directory is closing
+        }
+    }
+
+    private static void closeQuietly(Watch.@Nullable Watcher watcher) {
+        if (watcher == null) {
+            return;
+        }
+        try {
+            watcher.close();
+        } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, "closing an etcd watcher failed", e);
+        }
+    }
+
+    /** jetcd's listener of one generation: called on jetcd's event loop; never blocks. */
+    private final class Listener implements Watch.Listener {
+        private final long gen;
+
+        Listener(long gen) {
+            this.gen = gen;
+        }
+
+        @Override
+        public void onNext(WatchResponse response) {
+            synchronized (PrefixWatch.this) {
+                if (gen != generation || stopped) {
+                    return;
+                }
+                if (response.isCreatedNotify()) {
+                    connection.reachable();
+                    failures = 0;
+                    relay.resumed();
+                    return;
+                }
+                for (WatchEvent event : response.getEvents()) {
+                    KeyValue kv = event.getKeyValue();
+                    String key = kv.getKey().toString(StandardCharsets.UTF_8);
+                    switch (event.getEventType()) {
+                        case PUT -> relay.put(key, kv.getValue().getBytes(), kv.getModRevision());
+                        case DELETE -> relay.deleted(key, kv.getModRevision());
+                        default -> LOG.log(Level.WARNING, "watch of " + prefixText + ": an etcd event of unknown type "
+                                + event.getEventType() + " at revision " + kv.getModRevision() + " ignored");
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            broken(gen, error);
+        }
+
+        @Override
+        public void onCompleted() {
+            broken(gen, null);
+        }
+    }
+}

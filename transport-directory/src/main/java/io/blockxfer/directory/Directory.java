@@ -1,0 +1,96 @@
+package io.blockxfer.directory;
+
+import java.time.Duration;
+
+/**
+ * A client of a distributed directory (etcd, or the in-memory one of
+ * {@code io.blockxfer.directory.memory}; later Consul, ZooKeeper, Kubernetes), connected to one
+ * deployment: the keys under one {@link #prefix()}. A process {@linkplain #publish publishes} its
+ * entry under its member id with a lease that the directory keeps alive while the process lives,
+ * and {@linkplain #watch watches} the deployment's members. The directory is an existing
+ * distributed engine: consensus, leases and revisions are its own; an implementation only maps
+ * this interface onto it. {@link Membership} is built on it; the conformance kit's
+ * {@code DirectoryConformanceSuite} certifies an implementation.
+ *
+ * <p><b>The contract.</b>
+ * <ul>
+ *   <li><b>Keys.</b> A member's entry lives at {@code prefix() + memberId}. Keys written by
+ *       others (raw writes, other tools) may hold anything and are delivered as they are; checking
+ *       them is the reader's job ({@link MemberEntry}, {@link Membership}).</li>
+ *   <li><b>Revisions.</b> A revision is the directory's own logical clock: a positive number that
+ *       grows with every change of the directory (etcd's store revision). Every listing and every
+ *       event carries one; the revision of an entry is that of its last write.</li>
+ *   <li><b>Leases.</b> {@link #publish} attaches the entry to a lease of the given TTL, which the
+ *       implementation keeps alive (renews well before it expires, e.g. every TTL/3) until the
+ *       {@link Publication} is closed, which revokes the lease and so deletes the entry (goodbye),
+ *       or until the lease is lost: it expired (the process was cut off or paused for longer than
+ *       the TTL) or was revoked by someone else. A lost lease is reported once to its
+ *       {@link PublicationListener} and never renewed again: the publisher publishes anew. A
+ *       process that dies without a goodbye leaves its entry until the TTL runs out; etcd resets
+ *       every lease to its full TTL when its leader changes, so removal can take up to about two
+ *       TTLs.</li>
+ *   <li><b>Watches.</b> See {@link DirectoryListener}: a snapshot with its revision, then ordered
+ *       put and delete events; a reconnect resumes from the last revision delivered, and where the
+ *       directory can no longer replay it (compaction) a new listing's differences are delivered
+ *       as events, so nothing is missed and nothing applied twice.
+ *       {@link DirectoryDispatcher} implements this part for every implementation.</li>
+ *   <li><b>Threads.</b> Listener callbacks run on a thread of the directory's own (one per
+ *       client; never a client library's event loop, never the caller's), one at a time, in order.
+ *       A listener that throws is logged and the next callback still comes.</li>
+ *   <li><b>Time limits.</b> {@link #publish}, {@link #watch} and {@link Publication#close()} wait
+ *       for the directory at most {@link #operationTimeout()}; an unreachable directory is a
+ *       {@link DirectoryUnavailableException} whose message includes this directory's
+ *       {@code toString()} (which names its endpoints and prefix), never a hang.</li>
+ *   <li><b>Bad arguments</b> ({@link DirectoryLimits}) are {@link IllegalArgumentException}s, and
+ *       every call after {@link #close()} throws {@link IllegalStateException}.</li>
+ * </ul>
+ *
+ * <p><b>Thread safety:</b> implementations are thread-safe.
+ */
+public interface Directory extends AutoCloseable {
+
+    /** The deployment's prefix; see {@link DirectoryLimits} for its form. Answers after close too. */
+    String prefix();
+
+    /** How long a call waits for the directory before it fails; positive. */
+    Duration operationTimeout();
+
+    /**
+     * Writes {@code value} under {@code prefix() + memberId}, attached to a new lease of {@code ttl}
+     * that is kept alive until the returned publication is closed or its lease is lost. Returns
+     * once the directory has stored the entry. An existing entry under the key is replaced (and
+     * from then on belongs to the new lease).
+     *
+     * @param memberId the member id (see {@link DirectoryLimits#checkMemberId})
+     * @param value at most {@link DirectoryLimits#MAX_VALUE_BYTES} bytes; copied
+     * @param ttl the lease's time to live (see {@link DirectoryLimits#checkTtl})
+     * @param listener told, on the directory's thread, if the lease is lost
+     * @throws IllegalArgumentException if the member id, value or TTL is out of range
+     * @throws DirectoryUnavailableException if the directory did not store the entry within
+     *     {@link #operationTimeout()}; nothing is published then (a late write, if any, expires
+     *     with its lease)
+     * @throws IllegalStateException if this directory is closed
+     * @throws NullPointerException if an argument is null
+     */
+    Publication publish(String memberId, byte[] value, Duration ttl, PublicationListener listener);
+
+    /**
+     * Watches every key under {@link #prefix()}: lists them, then follows their changes, telling
+     * {@code listener} on the directory's thread (see {@link DirectoryListener} for the order).
+     * Returns once the listing is done; its snapshot callback may come before or after the return.
+     *
+     * @throws DirectoryUnavailableException if the directory could not be listed within
+     *     {@link #operationTimeout()}
+     * @throws IllegalStateException if this directory is closed
+     * @throws NullPointerException if the listener is null
+     */
+    DirectoryWatch watch(DirectoryListener listener);
+
+    /**
+     * Closes every publication of this client (goodbye: their entries are deleted) and every
+     * watch, and releases the connection and the callback thread. Idempotent; never throws for an
+     * unreachable directory (its leases then expire on their own).
+     */
+    @Override
+    void close();
+}

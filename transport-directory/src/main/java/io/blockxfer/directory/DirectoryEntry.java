@@ -1,0 +1,70 @@
+package io.blockxfer.directory;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * One key of a directory listing with its value and the revision at which it was last written.
+ *
+ * <p><b>Thread safety:</b> immutable; {@link #value()} returns a copy.
+ */
+public final class DirectoryEntry {
+
+    private final String key;
+    private final byte[] value;
+    private final long revision;
+
+    /**
+     * An entry of a listing.
+     *
+     * @param key the full key, the prefix included
+     * @param value the value as stored; copied
+     * @param revision the revision of the entry's last write (etcd's mod revision); positive
+     * @throws IllegalArgumentException if the revision is not positive
+     */
+    public DirectoryEntry(String key, byte[] value, long revision) {
+        this.key = Objects.requireNonNull(key, "key");
+        this.value = Objects.requireNonNull(value, "value").clone();
+        if (revision <= 0) {
+            throw new IllegalArgumentException("revision must be positive: " + revision);
+        }
+        this.revision = revision;
+    }
+
+    /** The full key, the prefix included. */
+    public String key() {
+        return key;
+    }
+
+    /** A copy of the value, as stored (it may be anything: a directory is written by others too). */
+    public byte[] value() {
+        return value.clone();
+    }
+
+    /** The value's length, without copying it. */
+    public int valueLength() {
+        return value.length;
+    }
+
+    /** The revision of the entry's last write. */
+    public long revision() {
+        return revision;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof DirectoryEntry e && key.equals(e.key) && revision == e.revision
+                && Arrays.equals(value, e.value);
+    }
+
+    @Override
+    public int hashCode() {
+        return (key.hashCode() * 31 + Long.hashCode(revision)) * 31 + Arrays.hashCode(value);
+    }
+
+    @Override
+    public String toString() {
+        return "DirectoryEntry[" + DirectoryLimits.printable(key) + ", " + value.length + " B, revision " + revision
+                + "]";
+    }
+}

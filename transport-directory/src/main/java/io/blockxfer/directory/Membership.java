@@ -1,0 +1,315 @@
+package io.blockxfer.directory;
+
+import io.blockxfer.directory.internal.MembershipCore;
+import io.blockxfer.directory.internal.SerialLoop;
+import io.blockxfer.directory.internal.Signals;
+import io.blockxfer.directory.internal.Ticker;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.DeploymentKeyRing;
+import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.TransportConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Binds one {@link DataTransport} to a {@link Directory}: publishes the transport's
+ * {@link DataTransport#localDescriptor()} as a {@link MemberEntry} under its member id with a lease,
+ * and keeps the transport's peers equal to the directory's compatible, authenticated members.
+ *
+ * <pre>{@code
+ * try (DataTransport transport = Transports.open(config);
+ *         Directory directory = ...;                      // etcd, or InMemoryCluster.connect("/kv/prod/")
+ *         Membership membership = Membership.builder(transport, directory).keyRing(keys).build()) {
+ *     // peers come and go by themselves; transfer to membership.members().keySet()
+ * }
+ * }</pre>
+ *
+ * <p><b>What it does with each entry</b> (on its own thread, in the directory's order): checks it
+ * (the key names a member directly under the prefix; the value is at most
+ * {@link DirectoryLimits#MAX_VALUE_BYTES}, read no further otherwise; the envelope is well formed
+ * and, with a key ring, signed by a key of the ring; the member id inside is the key's; the
+ * descriptor inside is well formed and, with a ring, signed; its backend, block length and
+ * fingerprint are the transport's; its epoch is newer than any seen for the member, also after
+ * the member left), then calls {@link DataTransport#addPeerAsync} for a new member or a new epoch,
+ * and {@link DataTransport#removePeer} when the member's entry is deleted (a goodbye, or an expired
+ * lease). An entry that fails a check is refused, reported with its {@link Refusal.Reason}, and
+ * never reaches the transport; it changes nothing (the member keeps its earlier registration, if
+ * it had one). A flapping member is coalesced: it changes in the transport at most once per
+ * {@linkplain Builder#flapInterval flap interval}, with its latest entry (see {@code MemberTable}
+ * in the sources for the exact policy; in short, the first change after a quiet interval is
+ * applied at once, later ones when the interval ends, and a delete waits one interval so that a
+ * restart is one re-add).
+ *
+ * <p><b>Its own entry.</b> Published at {@link Builder#build()}, after the snapshot was applied,
+ * with an epoch above any found under its member id. When the entry is lost (its lease expired
+ * while the process was cut off or paused past the TTL, was revoked, or the entry was deleted or
+ * overwritten), it is published again with a new epoch and the listener is told
+ * ({@link MembershipListener#leaseLost}, then {@link MembershipListener#published}); a failed
+ * publication is retried with back-off, and at once when the watch reconnects. A valid entry of
+ * another process under the same member id is reported ({@link Refusal.Reason#MEMBER_ID_IN_USE})
+ * and not fought over.
+ *
+ * <p><b>While the directory is unreachable</b> nothing happens to the transport's peers: transfers
+ * among known peers go on. When the watch returns it resumes or resyncs (see
+ * {@link DirectoryListener}), so members that left meanwhile are removed, those that joined are
+ * added, and nothing is applied twice.
+ *
+ * <p><b>Close</b> stops watching and revokes the lease (the goodbye: the other members remove this
+ * one), and leaves the transport open with the peers it added still registered: an operator who
+ * closes the membership first to drain (stop being found, finish the transfers in flight) would
+ * lose those transfers if the peers went with it; closing the transport removes them, and
+ * {@link #members()} read before close names them for a caller who wants them gone sooner.
+ *
+ * <p><b>Thread safety:</b> thread-safe. The listeners run on the membership's own thread.
+ */
+public final class Membership implements AutoCloseable {
+
+    /** The default lease TTL: 15 s (see the README for how to choose one). */
+    public static final Duration DEFAULT_TTL = Duration.ofSeconds(15);
+    /** The default flap interval: 1 s. */
+    public static final Duration DEFAULT_FLAP_INTERVAL = Duration.ofSeconds(1);
+    /** The longest flap interval accepted: one minute. */
+    public static final Duration MAX_FLAP_INTERVAL = Duration.ofMinutes(1);
+
+    private final String memberId;
+    private final Directory directory;
+    private final SerialLoop loop;
+    private final MembershipCore core;
+    private final DirectoryWatch watch;
+    private final Object closeLock = new Object();
+    private volatile boolean closed;
+
+    private Membership(Builder b, String memberId, PeerDescriptor descriptor) {
+        this.memberId = memberId;
+        this.directory = b.directory;
+        this.loop = new SerialLoop("blockxfer-membership-" + memberId, b.ticker);
+        List<MembershipListener> listeners = List.copyOf(b.listeners);
+        Signals signals = new Signals(memberId, listeners);
+        this.core = new MembershipCore(b.transport, b.directory, memberId, b.ttl, b.keyRing, descriptor,
+                b.flapInterval, loop, signals);
+        loop.execute(() -> signals.started(b.directory.prefix()));
+        DirectoryWatch w;
+        try {
+            w = b.directory.watch(core.watchListener());
+        } catch (RuntimeException e) {
+            loop.close();
+            throw e;
+        }
+        this.watch = w;
+    }
+
+    /** A builder binding {@code transport} to {@code directory}. */
+    public static Builder builder(DataTransport transport, Directory directory) {
+        return new Builder(transport, directory);
+    }
+
+    /** The member id this process publishes under. Answers after close too. */
+    public String memberId() {
+        return memberId;
+    }
+
+    /**
+     * The members registered in the transport now (their registration completed), by member id,
+     * with their epochs; this process's own is not among them.
+     *
+     * @throws IllegalStateException if closed
+     */
+    public Map<String, Long> members() {
+        ensureOpen();
+        return core.members();
+    }
+
+    /**
+     * The epoch of this process's entry as last published.
+     *
+     * @throws IllegalStateException if closed
+     */
+    public long epoch() {
+        ensureOpen();
+        return core.epoch();
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Stops watching, stops the membership's thread, and revokes this process's lease (the
+     * goodbye), within the directory's {@link Directory#operationTimeout()} or the lease expires
+     * on its own. Leaves the transport and its peers as they are (see the class comment).
+     * Idempotent; every other method but {@link #memberId()} and {@link #isClosed()} throws
+     * {@link IllegalStateException} afterwards.
+     */
+    @Override
+    public void close() {
+        synchronized (closeLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            watch.close();
+            loop.close(directory.operationTimeout().plusSeconds(5));
+            Publication p = core.publication();
+            if (p != null) {
+                p.close();
+            }
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("membership '" + memberId + "' is closed");
+        }
+    }
+
+    private void awaitStart() {
+        Duration limit = directory.operationTimeout().multipliedBy(2).plusSeconds(10);
+        try {
+            core.started().get(limit.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            close();
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new DirectoryException("membership '" + memberId + "' could not start", cause);
+        } catch (TimeoutException e) {
+            close();
+            throw new DirectoryUnavailableException("membership '" + memberId + "' did not get its snapshot from "
+                    + directory + " and publish its entry within " + limit.toSeconds() + " s", e);
+        } catch (InterruptedException e) {
+            close();
+            Thread.currentThread().interrupt();
+            throw new DirectoryException("interrupted while membership '" + memberId + "' started", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Membership[" + memberId + " on " + directory + (closed ? ", closed" : "") + "]";
+    }
+
+    /**
+     * Builds and starts a {@link Membership}.
+     *
+     * <p><b>Thread safety:</b> not thread-safe.
+     */
+    public static final class Builder {
+        private final DataTransport transport;
+        private final Directory directory;
+        private @Nullable String memberId;
+        private Duration ttl = DEFAULT_TTL;
+        private @Nullable DeploymentKeyRing keyRing;
+        private Duration flapInterval = DEFAULT_FLAP_INTERVAL;
+        private final List<MembershipListener> listeners = new ArrayList<>();
+        private Ticker ticker = Ticker.SYSTEM;
+
+        private Builder(DataTransport transport, Directory directory) {
+            this.transport = Objects.requireNonNull(transport, "transport");
+            this.directory = Objects.requireNonNull(directory, "directory");
+        }
+
+        /**
+         * The member id to publish under; the transport's {@link DataTransport#agentName()} unless
+         * set.
+         *
+         * @throws IllegalArgumentException if it is malformed (see {@link DirectoryLimits})
+         */
+        public Builder memberId(String id) {
+            this.memberId = DirectoryLimits.checkMemberId(id);
+            return this;
+        }
+
+        /**
+         * The TTL of this process's lease: how long after it stops renewing (dies, is cut off or
+         * paused) the others remove it; {@link #DEFAULT_TTL} unless set.
+         *
+         * @throws IllegalArgumentException naming the TTL if it is not a whole number of seconds
+         *     from {@link DirectoryLimits#MIN_TTL} to {@link DirectoryLimits#MAX_TTL}
+         */
+        public Builder ttl(Duration ttl) {
+            this.ttl = DirectoryLimits.checkTtl(ttl);
+            return this;
+        }
+
+        /**
+         * The deployment's key ring: signs this process's entry, and refuses every entry (and
+         * descriptor inside) not signed by one of its keys. Give it the same ring as the transport
+         * ({@link TransportConfig.Builder#keyRing}), whose descriptor must then be signed. Without
+         * one, entries are neither signed nor checked (only accidents are caught).
+         */
+        public Builder keyRing(@Nullable DeploymentKeyRing ring) {
+            this.keyRing = ring;
+            return this;
+        }
+
+        /**
+         * How often at most a member may change in the transport; {@link #DEFAULT_FLAP_INTERVAL}
+         * unless set, zero to apply every change at once.
+         *
+         * @throws IllegalArgumentException if negative or above {@link #MAX_FLAP_INTERVAL}
+         */
+        public Builder flapInterval(Duration interval) {
+            Objects.requireNonNull(interval, "flapInterval");
+            if (interval.isNegative() || interval.compareTo(MAX_FLAP_INTERVAL) > 0) {
+                throw new IllegalArgumentException("flap interval " + interval + " must be from 0 to "
+                        + MAX_FLAP_INTERVAL);
+            }
+            this.flapInterval = interval;
+            return this;
+        }
+
+        /** Adds a listener; listeners are called in the order they were added. */
+        public Builder listener(MembershipListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /** The clock of the membership's timers; for this package's tests. */
+        Builder ticker(Ticker t) {
+            this.ticker = Objects.requireNonNull(t, "ticker");
+            return this;
+        }
+
+        /**
+         * Starts the membership: watches the directory, applies its snapshot to the transport, and
+         * publishes this process's entry. Returns once the entry is published.
+         *
+         * @throws IllegalArgumentException if the member id (the agent name, when not set) is
+         *     malformed, the descriptor too large for an entry, or a key ring is set and the
+         *     transport's descriptor is unsigned
+         * @throws DirectoryUnavailableException if the directory could not be reached within its
+         *     {@link Directory#operationTimeout()} (plus the snapshot's delivery)
+         * @throws IllegalStateException if the transport or the directory is closed
+         */
+        public Membership build() {
+            String id = memberId;
+            if (id == null) {
+                String agent = transport.agentName();
+                if (!DirectoryLimits.isValidMemberId(agent)) {
+                    throw new IllegalArgumentException("the transport's agent name '" + agent + "' is not a valid"
+                            + " member id (1-" + DirectoryLimits.MAX_MEMBER_ID_LENGTH + " chars of [A-Za-z0-9._:@-]);"
+                            + " set one with Membership.Builder.memberId");
+                }
+                id = agent;
+            }
+            PeerDescriptor descriptor = transport.localDescriptor();
+            if (keyRing != null && !descriptor.isSigned()) {
+                throw new IllegalArgumentException("a key ring is set, but the transport's descriptor is unsigned:"
+                        + " give the transport the same ring (TransportConfig.Builder.keyRing)");
+            }
+            MemberEntry.of(id, 1, descriptor).encode(keyRing); // fails now if it cannot fit
+            Membership m = new Membership(this, id, descriptor);
+            m.awaitStart();
+            return m;
+        }
+    }
+}

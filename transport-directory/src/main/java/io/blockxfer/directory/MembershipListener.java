@@ -1,0 +1,77 @@
+package io.blockxfer.directory;
+
+/**
+ * Told what a {@link Membership} does: its own entry's publications and losses, the members it
+ * adds, updates and removes, the entries it refuses, and the watch's losses and returns of the
+ * directory. Every method has an empty default. {@code transport-micrometer}'s
+ * {@code MicrometerMembershipListener} turns these calls into meters; JFR events are recorded
+ * besides, whatever the listener.
+ *
+ * <p>Calls come on the membership's own thread, one at a time, in the order things happened. A
+ * listener should be quick: the membership waits for it. One that throws is logged and the
+ * membership goes on; the next call still comes.
+ *
+ * <p><b>Thread safety:</b> called on one thread at a time; implementations need not be thread-safe
+ * unless they are shared or read from elsewhere.
+ */
+public interface MembershipListener {
+
+    /** The membership started: the first call. */
+    default void membershipStarted(String memberId, String prefix) {
+    }
+
+    /** This process's entry was published with {@code epoch}: at the start, and after each loss. */
+    default void published(String memberId, long epoch) {
+    }
+
+    /**
+     * This process's entry at {@code epoch} is gone: its lease was lost (expired while the process
+     * was cut off or paused, or revoked), or the entry was deleted or overwritten by someone else.
+     * The membership publishes again with a new epoch ({@link #published}).
+     */
+    default void leaseLost(String memberId, long epoch, String reason) {
+    }
+
+    /**
+     * Publishing this process's entry failed; the membership tries again, with back-off and at once
+     * when the directory returns.
+     */
+    default void publishFailed(String memberId, Throwable cause) {
+    }
+
+    /** A new member's registration completed: transfers to it can start. */
+    default void memberAdded(String memberId, long epoch) {
+    }
+
+    /** A member's registration was replaced by the one of its new epoch. */
+    default void memberUpdated(String memberId, long epoch) {
+    }
+
+    /**
+     * A member left: its entry was deleted (a goodbye, an expired lease), or its re-registration
+     * failed. Its transfers still in flight are reported failed by the transport.
+     *
+     * @param epoch the epoch it was registered with
+     */
+    default void memberRemoved(String memberId, long epoch) {
+    }
+
+    /**
+     * Registering a member failed in the transport (its metadata was unusable, or the native
+     * connection failed). It is not a member; a later entry of it is tried again.
+     */
+    default void registrationFailed(String memberId, long epoch, Throwable cause) {
+    }
+
+    /** An entry was refused; nothing of it reached the transport. */
+    default void refused(Refusal refusal) {
+    }
+
+    /** The watch lost the directory; peers stay as they are while it is away. */
+    default void disconnected(String reason) {
+    }
+
+    /** The watch is back; what changed meanwhile follows (see {@link DirectoryListener#reconnected}). */
+    default void reconnected(long revision, boolean resync) {
+    }
+}

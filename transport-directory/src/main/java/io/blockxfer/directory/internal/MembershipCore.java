@@ -1,0 +1,343 @@
+package io.blockxfer.directory.internal;
+
+import io.blockxfer.directory.Directory;
+import io.blockxfer.directory.DirectoryEntry;
+import io.blockxfer.directory.DirectoryEvent;
+import io.blockxfer.directory.DirectoryListener;
+import io.blockxfer.directory.DirectorySnapshot;
+import io.blockxfer.directory.MemberEntry;
+import io.blockxfer.directory.Publication;
+import io.blockxfer.directory.PublicationListener;
+import io.blockxfer.directory.Refusal;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.DeploymentKeyRing;
+import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.RegistrationSupersededException;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A membership's state and what it does with each thing the directory says, all on the
+ * membership's {@link SerialLoop}: checks each entry ({@link EntryCheck}), decides what the
+ * transport should hold ({@link MemberTable}), registers and removes peers, and keeps this
+ * process's own entry published, publishing it again with a new epoch whenever it is lost.
+ *
+ * <p><b>Thread safety:</b> state is confined to the loop's thread; {@link #members()},
+ * {@link #epoch()} and {@link #started()} may be read from any thread.
+ */
+public final class MembershipCore {
+
+    private static final System.Logger LOG = System.getLogger("io.blockxfer.directory.Membership");
+    /** The first retry of a failed publication waits this long, each next one twice as long up to MAX_RETRY. */
+    static final Duration FIRST_RETRY = Duration.ofMillis(250);
+    static final Duration MAX_RETRY = Duration.ofSeconds(8);
+
+    private final DataTransport transport;
+    private final Directory directory;
+    private final String memberId;
+    private final Duration ttl;
+    private final @Nullable DeploymentKeyRing ring;
+    private final PeerDescriptor descriptor;
+    private final EntryCheck check;
+    private final MemberTable table;
+    private final SerialLoop loop;
+    private final Signals signals;
+    private final Map<String, Long> registered = new ConcurrentHashMap<>();
+    private final CompletableFuture<Void> started = new CompletableFuture<>();
+
+    // loop thread only, but publication and epoch are read by close and accessors
+    private volatile @Nullable Publication publication;
+    private volatile long epoch;
+    private byte @Nullable [] ownValue;
+    private long ownSeen;
+    private boolean snapshotSeen;
+    private long retryNanos = FIRST_RETRY.toNanos();
+    private SerialLoop.@Nullable Timer retry;
+
+    public MembershipCore(DataTransport transport, Directory directory, String memberId, Duration ttl,
+            @Nullable DeploymentKeyRing ring, PeerDescriptor descriptor, Duration flapInterval, SerialLoop loop,
+            Signals signals) {
+        this.transport = transport;
+        this.directory = directory;
+        this.memberId = memberId;
+        this.ttl = ttl;
+        this.ring = ring;
+        this.descriptor = descriptor;
+        this.check = new EntryCheck(directory.prefix(), ring, transport.backendName(), transport.region().blockLength(),
+                transport.configFingerprint());
+        this.table = new MemberTable(flapInterval.toNanos(), MemberTable.REMEMBERED_LEFT);
+        this.loop = loop;
+        this.signals = signals;
+    }
+
+    /** Completes once the snapshot was applied and the first publication succeeded, or with why it failed. */
+    public CompletableFuture<Void> started() {
+        return started;
+    }
+
+    /** The members registered now, with their epochs. */
+    public Map<String, Long> members() {
+        return Map.copyOf(registered);
+    }
+
+    /** The epoch of this process's current entry; 0 before the first publication. */
+    public long epoch() {
+        return epoch;
+    }
+
+    /** The publication of this process's entry, if any. */
+    public @Nullable Publication publication() {
+        return publication;
+    }
+
+    /** The listener to watch the directory with: it hands everything to the loop. */
+    public DirectoryListener watchListener() {
+        return new DirectoryListener() {
+            @Override
+            public void snapshot(DirectorySnapshot snapshot) {
+                loop.execute(() -> onSnapshot(snapshot));
+            }
+
+            @Override
+            public void changed(DirectoryEvent event) {
+                loop.execute(() -> onChanged(event));
+            }
+
+            @Override
+            public void disconnected(String reason) {
+                loop.execute(() -> signals.disconnected(reason));
+            }
+
+            @Override
+            public void reconnected(long revision, boolean resync) {
+                loop.execute(() -> onReconnected(revision, resync));
+            }
+
+            @Override
+            public String toString() {
+                return "membership '" + memberId + "'";
+            }
+        };
+    }
+
+    private long now() {
+        return loop.ticker().nanos();
+    }
+
+    // ------------------------------------------------------------------ the directory's news
+
+    private void onSnapshot(DirectorySnapshot snapshot) {
+        for (DirectoryEntry e : snapshot.entries()) {
+            onPut(e.key(), e.value(), e.revision());
+        }
+        snapshotSeen = true;
+        if (publication == null && !started.isDone()) {
+            try {
+                publish();
+                started.complete(null);
+            } catch (RuntimeException e) {
+                started.completeExceptionally(e);
+            }
+        }
+    }
+
+    private void onChanged(DirectoryEvent event) {
+        if (event.type() == DirectoryEvent.Type.PUT) {
+            onPut(event.key(), event.value(), event.revision());
+            return;
+        }
+        String id = check.memberId(event.key()).orElse(null);
+        if (id == null) {
+            return; // nothing to delete: the key named no member
+        }
+        if (id.equals(memberId)) {
+            Publication p = publication;
+            if (p != null && event.revision() > p.revision()) {
+                ownEntryGone(p, "this process's entry was deleted from the directory");
+            }
+            return;
+        }
+        carry(table.delete(id, now()));
+    }
+
+    private void onReconnected(long revision, boolean resync) {
+        signals.reconnected(revision, resync);
+        if (retry != null && publication == null) {
+            retry.cancel();
+            retry = null;
+            retryNanos = FIRST_RETRY.toNanos();
+            tryPublish();
+        }
+    }
+
+    private void onPut(String key, byte[] value, long revision) {
+        EntryCheck.Result result = check.check(key, value, revision);
+        if (result instanceof EntryCheck.Refused refused) {
+            Refusal r = refused.refusal();
+            signals.refused(r);
+            Publication p = publication;
+            if (r.memberId().equals(memberId) && p != null && revision > p.revision()) {
+                ownEntryGone(p, "this process's entry was overwritten with an entry refused as " + r.reason());
+            }
+            return;
+        }
+        Accepted entry = ((EntryCheck.Ok) result).entry();
+        if (entry.memberId().equals(memberId)) {
+            onOwnPut(entry, key, revision);
+            return;
+        }
+        MemberTable.Step step = table.put(entry, now());
+        if (step instanceof MemberTable.Stale stale) {
+            signals.refused(new Refusal(EntryCheck.printable(key), entry.memberId(), Refusal.Reason.STALE_EPOCH,
+                    stale.message(), revision, entry.epoch()));
+            return;
+        }
+        carry(step);
+    }
+
+    private void onOwnPut(Accepted entry, String key, long revision) {
+        ownSeen = Math.max(ownSeen, entry.epoch());
+        Publication p = publication;
+        byte[] mine = ownValue;
+        if (p != null && mine != null && entry.sameAs(epoch, mine)) {
+            return; // this process's entry
+        }
+        if (!snapshotSeen || (p != null && revision <= p.revision())) {
+            return; // an earlier incarnation's entry, replaced by the next publication, or older than it
+        }
+        if (entry.epoch() > epoch) {
+            signals.refused(new Refusal(EntryCheck.printable(key), memberId, Refusal.Reason.MEMBER_ID_IN_USE,
+                    "another process published a valid entry under this process's member id '" + memberId
+                    + "' (epoch " + entry.epoch() + ", this process's " + epoch + "); give each process its own id",
+                    revision, entry.epoch()));
+            return;
+        }
+        signals.refused(new Refusal(EntryCheck.printable(key), memberId, Refusal.Reason.STALE_EPOCH,
+                "an entry of this process's member id '" + memberId + "' with the older epoch " + entry.epoch()
+                + " replaced the one of epoch " + epoch, revision, entry.epoch()));
+        if (p != null) {
+            ownEntryGone(p, "this process's entry was overwritten with an older one");
+        }
+    }
+
+    // ------------------------------------------------------------------ peers
+
+    private void carry(MemberTable.Step step) {
+        switch (step) {
+            case MemberTable.Nothing n -> { }
+            case MemberTable.Stale s -> throw new IllegalStateException("a stale entry is refused by the caller");
+            case MemberTable.Add a -> register(a.entry());
+            case MemberTable.Remove r -> unregister(r.entry());
+            case MemberTable.FlushAt f -> {
+                var unused = loop.schedule(() -> carry(table.flush(f.memberId(), now())), f.at() - now());
+            }
+        }
+    }
+
+    private void register(Accepted entry) {
+        String id = entry.memberId();
+        long e = entry.epoch();
+        CompletableFuture<Void> f;
+        try {
+            f = transport.addPeerAsync(id, entry.descriptor());
+        } catch (RuntimeException ex) {
+            onRegistered(id, e, ex);
+            return;
+        }
+        var unused = f.whenComplete((v, err) -> loop.execute(() -> onRegistered(id, e, err)));
+    }
+
+    private void onRegistered(String id, long e, @Nullable Throwable err) {
+        Accepted applied = table.applied(id);
+        if (applied == null || applied.epoch() != e) {
+            return; // superseded since: a later change of the member was applied
+        }
+        Throwable cause = unwrap(err);
+        if (cause == null) {
+            Long before = registered.put(id, e);
+            signals.added(id, e, before != null);
+        } else if (!(cause instanceof RegistrationSupersededException)) {
+            signals.registrationFailed(id, e, cause);
+            Long before = registered.remove(id);
+            if (before != null) {
+                signals.removed(id, before);
+            }
+        }
+    }
+
+    private void unregister(Accepted entry) {
+        String id = entry.memberId();
+        try {
+            transport.removePeer(id);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "membership '" + memberId + "' could not remove peer '" + id + "': " + e);
+        }
+        Long before = registered.remove(id);
+        if (before != null) {
+            signals.removed(id, before);
+        }
+    }
+
+    private static @Nullable Throwable unwrap(@Nullable Throwable t) {
+        Throwable c = t;
+        while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
+            c = c.getCause();
+        }
+        return c;
+    }
+
+    // ------------------------------------------------------------------ this process's entry
+
+    /** Publishes this process's entry with a new epoch; throws if the directory refuses or cannot be reached. */
+    private void publish() {
+        long next = EpochClock.next(Math.max(ownSeen, epoch));
+        byte[] value = MemberEntry.of(memberId, next, descriptor).encode(ring);
+        Publication p = directory.publish(memberId, value, ttl, lossListener());
+        ownValue = value;
+        epoch = next;
+        publication = p;
+        retryNanos = FIRST_RETRY.toNanos();
+        signals.published(next);
+    }
+
+    private PublicationListener lossListener() {
+        return (lost, reason) -> loop.execute(() -> {
+            if (lost == publication) {
+                ownEntryGone(lost, "its lease was lost: " + reason);
+            }
+        });
+    }
+
+    private void ownEntryGone(Publication p, String reason) {
+        publication = null;
+        signals.leaseLost(epoch, reason);
+        try {
+            p.close(); // revokes the lease if it still lives (the entry alone was deleted)
+        } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, "membership '" + memberId + "': closing a lost publication failed: " + e);
+        }
+        tryPublish();
+    }
+
+    private void tryPublish() {
+        retry = null;
+        try {
+            publish();
+        } catch (RuntimeException e) {
+            signals.publishFailed(e);
+            long wait = retryNanos;
+            retryNanos = Math.min(retryNanos * 2, MAX_RETRY.toNanos());
+            retry = loop.schedule(() -> {
+                if (publication == null) {
+                    tryPublish();
+                }
+            }, wait);
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package io.blockxfer.directory.internal;
+
+import io.blockxfer.directory.MembershipListener;
+import io.blockxfer.directory.Refusal;
+import io.blockxfer.directory.internal.jfr.DirectoryConnectionEvent;
+import io.blockxfer.directory.internal.jfr.MemberChangeEvent;
+import io.blockxfer.directory.internal.jfr.MemberRefusedEvent;
+import io.blockxfer.directory.internal.jfr.OwnEntryEvent;
+import java.lang.System.Logger.Level;
+import java.util.List;
+import java.util.function.Consumer;
+import jdk.jfr.FlightRecorder;
+
+/**
+ * The one place a membership reports what it does: its listeners (each call isolated: one that
+ * throws is logged and the others still hear), JFR events (built only while a recorder exists) and
+ * the log.
+ *
+ * <p><b>Thread safety:</b> called on the membership's thread only.
+ */
+public final class Signals {
+
+    private static final System.Logger LOG = System.getLogger("io.blockxfer.directory.Membership");
+
+    private final String self;
+    private final List<MembershipListener> listeners;
+
+    public Signals(String self, List<MembershipListener> listeners) {
+        this.self = self;
+        this.listeners = List.copyOf(listeners);
+    }
+
+    private static boolean recorder() {
+        return FlightRecorder.isInitialized();
+    }
+
+    public void started(String prefix) {
+        LOG.log(Level.INFO, "membership '" + self + "' started under " + prefix);
+        tell("membershipStarted", l -> l.membershipStarted(self, prefix));
+    }
+
+    public void published(long epoch) {
+        LOG.log(Level.INFO, "membership '" + self + "' published its entry, epoch " + epoch);
+        own("published", epoch, null);
+        tell("published", l -> l.published(self, epoch));
+    }
+
+    public void leaseLost(long epoch, String reason) {
+        LOG.log(Level.WARNING, "membership '" + self + "': its entry of epoch " + epoch + " is gone (" + reason
+                + "); publishing it again");
+        own("lease-lost", epoch, reason);
+        tell("leaseLost", l -> l.leaseLost(self, epoch, reason));
+    }
+
+    public void publishFailed(Throwable cause) {
+        LOG.log(Level.WARNING, "membership '" + self + "' could not publish its entry; will retry: " + cause);
+        own("publish-failed", 0, String.valueOf(cause));
+        tell("publishFailed", l -> l.publishFailed(self, cause));
+    }
+
+    public void added(String member, long epoch, boolean update) {
+        LOG.log(Level.INFO, "membership '" + self + "' " + (update ? "updated" : "added") + " member '" + member
+                + "', epoch " + epoch);
+        change(member, update ? "updated" : "added", epoch, null);
+        tell(update ? "memberUpdated" : "memberAdded",
+                l -> {
+                    if (update) {
+                        l.memberUpdated(member, epoch);
+                    } else {
+                        l.memberAdded(member, epoch);
+                    }
+                });
+    }
+
+    public void removed(String member, long epoch) {
+        LOG.log(Level.INFO, "membership '" + self + "' removed member '" + member + "', epoch " + epoch);
+        change(member, "removed", epoch, null);
+        tell("memberRemoved", l -> l.memberRemoved(member, epoch));
+    }
+
+    public void registrationFailed(String member, long epoch, Throwable cause) {
+        LOG.log(Level.WARNING, "membership '" + self + "' could not register member '" + member + "', epoch " + epoch
+                + ": " + cause);
+        change(member, "registration-failed", epoch, String.valueOf(cause));
+        tell("registrationFailed", l -> l.registrationFailed(member, epoch, cause));
+    }
+
+    public void refused(Refusal r) {
+        LOG.log(Level.WARNING, "membership '" + self + "' refused the entry under '" + r.key() + "' ("
+                + r.reason() + "): " + r.message());
+        if (recorder()) {
+            MemberRefusedEvent e = new MemberRefusedEvent();
+            if (e.shouldCommit()) {
+                e.self = self;
+                e.key = r.key();
+                e.member = r.memberId();
+                e.reason = r.reason().name();
+                e.message = r.message();
+                e.revision = r.revision();
+                e.commit();
+            }
+        }
+        tell("refused", l -> l.refused(r));
+    }
+
+    public void disconnected(String reason) {
+        LOG.log(Level.WARNING, "membership '" + self + "' lost the directory (" + reason + "); peers stay as they"
+                + " are until it returns");
+        connection("disconnected", 0, reason);
+        tell("disconnected", l -> l.disconnected(reason));
+    }
+
+    public void reconnected(long revision, boolean resync) {
+        LOG.log(Level.INFO, "membership '" + self + "' is back on the directory at revision " + revision
+                + (resync ? " (resync)" : ""));
+        connection(resync ? "resynced" : "resumed", revision, null);
+        tell("reconnected", l -> l.reconnected(revision, resync));
+    }
+
+    private void change(String member, String what, long epoch, @org.jspecify.annotations.Nullable String cause) {
+        if (recorder()) {
+            MemberChangeEvent e = new MemberChangeEvent();
+            if (e.shouldCommit()) {
+                e.self = self;
+                e.member = member;
+                e.change = what;
+                e.epoch = epoch;
+                e.cause = cause;
+                e.commit();
+            }
+        }
+    }
+
+    private void own(String what, long epoch, @org.jspecify.annotations.Nullable String reason) {
+        if (recorder()) {
+            OwnEntryEvent e = new OwnEntryEvent();
+            if (e.shouldCommit()) {
+                e.self = self;
+                e.change = what;
+                e.epoch = epoch;
+                e.reason = reason;
+                e.commit();
+            }
+        }
+    }
+
+    private void connection(String what, long revision, @org.jspecify.annotations.Nullable String reason) {
+        if (recorder()) {
+            DirectoryConnectionEvent e = new DirectoryConnectionEvent();
+            if (e.shouldCommit()) {
+                e.self = self;
+                e.change = what;
+                e.revision = revision;
+                e.reason = reason;
+                e.commit();
+            }
+        }
+    }
+
+    private void tell(String callback, Consumer<MembershipListener> call) {
+        for (MembershipListener l : listeners) {
+            try {
+                call.accept(l);
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (RuntimeException | Error e) {
+                LOG.log(Level.WARNING, "membership '" + self + "': listener " + l + " threw from " + callback
+                        + "; going on", e);
+            }
+        }
+    }
+}

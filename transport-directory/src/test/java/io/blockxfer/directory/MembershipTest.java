@@ -1,0 +1,336 @@
+package io.blockxfer.directory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blockxfer.directory.memory.InMemoryCluster;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.DeploymentKeyRing;
+import io.blockxfer.transport.PollResult;
+import io.blockxfer.transport.RegionSpec;
+import io.blockxfer.transport.TransportConfig;
+import io.blockxfer.transport.Transports;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Membership over loopback transports and the in-memory directory: what needs a clock of the
+ * test's own (coalescing), JFR, and the choices this module made. The conformance kit's directory
+ * suite checks the contract itself (joins, leaves, refusals, outages) against every directory.
+ */
+class MembershipTest {
+
+    private static final String PREFIX = "/kv/test/";
+    private static final DeploymentKeyRing RING = DeploymentKeyRing.of("k1", MemberEntryTest.key(1));
+
+    private final InMemoryCluster cluster = InMemoryCluster.withManualClock();
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+        cluster.close();
+    }
+
+    private <T extends AutoCloseable> T keep(T c) {
+        open.add(c);
+        return c;
+    }
+
+    private DataTransport transport(String agent) {
+        return keep(Transports.open(TransportConfig.builder(RegionSpec.allocate(8, 256)).transport("loopback")
+                .agentName(agent).keyRing(RING).build()));
+    }
+
+    private Directory client() {
+        return keep(cluster.connect(PREFIX));
+    }
+
+    private Membership.Builder builder(DataTransport t, Recorder r) {
+        return Membership.builder(t, client()).keyRing(RING).ttl(Duration.ofSeconds(5)).listener(r);
+    }
+
+    /** Writes a garbage entry under a marker key and waits until {@code r} refused it: all before it was handled. */
+    private void sync(Recorder r) throws InterruptedException {
+        String key = PREFIX + "marker-" + System.nanoTime();
+        cluster.put(key, "garbage".getBytes(StandardCharsets.US_ASCII));
+        r.await("refused MALFORMED " + key);
+    }
+
+    private static void assertWriteLands(DataTransport from, String peer, DataTransport to, byte value)
+            throws InterruptedException {
+        from.region().segment().asSlice(0, 256).fill(value);
+        long id = from.writeBlocks(peer, new int[] {0}, new int[] {3});
+        assertNotEquals(DataTransport.NOT_SUBMITTED, id, "no peer " + peer);
+        long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (System.nanoTime() < end) {
+            PollResult p = from.poll(peer);
+            if (p.done().length + p.failed().length > 0) {
+                assertEquals(1, p.done().length, "transfer " + id + " failed");
+                assertEquals(value, to.region().segment().get(ValueLayout.JAVA_BYTE, 3 * 256L + 7));
+                return;
+            }
+            Thread.sleep(1);
+        }
+        throw new AssertionError("transfer " + id + " did not end");
+    }
+
+    @Test
+    void aFlappingMemberChangesInTheTransportOncePerInterval() throws Exception {
+        ManualTicker ticker = new ManualTicker();
+        Recorder ra = new Recorder();
+        DataTransport ta = transport("a");
+        DataTransport tb = transport("b");
+        keep(builder(ta, ra).ticker(ticker).build());
+        byte[] first = MemberEntry.of("b", 1, tb.localDescriptor()).encode(RING);
+        cluster.put(PREFIX + "b", first);
+        ra.await("added b 1");
+        for (int epoch = 2; epoch <= 10; epoch++) {
+            cluster.delete(PREFIX + "b");
+            cluster.put(PREFIX + "b", MemberEntry.of("b", epoch, tb.localDescriptor()).encode(RING));
+        }
+        sync(ra);
+        assertEquals(0, ra.count("updated") + ra.count("removed"), "changes within the interval wait: " + ra.lines());
+        ticker.advance(Duration.ofSeconds(1));
+        ra.await("updated b 10");
+        sync(ra);
+        assertEquals(1, ra.count("updated b"), ra.lines().toString());
+        assertEquals(0, ra.count("removed"), ra.lines().toString());
+        assertWriteLands(ta, "b", tb, (byte) 5);
+    }
+
+    @Test
+    void aRestartWithinTheIntervalIsOneReAddAndWritesReachTheNewRegion() throws Exception {
+        ManualTicker ticker = new ManualTicker();
+        Recorder ra = new Recorder();
+        DataTransport ta = transport("a");
+        keep(builder(ta, ra).ticker(ticker).build());
+        DataTransport tb = transport("b");
+        Membership b = builder(tb, new Recorder()).build();
+        String added = ra.await("added b ");
+        b.close();
+        tb.close();
+        DataTransport tb2 = transport("b");
+        Membership b2 = keep(builder(tb2, new Recorder()).build());
+        sync(ra);
+        assertEquals(0, ra.count("removed"), "the goodbye waits one interval: " + ra.lines());
+        ticker.advance(Duration.ofSeconds(1));
+        String updated = ra.await("updated b ");
+        assertEquals("updated b " + b2.epoch(), updated);
+        assertTrue(b2.epoch() > Long.parseLong(added.substring("added b ".length())));
+        assertEquals(0, ra.count("removed"), ra.lines().toString());
+        assertWriteLands(ta, "b", tb2, (byte) 9);
+    }
+
+    @Test
+    void anotherProcessUnderTheSameMemberIdIsReportedNotFoughtOver() throws Exception {
+        Recorder first = new Recorder();
+        Membership x = keep(builder(transport("x-one"), first).memberId("x").build());
+        Recorder second = new Recorder();
+        Membership y = keep(builder(transport("x-two"), second).memberId("x").build());
+        String refusal = first.await("refused MEMBER_ID_IN_USE");
+        assertTrue(refusal.contains("'x'") && refusal.contains(String.valueOf(y.epoch())), refusal);
+        assertTrue(y.epoch() > x.epoch(), "a process starting under a used id publishes above its epoch");
+        sync(first);
+        assertEquals(1, first.count("published"), "the first does not publish again: " + first.lines());
+        assertEquals(0, second.count("refused MEMBER_ID_IN_USE"), second.lines().toString());
+    }
+
+    @Test
+    void aLostLeaseIsPublishedAgainOnceTheDirectoryIsBack() throws Exception {
+        Recorder ra = new Recorder();
+        Recorder rb = new Recorder();
+        Directory da = client();
+        DataTransport ta = transport("a");
+        Membership a = keep(Membership.builder(ta, da).keyRing(RING).ttl(Duration.ofSeconds(5)).listener(ra).build());
+        long firstEpoch = a.epoch();
+        DataTransport tb = transport("b");
+        keep(builder(tb, rb).flapInterval(Duration.ZERO).build());
+        rb.await("added a " + firstEpoch);
+        cluster.cutOff(da);
+        cluster.advance(Duration.ofSeconds(5)); // paused past its TTL
+        ra.await("lost " + firstEpoch);
+        ra.await("publish-failed");
+        rb.await("removed a " + firstEpoch);
+        assertWriteLands(ta, "b", tb, (byte) 3); // transfers among known peers go on meanwhile
+        cluster.reconnect(da);
+        String republished = ra.await(l -> l.startsWith("published") && !l.equals("published " + firstEpoch),
+                "a second publication");
+        long second = Long.parseLong(republished.substring("published ".length()));
+        assertTrue(second > firstEpoch);
+        assertEquals(second, a.epoch());
+        rb.await("added a " + second);
+    }
+
+    @Test
+    void aFailedRegistrationIsReportedAndTheMemberTriedAgainAtItsNextEpoch(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("registration.jfr");
+        Recorder ra = new Recorder();
+        DataTransport ta = transport("a");
+        DataTransport dead = transport("dead");
+        dead.feature(io.blockxfer.loopback.LoopbackFaults.class).orElseThrow().kill();
+        try (Recording recording = new Recording()) {
+            recording.enable("blockxfer.MemberChange");
+            recording.enable("blockxfer.OwnEntry");
+            recording.start();
+            Directory da = client();
+            keep(Membership.builder(ta, da).keyRing(RING).flapInterval(Duration.ZERO).listener(ra).build());
+            cluster.put(PREFIX + "b", MemberEntry.of("b", 1, dead.localDescriptor()).encode(RING));
+            String failed = ra.await("registration-failed b 1");
+            assertTrue(failed.contains("Exception"), failed);
+            assertTrue(!a(ra).contains("added b"), "a failed registration is no member: " + a(ra));
+            DataTransport live = transport("b");
+            cluster.put(PREFIX + "b", MemberEntry.of("b", 2, live.localDescriptor()).encode(RING));
+            ra.await("added b 2");
+            assertWriteLands(ta, "b", live, (byte) 2);
+            cluster.loseLease(PREFIX + "a");
+            ra.await("lost ");
+            recording.stop();
+            recording.dump(file);
+        }
+        List<String> events = RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals("blockxfer.MemberChange")
+                        || e.getEventType().getName().equals("blockxfer.OwnEntry"))
+                .map(e -> e.getEventType().getName() + " " + e.getString("change")).toList();
+        assertTrue(events.contains("blockxfer.MemberChange registration-failed"), events.toString());
+        assertTrue(events.contains("blockxfer.OwnEntry lease-lost"), events.toString());
+    }
+
+    private static String a(Recorder r) {
+        return r.lines().stream().filter(l -> l.startsWith("added")).toList().toString();
+    }
+
+    @Test
+    void aListenerThatThrowsDoesNotStopTheMembership() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        MembershipListener throwing = new MembershipListener() {
+            @Override
+            public void memberAdded(String memberId, long epoch) {
+                calls.incrementAndGet();
+                throw new IllegalStateException("listener bug");
+            }
+        };
+        Recorder ra = new Recorder();
+        Membership a = keep(Membership.builder(transport("a"), client()).keyRing(RING).listener(throwing)
+                .listener(ra).build());
+        keep(builder(transport("b"), new Recorder()).build());
+        keep(builder(transport("c"), new Recorder()).build());
+        ra.await("added b");
+        ra.await("added c");
+        assertEquals(2, calls.get(), "every call came, and the listener after the throwing one heard too");
+        assertEquals(2, a.members().size());
+    }
+
+    @Test
+    void closeSaysGoodbyeLeavesTheTransportAndItsPeersAndEndsTheApi() throws Exception {
+        Recorder ra = new Recorder();
+        Recorder rb = new Recorder();
+        DataTransport ta = transport("a");
+        DataTransport tb = transport("b");
+        Membership a = builder(ta, ra).build();
+        keep(builder(tb, rb).flapInterval(Duration.ZERO).build());
+        ra.await("added b");
+        rb.await("added a"); // else b may list the directory only after a's goodbye, and never hear of a
+        long epoch = a.epoch();
+        a.close();
+        a.close();
+        rb.await("removed a " + epoch);
+        assertTrue(cluster.get(PREFIX + "a").isEmpty(), "the goodbye deletes the entry");
+        assertWriteLands(ta, "b", tb, (byte) 4);
+        assertThrows(IllegalStateException.class, a::members);
+        assertThrows(IllegalStateException.class, a::epoch);
+        assertEquals("a", a.memberId());
+        assertTrue(a.isClosed());
+        assertTrue(Thread.getAllStackTraces().keySet().stream()
+                .noneMatch(t -> t.getName().equals("blockxfer-membership-a") && t.isAlive()), "its thread ended");
+    }
+
+    @Test
+    void badArgumentsAreRefusedByName() {
+        DataTransport t = transport("a");
+        Directory d = client();
+        var e = assertThrows(IllegalArgumentException.class, () -> Membership.builder(t, d).ttl(Duration.ofSeconds(1)));
+        assertTrue(e.getMessage().contains("PT1S"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Membership.builder(t, d).ttl(Duration.ofHours(2)));
+        e = assertThrows(IllegalArgumentException.class, () -> Membership.builder(t, d).memberId("a/b"));
+        assertTrue(e.getMessage().contains("a/b"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Membership.builder(t, d).flapInterval(Duration.ofSeconds(-1)));
+        assertThrows(NullPointerException.class, () -> Membership.builder(null, d));
+        assertThrows(NullPointerException.class, () -> Membership.builder(t, null));
+        DataTransport odd = transport("odd#name");
+        e = assertThrows(IllegalArgumentException.class, () -> Membership.builder(odd, d).build());
+        assertTrue(e.getMessage().contains("odd#name"), e.getMessage());
+        DataTransport unsigned = keep(Transports.open(TransportConfig.builder(RegionSpec.allocate(8, 256))
+                .transport("loopback").agentName("u").build()));
+        e = assertThrows(IllegalArgumentException.class, () -> Membership.builder(unsigned, d).keyRing(RING).build());
+        assertTrue(e.getMessage().contains("unsigned"), e.getMessage());
+        assertTrue(cluster.get(PREFIX + "u").isEmpty() && cluster.get(PREFIX + "odd#name").isEmpty());
+    }
+
+    @Test
+    void anUnreachableDirectoryFailsTheStartWithItsName() {
+        Directory d = client();
+        cluster.cutOff(d);
+        var e = assertThrows(DirectoryUnavailableException.class,
+                () -> Membership.builder(transport("a"), d).keyRing(RING).build());
+        assertTrue(e.getMessage().contains("unreachable") && e.getMessage().contains(PREFIX), e.getMessage());
+    }
+
+    @Test
+    void jfrRecordsMembersRefusalsConnectionsAndTheOwnEntry(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("membership.jfr");
+        Directory da = client();
+        try (Recording recording = new Recording()) {
+            recording.enable("blockxfer.MemberChange");
+            recording.enable("blockxfer.MemberRefused");
+            recording.enable("blockxfer.DirectoryConnection");
+            recording.enable("blockxfer.OwnEntry");
+            recording.start();
+            Recorder ra = new Recorder();
+            keep(Membership.builder(transport("a"), da).keyRing(RING).flapInterval(Duration.ZERO).listener(ra)
+                    .build());
+            Membership b = builder(transport("b"), new Recorder()).build();
+            ra.await("added b");
+            sync(ra);
+            cluster.cutOff(da);
+            ra.await("disconnected");
+            cluster.reconnect(da);
+            ra.await("reconnected");
+            b.close();
+            ra.await("removed b");
+            recording.stop();
+            recording.dump(file);
+        }
+        Map<String, List<RecordedEvent>> byName = new java.util.HashMap<>();
+        for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
+            byName.computeIfAbsent(e.getEventType().getName(), k -> new ArrayList<>()).add(e);
+        }
+        List<String> changes = byName.getOrDefault("blockxfer.MemberChange", List.of()).stream()
+                .filter(e -> "a".equals(e.getString("self"))).map(e -> e.getString("change") + " "
+                        + e.getString("member")).toList();
+        assertEquals(List.of("added b", "removed b"), changes);
+        RecordedEvent refused = byName.get("blockxfer.MemberRefused").getFirst();
+        assertEquals("MALFORMED", refused.getString("reason"));
+        assertTrue(refused.getString("key").startsWith(PREFIX + "marker-"));
+        assertTrue(byName.get("blockxfer.DirectoryConnection").stream().map(e -> e.getString("change")).toList()
+                .containsAll(List.of("disconnected", "resumed")));
+        assertTrue(byName.get("blockxfer.OwnEntry").stream().anyMatch(e -> "a".equals(e.getString("self"))
+                && "published".equals(e.getString("change")) && e.getLong("epoch") > 0));
+    }
+}

@@ -1,0 +1,361 @@
+package io.blockxfer.ucx.internal;
+
+import io.blockxfer.transport.internal.queue.MpscRing;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.openucx.jucx.ucp.UcpWorker;
+
+/**
+ * Who drives the UCP worker of a {@link ProgressLoop} (workers are single-threaded), how the
+ * worker passes between threads, and how the loop's thread sleeps and is woken. Exactly one
+ * thread at a time owns the worker, the command queue's consumer side and everything the loop's
+ * parts mark "owner only"; ownership is a flag taken with a compare-and-set (which also hands the
+ * owner's state over to the next owner) and given back with a volatile store. The loop's own
+ * thread owns it by default. When polling threads may drive
+ * ({@link io.blockxfer.transport.ProgressMode#POLLING_THREAD}), every poll tries to take the flag
+ * for one round and gives up at once if another thread holds it; while polls keep coming, and
+ * while a polling thread holds the worker, the loop's thread lets go of the worker and sleeps
+ * ({@link WakeupGate#DORMANT}) instead of competing with them for it and for a core, and takes
+ * over again when they stop, or at once for a command that waits (a peer registration). "Polls
+ * keep coming" means within {@value #POLLER_GRACE_MICROS} us with nothing outstanding, but only
+ * {@value #BUSY_POLLER_GRACE_MICROS} us with a transfer, a close or a command waiting, so that a
+ * caller that sleeps between its polls never leaves a transfer waiting for its next poll (a READ
+ * that UCX serves, a flush that waits for the peer): the loop's thread drives meanwhile, as it
+ * does alone in {@link io.blockxfer.transport.ProgressMode#BACKEND_THREAD} mode. While work is
+ * outstanding the loop's thread keeps calling {@code progress()} (where UCX's keepalive also
+ * runs), spinning first and then parking briefly; with nothing outstanding it spins a moment
+ * longer (so back-to-back transfers pay no wakeup), then sleeps in {@code waitForEvents()}.
+ * Submitters wake it through a {@link WakeupGate}, so no submit is missed. Every way the loop's
+ * thread sleeps and every way another thread wakes it is in this class.
+ *
+ * <p><b>Thread safety:</b> {@link #drive} on the loop's thread only; {@link #driveFromPoller},
+ * {@link #wakeFor}, {@link #nudge}, {@link #requestStop} and the getters from any thread;
+ * {@link #publishBusy}, {@link #keepForGood} and {@link #workerClosing} by the owner. The owner
+ * flag, the time of the last poll, the busy and stop flags and the gate are shared (volatile or
+ * atomic); {@code signal()} is called under a lock that shutdown takes before destroying the
+ * worker; whether polls may still drive is owner only.
+ */
+final class WorkerDriver {
+
+    private static final int SPINS = 20_000;
+    private static final long PARK_NANOS = 50_000;
+    /** How long the loop stays hot after its last work before it sleeps: back-to-back transfers
+     *  then never pay for a wakeup. */
+    private static final long IDLE_SPIN_NANOS = 200_000;
+    /** With nothing outstanding: how long after the last poll the loop's thread keeps leaving the worker to polls. */
+    static final long POLLER_GRACE_MICROS = 1_000;
+    /** With work outstanding: how long after the last poll the loop's thread keeps leaving the worker to polls. */
+    static final long BUSY_POLLER_GRACE_MICROS = 100;
+    /** Polls note their time at most this often (a shared write per poll would cost more). */
+    private static final long POLLER_NOTE_NANOS = 20_000;
+
+    private static final VarHandle OWNER;
+    private static final int FREE = 0;
+    private static final int LOOP_THREAD = 1;
+    private static final int POLLING_THREAD = 2;
+
+    static {
+        try {
+            OWNER = MethodHandles.lookup().findVarHandle(WorkerDriver.class, "owner", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** One round of driving the worker, run by its owner. */
+    @FunctionalInterface
+    interface Round {
+
+        /**
+         * Runs queued commands, progresses the worker, moves closes on, and publishes whether work
+         * is outstanding ({@link WorkerDriver#publishBusy}).
+         *
+         * @return the events processed (commands, completions, closes)
+         */
+        int run();
+    }
+
+    private final UcpWorker worker;
+    private final Thread thread;
+    private final MpscRing<LoopCommand> commands;
+    private final Round round;
+    private final boolean pollersDrive;
+    private final long pollerGraceNanos;
+    private final long busyPollerGraceNanos;
+    private final WakeupGate gate = new WakeupGate();
+    private final Object signalLock = new Object();
+    /** Who drives the worker now: {@link #FREE}, {@link #LOOP_THREAD} or {@link #POLLING_THREAD}; through OWNER. */
+    @SuppressWarnings("unused") // accessed through OWNER
+    private volatile int owner;
+    private volatile long lastPollNanos;
+    /** Whether transfers, requests or closes are outstanding: published by the owner after each round. */
+    private volatile boolean busy;
+    private volatile boolean stopping;
+    private boolean workerClosed; // guarded by signalLock
+    private final AtomicLong waits = new AtomicLong();
+    private final AtomicLong pollerRounds = new AtomicLong();
+
+    // ---- owner only
+    private boolean drivingClosed;
+
+    /**
+     * Drives {@code worker} by running {@code round} on {@code thread}, and on polling threads
+     * where {@code pollersDrive}; {@code commands} is the loop's queue, of which
+     * this only asks whether it is empty; the loop's thread leaves the worker to polls for
+     * {@code pollerGraceNanos} after the last one while nothing is outstanding.
+     */
+    WorkerDriver(UcpWorker worker, Thread thread, MpscRing<LoopCommand> commands, Round round,
+            boolean pollersDrive, long pollerGraceNanos) {
+        this.worker = worker;
+        this.thread = thread;
+        this.commands = commands;
+        this.round = round;
+        this.pollersDrive = pollersDrive;
+        this.pollerGraceNanos = pollerGraceNanos;
+        this.busyPollerGraceNanos = Math.min(pollerGraceNanos, TimeUnit.MICROSECONDS.toNanos(BUSY_POLLER_GRACE_MICROS));
+        this.lastPollNanos = System.nanoTime() - 2 * pollerGraceNanos;
+    }
+
+    // ------------------------------------------------------------------ any thread
+
+    /**
+     * A command was queued: wakes whoever must run it, through the gate. Transfers are left to an
+     * active polling thread; other commands always wake the loop's thread.
+     */
+    void wakeFor(LoopCommand command) {
+        int was = gate.published();
+        if (was == WakeupGate.PARKED || (was == WakeupGate.DORMANT && !(command instanceof UcxTransfer))) {
+            LockSupport.unpark(thread);
+        } else if (was == WakeupGate.WAITING) {
+            signalWorker();
+        }
+    }
+
+    /** A submitter waits for room in the full queue: wakes the loop's thread however it sleeps. */
+    void nudge() {
+        LockSupport.unpark(thread);
+        if (gate.state() == WakeupGate.WAITING) {
+            signalWorker();
+        }
+    }
+
+    private void signalWorker() {
+        synchronized (signalLock) {
+            if (!workerClosed) {
+                worker.signal();
+            }
+        }
+    }
+
+    /**
+     * A polling thread's turn: one round of driving the worker if nobody else drives it now
+     * (never waits), nothing when only the loop's thread may drive.
+     *
+     * @return the events processed (commands, completions, closes)
+     */
+    int driveFromPoller() {
+        if (!pollersDrive) {
+            return 0;
+        }
+        long now = System.nanoTime();
+        if (now - lastPollNanos > POLLER_NOTE_NANOS) {
+            lastPollNanos = now;
+        }
+        if (!OWNER.compareAndSet(this, FREE, POLLING_THREAD)) {
+            if (gate.state() == WakeupGate.WAITING) {
+                // the loop's thread sleeps holding the worker: wake it, it will leave it to us
+                signalWorker();
+            }
+            return 0;
+        }
+        try {
+            if (drivingClosed) {
+                return 0;
+            }
+            boolean wasBusy = busy;
+            int work = round.run();
+            if (work > 0) {
+                pollerRounds.incrementAndGet();
+            }
+            if (!wasBusy && busy) {
+                // work outlives this round: the loop's thread, maybe napping for the long grace
+                // (the gate cannot tell: a submit since its nap shows as NOTIFIED), naps shorter
+                // from now on, so it steps in if this caller does not poll again soon
+                LockSupport.unpark(thread);
+            }
+            return work;
+        } finally {
+            disown();
+        }
+    }
+
+    /** Ends driving: the loop's thread leaves its loop, woken wherever it sleeps. */
+    void requestStop() {
+        stopping = true;
+        LockSupport.unpark(thread);
+        signalWorker();
+    }
+
+    /** Whether the loop is stopping (or stopped): it takes no more commands. */
+    boolean stopping() {
+        return stopping;
+    }
+
+    // ------------------------------------------------------------------ the loop's thread
+
+    /** The loop of the loop's thread, until stopped; returns whether it ends owning the worker. */
+    boolean drive() {
+        boolean owned = false;
+        int idle = 0;
+        long lastWork = System.nanoTime();
+        while (!stopping) {
+            if (pollersActive()) {
+                // polls drive: stay out of their way, but run commands nobody else runs, and
+                // look again soon while work is outstanding
+                if (owned) {
+                    disown();
+                    owned = false;
+                }
+                napWhilePollsDrive();
+                if (!commands.isEmpty() && tryOwn()) {
+                    try {
+                        if (!drivingClosed) {
+                            round.run();
+                        }
+                    } finally {
+                        disown();
+                    }
+                }
+                lastWork = System.nanoTime();
+                continue;
+            }
+            if (!owned) {
+                if (!tryOwn()) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                owned = true;
+            }
+            int work = round.run();
+            if (work > 0) {
+                idle = 0;
+                lastWork = System.nanoTime();
+            } else if (System.nanoTime() - lastWork < IDLE_SPIN_NANOS) {
+                Thread.onSpinWait();
+            } else if (busy) {
+                if (++idle < SPINS) {
+                    Thread.onSpinWait();
+                } else {
+                    parkWhileBusy();
+                }
+            } else {
+                idle = 0;
+                waitForEvents();
+            }
+        }
+        return owned;
+    }
+
+    /** Polls drive: sleeps for the grace, unless a submit came; nobody needs to wake it. */
+    private void napWhilePollsDrive() {
+        if (gate.maySleep(WakeupGate.DORMANT) && !stopping) {
+            LockSupport.parkNanos(graceNanos());
+        }
+        gate.awake();
+    }
+
+    /** Work is outstanding but the worker had none for a while: a short park, unless a submit came. */
+    private void parkWhileBusy() {
+        if (gate.maySleep(WakeupGate.PARKED) && commands.isEmpty() && !stopping) {
+            LockSupport.parkNanos(PARK_NANOS);
+        }
+        gate.awake();
+    }
+
+    /** Nothing is outstanding: sleeps until the worker has an event or a submitter signals it. */
+    private void waitForEvents() {
+        if (gate.maySleep(WakeupGate.WAITING) && commands.isEmpty() && !stopping) {
+            waits.incrementAndGet();
+            worker.waitForEvents();
+        }
+        gate.awake();
+    }
+
+    /** The loop's thread takes the worker if nobody drives it. */
+    private boolean tryOwn() {
+        return OWNER.compareAndSet(this, FREE, LOOP_THREAD);
+    }
+
+    private void disown() {
+        OWNER.setVolatile(this, FREE);
+    }
+
+    /**
+     * Whether polls drive: a polling thread holds the worker now (a round that copies many blocks
+     * to a mapped peer lasts a millisecond and more), or one came within the grace that fits
+     * whether work is outstanding. The loop's thread then sleeps instead of spinning for the
+     * worker against the very thread that moves the bytes.
+     */
+    private boolean pollersActive() {
+        return pollersDrive && ((int) OWNER.getVolatile(this) == POLLING_THREAD
+                || System.nanoTime() - lastPollNanos < graceNanos());
+    }
+
+    private long graceNanos() {
+        return busy || !commands.isEmpty() ? busyPollerGraceNanos : pollerGraceNanos;
+    }
+
+    // ------------------------------------------------------------------ the owner
+
+    /** After a round: whether transfers, requests or closes are still outstanding. */
+    void publishBusy(boolean nowBusy) {
+        if (nowBusy != busy) {
+            busy = nowBusy;
+        }
+    }
+
+    /**
+     * The loop's thread left its loop ({@code owned}: holding the worker): it takes the worker,
+     * which polling threads hold for one round at most, and never gives it back; polls no longer
+     * drive.
+     */
+    void keepForGood(boolean owned) {
+        stopping = true;
+        if (!owned) {
+            while (!tryOwn()) {
+                LockSupport.parkNanos(10_000);
+            }
+        }
+        drivingClosed = true; // never released again: polls no longer drive
+    }
+
+    /** The worker is about to be destroyed: no submitter signals it from now on. */
+    void workerClosing() {
+        synchronized (signalLock) {
+            workerClosed = true;
+        }
+    }
+
+    /** The state of the sleep handshake (for tests). */
+    int gateState() {
+        return gate.state();
+    }
+
+    /** How often the loop's thread slept in {@code waitForEvents()} (for tests). */
+    long waits() {
+        return waits.get();
+    }
+
+    /** How many rounds polling threads drove that did some work (for tests). */
+    long pollerRounds() {
+        return pollerRounds.get();
+    }
+
+    /** Whether polls may drive the worker. */
+    boolean pollersDrive() {
+        return pollersDrive;
+    }
+}
