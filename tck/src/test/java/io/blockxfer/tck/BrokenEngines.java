@@ -2,6 +2,7 @@ package io.blockxfer.tck;
 
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.spi.CompletionSignal;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.util.Arrays;
 import java.util.Map;
@@ -322,6 +323,13 @@ final class BrokenEngines {
             @Override
             public int progress() {
                 return 0; // the defect: a poll never drives the backend
+            }
+
+            @Override
+            public boolean bindCompletionSignal(CompletionSignal signal) {
+                // what ends a transfer here is a status check, not the copy: waiters are woken by
+                // the transport's status thread, as for any backend without a completion signal
+                return false;
             }
         };
     }
