@@ -8,14 +8,21 @@ import io.blockxfer.cli.internal.KeyFiles;
 import io.blockxfer.cli.internal.remote.BenchDirectory;
 import io.blockxfer.cli.internal.remote.ControlProtocol;
 import io.blockxfer.cli.internal.remote.ServerEntry;
+import io.blockxfer.directory.etcd.EtcdEndpoints;
 import io.blockxfer.tck.process.EtcdCluster;
 import io.blockxfer.transport.DeploymentKeyRing;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -188,6 +195,36 @@ class DirectoryBenchTest {
             assertTrue(none.err().contains("no bench server is published in " + at) && none.err().contains(
                     "(2 entries were refused; --verbose says why)") && none.err().contains("plain: refused: ")
                     && none.err().contains("forged: refused: "), none::toString);
+        }
+    }
+
+    /**
+     * A server whose lease is lost (revoked here, as etcd expires it after an outage longer than
+     * the TTL) notices at its next renewal, says so, and publishes its entry again on a new lease.
+     */
+    @Test
+    void aServerWhoseLeaseIsLostPublishesAgain() throws Exception {
+        String prefix = "/bench-lost/";
+        BenchDirectory where = BenchDirectory.etcd(endpoints(), prefix);
+        List<String> log = new CopyOnWriteArrayList<>();
+        ByteSequence key = ByteSequence.from(prefix + "hostL", StandardCharsets.UTF_8);
+        try (var announced = where.announce(entry("hostL", 7473, false), Optional.empty(), log::add);
+                Client client = Client.builder().endpoints(EtcdEndpoints.parse(endpoints()).uris()).build()) {
+            assertEquals("hostL", announced.entry().name());
+            long lease = client.getKVClient().get(key).get(10, TimeUnit.SECONDS).getKvs().getFirst().getLease();
+            client.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + BenchDirectory.TTL.toNanos();
+            while (true) {
+                List<KeyValue> kvs = client.getKVClient().get(key).get(10, TimeUnit.SECONDS).getKvs();
+                if (!kvs.isEmpty() && kvs.getFirst().getLease() != lease
+                        && log.contains("published again in the directory")) {
+                    break;
+                }
+                assertTrue(System.nanoTime() < deadline, () -> "not published again within the TTL: " + log);
+                Thread.sleep(100);
+            }
+            assertTrue(log.getFirst().startsWith("the directory entry's lease was lost ("), log::toString);
+            assertEquals(7473, where.list(Optional.empty()).choose("hostL").control().port());
         }
     }
 
