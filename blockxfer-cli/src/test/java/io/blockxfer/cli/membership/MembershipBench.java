@@ -541,7 +541,7 @@ public final class MembershipBench {
         }
 
         synchronized void awaitReady() throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
             while (!ready) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0 || !process.isAlive()) {

@@ -1,5 +1,9 @@
 package io.blockxfer.cli.membership;
 
+import io.blockxfer.directory.DirectoryEvent;
+import io.blockxfer.directory.DirectoryListener;
+import io.blockxfer.directory.DirectorySnapshot;
+import io.blockxfer.directory.DirectoryWatch;
 import io.blockxfer.directory.Membership;
 import io.blockxfer.directory.MembershipListener;
 import io.blockxfer.directory.Refusal;
@@ -16,10 +20,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -87,6 +94,7 @@ public final class MembershipWorker {
     }
 
     private void run() throws IOException, InterruptedException {
+        warmUp();
         say("ready " + ProcessHandle.current().pid());
         try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
             String line;
@@ -105,6 +113,41 @@ public final class MembershipWorker {
                 + leaseLosses + " reconnects=" + reconnects);
         members.keySet().forEach(this::leave);
         say("bye");
+    }
+
+    /**
+     * Loads what a member needs (gRPC, Netty, Vert.x, the loopback backend) before the first join,
+     * so that joins measure the membership, not this JVM's class loading: a client that lists the
+     * prefix once, and a loopback transport.
+     */
+    private void warmUp() {
+        try (DataTransport t = Transports.open(TransportConfig.builder(RegionSpec.allocate(4, 4096))
+                .transport("loopback").agentName("warm-up").build());
+                EtcdDirectory d = EtcdDirectory.builder(endpoints).prefix(prefix).name("warm-up")
+                        .operationTimeout(Duration.ofSeconds(60)).build()) {
+            CompletableFuture<DirectorySnapshot> listed = new CompletableFuture<>();
+            DirectoryWatch w = d.watch(new DirectoryListener() {
+                @Override
+                public void snapshot(DirectorySnapshot snapshot) {
+                    listed.complete(snapshot);
+                }
+
+                @Override
+                public void changed(DirectoryEvent event) {
+                    // the listing is all it takes
+                }
+            });
+            try {
+                listed.get(60, TimeUnit.SECONDS);
+            } finally {
+                w.close();
+            }
+            say("warm " + t.backendName());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            say("failed warm-up " + e);
+        }
     }
 
     private void join(String id) {
