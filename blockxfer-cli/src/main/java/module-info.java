@@ -8,6 +8,7 @@ module io.blockxfer.cli {
     requires io.blockxfer.transport;
     requires io.blockxfer.transport.loopback;
     requires io.blockxfer.tck;
+    requires io.blockxfer.transport.directory;
     requires transitive info.picocli;
     requires tools.jackson.databind;
     requires HdrHistogram;

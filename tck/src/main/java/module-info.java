@@ -1,7 +1,7 @@
 /**
  * The blockxfer conformance kit: an abstract JUnit 5 suite that certifies a backend, with the
- * harnesses that supply it transports in one JVM or in two processes, a helper for child JVMs
- * ({@code io.blockxfer.tck.process}), and the directory conformance suite
+ * harnesses that supply it transports in one JVM or in two processes, helpers for child JVMs and a
+ * private etcd ({@code io.blockxfer.tck.process}), and the directory conformance suite
  * ({@code io.blockxfer.tck.directory}).
  */
 module io.blockxfer.tck {

@@ -25,10 +25,13 @@ import io.blockxfer.cli.internal.SvgChart;
 import io.blockxfer.cli.internal.TargetSite;
 import io.blockxfer.cli.internal.Tuning;
 import io.blockxfer.cli.internal.remote.BenchClient;
+import io.blockxfer.cli.internal.remote.BenchDirectory;
 import io.blockxfer.cli.internal.remote.BenchServer;
 import io.blockxfer.cli.internal.remote.ControlProtocol;
 import io.blockxfer.cli.internal.remote.RemoteSite;
 import io.blockxfer.cli.internal.remote.ServerConfig;
+import io.blockxfer.cli.internal.remote.ServerEntry;
+import io.blockxfer.directory.DirectoryLimits;
 import io.blockxfer.transport.ProgressMode;
 import io.blockxfer.transport.TransferOp;
 import java.io.IOException;
@@ -71,7 +74,8 @@ import picocli.CommandLine.Spec;
                 + " blocks.",
             "Latency is per transfer, from submit to the poll that reports it, with up to WINDOW in flight.",
             "Between two hosts: run 'bench --serve' on the target host and 'bench --connect HOST:PORT' on the"
-                + " initiator."})
+                + " initiator; or meet in etcd: 'bench --serve --directory etcd://HOST:PORT' and 'bench --connect"
+                + " --directory etcd://HOST:PORT'."})
 public final class BenchCommand implements Callable<Integer> {
 
     /** Options that shape the measurement, which the initiator chooses; refused with {@code --serve}. */
@@ -116,9 +120,10 @@ public final class BenchCommand implements Callable<Integer> {
             description = "1: both peers in this process; 2: the target in a child JVM. Default: ${DEFAULT-VALUE}.")
     private int processes;
 
-    @Option(names = "--connect", paramLabel = "HOST:PORT",
+    @Option(names = "--connect", paramLabel = "HOST:PORT", arity = "0..1", fallbackValue = "",
             description = "Measure against targets on another host, served there by 'bench --serve' (port "
-                    + ControlProtocol.DEFAULT_PORT + " unless given).")
+                    + ControlProtocol.DEFAULT_PORT + " unless given). With --directory, give no HOST:PORT: the"
+                    + " server is found in the directory.")
     private @Nullable String connect;
 
     @Option(names = "--serve", description = "Serve targets to initiators that '--connect', one after another,"
@@ -128,6 +133,26 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--listen", paramLabel = "HOST:PORT",
             description = "With --serve: where to listen. Default: 0.0.0.0:" + ControlProtocol.DEFAULT_PORT + ".")
     private @Nullable String listen;
+
+    @Option(names = "--directory", paramLabel = "ENDPOINTS",
+            description = "The etcd cluster where servers and initiators meet (etcd://HOST:PORT[,HOST:PORT...]). With"
+                    + " --serve: publish this server there while it serves; with --connect: find the server there.")
+    private @Nullable String directory;
+
+    @Option(names = "--prefix", paramLabel = "PREFIX",
+            description = "With --directory: the deployment's key prefix. Default: " + BenchDirectory.DEFAULT_PREFIX
+                    + ".")
+    private @Nullable String prefix;
+
+    @Option(names = "--target", paramLabel = "NAME",
+            description = "With --directory: the name this server is published under (--serve; default: this host's"
+                    + " name), or the server to measure against (--connect; default: the only one published).")
+    private @Nullable String target;
+
+    @Option(names = "--advertise", paramLabel = "HOST[:PORT]",
+            description = "With --serve --directory: the control address to publish. Default: the --listen address;"
+                    + " for a wildcard one, this host's address towards etcd; the port listened on.")
+    private @Nullable String advertise;
 
     @Option(names = "--layout", paramLabel = "LAYOUT", defaultValue = "shuffled",
             description = "Block pairing: shuffled (remote blocks permuted, nothing coalesces) or contiguous."
@@ -190,6 +215,8 @@ public final class BenchCommand implements Callable<Integer> {
     /** The key file, once {@link #keys()} read it; null when there is none. */
     private @Nullable KeyFile loadedKeys;
     private boolean keysLoaded;
+    /** How the summary names the remote target: the --connect address, or the server found in the directory. */
+    private @Nullable String remoteLabel;
 
     /** For picocli. */
     public BenchCommand() {
@@ -211,6 +238,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        checkDirectoryOptions();
         if (serve) {
             return serve();
         }
@@ -232,9 +260,65 @@ public final class BenchCommand implements Callable<Integer> {
                     });
                 }
             }
-            return new RemoteSite(BenchClient.connect(address(connect, "--connect"), keys()));
+            if (directory == null) {
+                remoteLabel = connect;
+                return new RemoteSite(BenchClient.connect(address(connect, "--connect"), keys()));
+            }
+            BenchDirectory where = BenchDirectory.etcd(directory, prefix());
+            ServerEntry found = where.list(keys().map(KeyFile::ring)).choose(target);
+            String origin = "bench server '" + found.name() + "', found in " + where.where();
+            remoteLabel = found.control() + ", " + origin;
+            try {
+                return new RemoteSite(BenchClient.connect(found.control(), keys()));
+            } catch (CliException e) {
+                throw new CliException(e.getMessage() + " (" + origin + ")", e.exitCode(), e.getCause())
+                        .withDetail(e.detail().orElse(null));
+            }
         }
         return processes == 2 ? LocalSite.childProcess() : LocalSite.inProcess();
+    }
+
+    /** The options of {@code --directory} go with it, and it with {@code --serve} or {@code --connect} alone. */
+    private void checkDirectoryOptions() {
+        ParseResult parsed = spec.commandLine().getParseResult();
+        if (directory == null) {
+            for (String option : List.of("--prefix", "--target", "--advertise")) {
+                if (parsed.hasMatchedOption(option)) {
+                    throw CliException.usage(option + " goes with --directory");
+                }
+            }
+            if (connect != null && connect.isBlank()) {
+                throw CliException.usage("--connect needs HOST[:PORT], or --directory ENDPOINTS to find the server in");
+            }
+            return;
+        }
+        if (!serve && connect == null) {
+            throw CliException.usage("--directory goes with --serve (publish this server there) or --connect (find a"
+                    + " server there)");
+        }
+        if (connect != null && !connect.isBlank()) {
+            throw CliException.usage("--connect " + connect + " and --directory exclude each other: the directory says"
+                    + " where the server is; give --connect without HOST:PORT, or leave --directory out");
+        }
+        if (advertise != null && !serve) {
+            throw CliException.usage("--advertise is for --serve");
+        }
+        if (target != null && !DirectoryLimits.isValidMemberId(target)) {
+            throw CliException.usage("--target must be 1-" + DirectoryLimits.MAX_MEMBER_ID_LENGTH + " characters of"
+                    + " [A-Za-z0-9._:@-], not '" + target + "'");
+        }
+    }
+
+    private String prefix() {
+        return prefix == null ? BenchDirectory.DEFAULT_PREFIX : prefix;
+    }
+
+    /** The name a server publishes itself under without --target: its host name, as a member id. */
+    private static String defaultTargetName() {
+        String name = ServerConfig.hostName().replaceAll("[^A-Za-z0-9._:@-]", "-");
+        name = name.length() > DirectoryLimits.MAX_MEMBER_ID_LENGTH
+                ? name.substring(0, DirectoryLimits.MAX_MEMBER_ID_LENGTH) : name;
+        return name.isEmpty() ? "bench" : name;
     }
 
     private List<BenchRow> measure(BenchSettings settings, TargetSite site) {
@@ -295,6 +379,7 @@ public final class BenchCommand implements Callable<Integer> {
                     + " from the initiator");
         }
         HostPort at = address(listen == null ? "0.0.0.0:" + ControlProtocol.DEFAULT_PORT : listen, "--listen");
+        BenchDirectory where = directory == null ? null : BenchDirectory.etcd(directory, prefix());
         List<String> names = parsed.hasMatchedOption("--backend") ? backends.stream()
                 .filter(b -> !b.equals("all")).toList() : List.of();
         ServerConfig config = new ServerConfig(source.providers(), names, options(),
@@ -307,6 +392,24 @@ public final class BenchCommand implements Callable<Integer> {
         BenchServer server = BenchServer.bind(at.resolve(), config, out);
         String bound = HostPort.parse(server.address().getHostString() + ":" + server.address().getPort(), 0)
                 .toString();
+        BenchDirectory.Announcement announcement = null;
+        if (where != null) {
+            try {
+                ServerEntry entry = new ServerEntry(target == null ? defaultTargetName() : target,
+                        ControlProtocol.VERSION, where.advertised(server.address(), advertise),
+                        ServerConfig.hostName(), config.servedNames(), config.keys().isPresent());
+                announcement = where.announce(entry, config.keyRing(), line -> {
+                    synchronized (out) {
+                        out.println("bench server: " + line);
+                        out.flush();
+                    }
+                });
+            } catch (RuntimeException e) {
+                server.close();
+                throw e;
+            }
+        }
+        BenchDirectory.Announcement published = announcement;
         if (config.keys().isEmpty()) {
             PrintWriter err = spec.commandLine().getErr();
             err.println("blockxfer bench: warning: no deployment key (--key-file or " + KeyFile.ENVIRONMENT + "):"
@@ -314,6 +417,9 @@ public final class BenchCommand implements Callable<Integer> {
             err.flush();
         }
         Thread stopper = new Thread(() -> {
+            if (published != null) {
+                published.close(); // first: no initiator finds a server that is going away
+            }
             server.stop();
             server.awaitStopped(Duration.ofSeconds(30));
         }, "bench-server-stop");
@@ -321,10 +427,16 @@ public final class BenchCommand implements Callable<Integer> {
         try (CpuHog cpuHog = hog ? CpuHog.start() : null) {
             out.println("blockxfer bench: serving " + String.join(", ", config.servedNames()) + " on " + bound
                     + " (" + config.keys().map(k -> "authenticated with " + k).orElse("unauthenticated")
-                    + (cpuHog != null ? "; CPU hog on " + cpuHog.threads() + " cores" : "") + "); " + StopSignal.hint());
+                    + (cpuHog != null ? "; CPU hog on " + cpuHog.threads() + " cores" : "") + "); "
+                    + (published == null || where == null ? "" : "published as '" + published.entry().name() + "' in "
+                            + where.where() + ", at " + published.entry().control() + "; ")
+                    + StopSignal.hint());
             out.flush();
             server.serve();
         } finally {
+            if (published != null) {
+                published.close();
+            }
             try {
                 Runtime.getRuntime().removeShutdownHook(stopper);
             } catch (IllegalStateException shuttingDown) {
@@ -416,7 +528,7 @@ public final class BenchCommand implements Callable<Integer> {
         String placement = switch (site.placement()) {
             case IN_PROCESS -> "both peers in this process";
             case CHILD_PROCESS -> "target in a child process";
-            case REMOTE -> "target on " + ((RemoteSite) site).serverName() + " (" + connect + ")";
+            case REMOTE -> "target on " + ((RemoteSite) site).serverName() + " (" + remoteLabel + ")";
         } + keys().map(k -> ", descriptors" + (site.placement() == Placement.REMOTE ? " and control frames" : "")
                 + " authenticated with key '" + k.signingKeyId() + "'").orElse("");
         StringBuilder sb = new StringBuilder();

@@ -9,6 +9,7 @@ import io.blockxfer.directory.DirectoryEvent;
 import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.Publication;
 import io.blockxfer.directory.etcd.internal.EtcdConnection;
+import io.blockxfer.tck.process.EtcdCluster;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.maintenance.StatusResponse;
 import io.etcd.jetcd.options.GetOption;

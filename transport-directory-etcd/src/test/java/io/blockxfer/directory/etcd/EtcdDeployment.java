@@ -3,6 +3,7 @@ package io.blockxfer.directory.etcd;
 import io.blockxfer.directory.Directory;
 import io.blockxfer.tck.directory.DirectoryDeployment;
 import io.blockxfer.tck.directory.DirectoryFault;
+import io.blockxfer.tck.process.EtcdCluster;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.blockxfer.directory.DirectoryLimits;
 import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.PublicationListener;
+import io.blockxfer.tck.process.EtcdCluster;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -2,6 +2,7 @@ package io.blockxfer.directory.etcd;
 
 import io.blockxfer.tck.directory.DirectoryConformanceSuite;
 import io.blockxfer.tck.directory.DirectoryDeployment;
+import io.blockxfer.tck.process.EtcdCluster;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -15,6 +15,7 @@ import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.DirectoryWatch;
 import io.blockxfer.directory.Publication;
 import io.blockxfer.directory.PublicationListener;
+import io.blockxfer.tck.process.EtcdCluster;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Txn;
 import io.etcd.jetcd.op.Op;

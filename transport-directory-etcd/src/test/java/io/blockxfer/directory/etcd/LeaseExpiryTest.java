@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.blockxfer.directory.Directory;
 import io.blockxfer.directory.DirectoryEvent;
 import io.blockxfer.tck.process.ChildJvm;
+import io.blockxfer.tck.process.EtcdCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,6 +5,8 @@ import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.ProviderInfo;
 import io.blockxfer.transport.spi.TransportProvider;
+import java.io.IOException;
+import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -42,7 +44,7 @@ public record ServerConfig(List<ProviderInfo> providers, List<String> backends, 
     }
 
     /** The key ring of the targets' transports, if the server has a key. */
-    Optional<DeploymentKeyRing> keyRing() {
+    public Optional<DeploymentKeyRing> keyRing() {
         return keys.map(KeyFile::ring);
     }
 
@@ -74,6 +76,15 @@ public record ServerConfig(List<ProviderInfo> providers, List<String> backends, 
     Optional<TransportProvider> served(String name) {
         return providers.stream().filter(p -> p.name().equals(name) && refusal(p).isEmpty()).findFirst()
                 .flatMap(ProviderInfo::provider);
+    }
+
+    /** This host's name, as a server reports it in its welcome and its directory entry. */
+    public static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "unknown host";
+        }
     }
 
     /** The names of the served providers. */

@@ -14,7 +14,6 @@ import io.blockxfer.transport.TransportException;
 import io.blockxfer.transport.spi.TransportProvider;
 import java.io.EOFException;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
@@ -292,7 +291,7 @@ final class ServerSession implements AutoCloseable {
     private Message welcome() {
         Message m = Message.of("welcome");
         ObjectNode n = m.node();
-        n.put("server", hostName());
+        n.put("server", ServerConfig.hostName());
         n.put("cpus", Runtime.getRuntime().availableProcessors());
         n.put("maxMemoryBytes", server.config().maxMemoryBytes());
         n.put("descriptors", server.config().codec().toString());
@@ -305,14 +304,6 @@ final class ServerSession implements AutoCloseable {
             b.put("cause", refusal.orElse(null));
         }
         return m;
-    }
-
-    private static String hostName() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-            return "unknown host";
-        }
     }
 
     private void send(Message m) throws IOException {

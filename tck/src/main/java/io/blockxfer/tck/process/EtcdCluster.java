@@ -1,6 +1,5 @@
-package io.blockxfer.directory.etcd;
+package io.blockxfer.tck.process;
 
-import io.blockxfer.tck.process.ChildProcess;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -29,19 +28,21 @@ import org.junit.jupiter.api.Assumptions;
  * A private etcd cluster for tests: 1 or 3 members of the system's {@code etcd} binary (Debian's
  * {@code etcd-server}, installed by {@code scripts/etcd install}), started as child processes by
  * pid, on free 127.0.0.1 ports, with their data in a temporary folder that {@link #close()}
- * removes. A member can be killed ({@code SIGKILL}), frozen ({@code SIGSTOP}) and started again on
- * its data. No member outlives the test JVM ({@link ChildProcess}'s shutdown hook kills any
- * left), and {@link #close()} kills every member it started.
+ * removes. The etcd directory's tests use it, and so does any test that needs a real etcd (the
+ * command-line tool's {@code bench --directory}). A member can be killed ({@code SIGKILL}), frozen
+ * ({@code SIGSTOP}) and started again on its data. No member outlives the test JVM
+ * ({@link ChildProcess}'s shutdown hook kills any left), and {@link #close()} kills every member it
+ * started.
  *
  * <p>Without an {@code etcd} binary the tests skip with the cause, or fail instead when
  * {@code -Dblockxfer.etcd.require=true} (CI sets it).
  *
  * <p><b>Thread safety:</b> thread-safe (methods are synchronized).
  */
-final class EtcdCluster implements AutoCloseable {
+public final class EtcdCluster implements AutoCloseable {
 
     /** The system property that turns a missing etcd from a skip into a failure. */
-    static final String REQUIRE_PROPERTY = "blockxfer.etcd.require";
+    public static final String REQUIRE_PROPERTY = "blockxfer.etcd.require";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
     private final Path binary;
@@ -73,7 +74,7 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** The etcd version the members run, e.g. {@code 3.4.23}. */
-    String version() {
+    public String version() {
         return version;
     }
 
@@ -81,7 +82,7 @@ final class EtcdCluster implements AutoCloseable {
      * The etcd binary: {@code -Dblockxfer.etcd.binary}, {@code $BLOCKXFER_ETCD}, or {@code etcd} on
      * the PATH.
      */
-    static Optional<Path> findBinary() {
+    public static Optional<Path> findBinary() {
         String explicit = System.getProperty("blockxfer.etcd.binary", System.getenv("BLOCKXFER_ETCD"));
         if (explicit != null && !explicit.isBlank()) {
             Path p = Path.of(explicit);
@@ -93,7 +94,7 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** Skips the calling test when there is no etcd binary, or fails it when etcd is required. */
-    static Path requireBinary() {
+    public static Path requireBinary() {
         Optional<Path> found = findBinary();
         if (found.isEmpty()) {
             String cause = "no etcd binary (looked at -Dblockxfer.etcd.binary, $BLOCKXFER_ETCD and etcd on the PATH);"
@@ -107,7 +108,7 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** Starts a cluster of {@code size} (1 or 3) members and waits until each is healthy. */
-    static EtcdCluster start(int size) {
+    public static EtcdCluster start(int size) {
         if (size != 1 && size != 3) {
             throw new IllegalArgumentException("size must be 1 or 3: " + size);
         }
@@ -149,28 +150,28 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** The client endpoints of every member: {@code etcd://127.0.0.1:P1,...}. */
-    synchronized String endpoints() {
+    public synchronized String endpoints() {
         return members.stream().map(m -> "127.0.0.1:" + m.clientPort).collect(Collectors.joining(",", "etcd://", ""));
     }
 
     /** The client port of member {@code i}. */
-    synchronized int clientPort(int i) {
+    public synchronized int clientPort(int i) {
         return members.get(i).clientPort;
     }
 
     /** The number of members. */
-    synchronized int size() {
+    public synchronized int size() {
         return members.size();
     }
 
     /** The pid of member {@code i}; -1 when it is not running. */
-    synchronized long pid(int i) {
+    public synchronized long pid(int i) {
         ChildProcess p = members.get(i).process;
         return p != null && p.isAlive() ? p.pid() : -1;
     }
 
     /** {@code SIGKILL}s member {@code i} and reaps it; its data stays for {@link #restart}. */
-    synchronized void kill(int i) {
+    public synchronized void kill(int i) {
         Member m = members.get(i);
         if (m.process != null) {
             m.process.kill();
@@ -179,7 +180,7 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** Starts member {@code i} again on its data and waits until it is healthy. */
-    synchronized void restart(int i) {
+    public synchronized void restart(int i) {
         Member m = members.get(i);
         if (m.process != null && m.process.isAlive()) {
             throw new IllegalStateException("member " + m.name + " still runs (pid " + m.process.pid() + ")");
@@ -188,12 +189,12 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** {@code SIGSTOP}s member {@code i}: its connections stay open and go silent. */
-    synchronized void freeze(int i) {
+    public synchronized void freeze(int i) {
         running(i).suspend();
     }
 
     /** {@code SIGCONT}s a frozen member {@code i}. */
-    synchronized void thaw(int i) {
+    public synchronized void thaw(int i) {
         running(i).resume();
     }
 
@@ -201,7 +202,7 @@ final class EtcdCluster implements AutoCloseable {
      * Waits until member {@code i} answers {@code {"health":"true"}} on {@code /health} (it has a
      * leader and serves), or fails naming it.
      */
-    void awaitHealthy(int i, Duration timeout) {
+    public void awaitHealthy(int i, Duration timeout) {
         Member m;
         synchronized (this) {
             m = members.get(i);
@@ -228,14 +229,14 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** Waits until every running member is healthy. */
-    void awaitAllHealthy(Duration timeout) {
+    public void awaitAllHealthy(Duration timeout) {
         for (int i = 0; i < size(); i++) {
             awaitHealthy(i, timeout);
         }
     }
 
     /** The last stderr lines of member {@code i}, for messages. */
-    synchronized String describe(int i) {
+    public synchronized String describe(int i) {
         ChildProcess p = members.get(i).process;
         return p == null ? "member " + members.get(i).name + " (not running)" : p.describe();
     }
@@ -300,7 +301,7 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** {@code n} distinct ports that were free on 127.0.0.1 a moment ago. */
-    static List<Integer> freePorts(int n) {
+    public static List<Integer> freePorts(int n) {
         Set<Integer> ports = new HashSet<>();
         List<Integer> ordered = new ArrayList<>();
         while (ordered.size() < n) {
@@ -315,7 +316,8 @@ final class EtcdCluster implements AutoCloseable {
         return ordered;
     }
 
-    static void sleep(long millis) {
+    /** Sleeps {@code millis}; an interrupt fails the calling test (and keeps the thread's flag). */
+    public static void sleep(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
