@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * across reconnects. See the module README for running a deployment on etcd.
  *
  * <pre>{@code
- * try (EtcdDirectory directory = EtcdDirectory.builder("etcd://10.0.0.1:2379,10.0.0.2:2379,10.0.0.3:2379")
+ * try (EtcdDirectory directory = EtcdDirectory.builder("etcd://198.18.0.1:2379,198.18.0.2:2379,198.18.0.3:2379")
  *         .prefix("/blockxfer/prod-eu/").build()) {
  *     Publication me = directory.publish("worker-17", entryBytes, Duration.ofSeconds(15), (p, why) -> ...);
  *     DirectoryWatch members = directory.watch(listener);

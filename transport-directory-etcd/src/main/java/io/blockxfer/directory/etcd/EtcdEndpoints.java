@@ -12,7 +12,7 @@ import java.util.stream.Collectors;
  * The client endpoints of one etcd cluster, parsed from the forms a user writes:
  * <ul>
  *   <li>{@code etcd://HOST:PORT[,HOST:PORT...]}, the project's form (as in
- *       {@code --directory etcd://10.0.0.1:2379,10.0.0.2:2379});</li>
+ *       {@code --directory etcd://198.18.0.1:2379,198.18.0.2:2379});</li>
  *   <li>{@code http://HOST:PORT[,http://HOST:PORT...]}, etcd's own form (as in
  *       {@code etcdctl --endpoints}); the scheme may be left off after the first.</li>
  * </ul>

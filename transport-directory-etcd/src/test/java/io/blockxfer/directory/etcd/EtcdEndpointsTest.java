@@ -13,11 +13,11 @@ class EtcdEndpointsTest {
 
     @Test
     void readsTheProjectsForm() {
-        EtcdEndpoints e = EtcdEndpoints.parse("etcd://10.0.0.1:2379,etcd-2.example:2379, [::1]:2380");
-        assertEquals(List.of("10.0.0.1:2379", "etcd-2.example:2379", "[::1]:2380"), e.hostPorts());
-        assertEquals(List.of(URI.create("http://10.0.0.1:2379"), URI.create("http://etcd-2.example:2379"),
+        EtcdEndpoints e = EtcdEndpoints.parse("etcd://198.18.0.1:2379,etcd-2.example:2379, [::1]:2380");
+        assertEquals(List.of("198.18.0.1:2379", "etcd-2.example:2379", "[::1]:2380"), e.hostPorts());
+        assertEquals(List.of(URI.create("http://198.18.0.1:2379"), URI.create("http://etcd-2.example:2379"),
                 URI.create("http://[::1]:2380")), e.uris());
-        assertEquals("etcd://10.0.0.1:2379,etcd-2.example:2379,[::1]:2380", e.toString());
+        assertEquals("etcd://198.18.0.1:2379,etcd-2.example:2379,[::1]:2380", e.toString());
         assertEquals(e, EtcdEndpoints.parse(e.toString()));
     }
 
