@@ -104,6 +104,12 @@ public final class BaselineMain {
         // the same agent, its caller waiting in the transport instead of spinning on poll
         list.add(new TransportContender("Java NIXL (wait)", "nixl", original, ProgressMode.BACKEND_THREAD, false,
                 TransportContender.Caller.WAIT));
+        // the same agent settings, with the worker's lock a mutex (the polling-thread progress mode, what
+        // 'blockxfer bench' runs by default): NIXL's delay-0 progress thread then sleeps on the lock
+        // instead of spinning against the caller that holds it
+        list.add(new TransportContender("Java NIXL (mutex)", "nixl", original, ProgressMode.POLLING_THREAD, false));
+        list.add(new TransportContender("Java NIXL (wait/mutex)", "nixl", original, ProgressMode.POLLING_THREAD,
+                false, TransportContender.Caller.WAIT));
         list.add(new TransportContender("Java NIXL (defaults)", "nixl", Map.of(), ProgressMode.AUTO, false));
         list.add(new DriverContender("Python NIXL", "NIXL's Python API, called as vLLM's NixlTransport calls it,"
                 + " its agent configured the same (num_threads=4, capture_telemetry=True, progress thread)",
@@ -286,6 +292,8 @@ public final class BaselineMain {
             pairs.add(new String[] {"Java NIXL", "Python NIXL"});
             pairs.add(new String[] {"Java NIXL (wait)", "Python NIXL"});
             pairs.add(new String[] {"Java NIXL (wait)", "Java NIXL"});
+            pairs.add(new String[] {"Java NIXL (mutex)", "Python NIXL"});
+            pairs.add(new String[] {"Java NIXL (wait/mutex)", "Python NIXL"});
             pairs.add(new String[] {"Java NIXL (defaults)", "C NIXL"});
             pairs.add(new String[] {"Python NIXL", "C NIXL"});
         } else {
