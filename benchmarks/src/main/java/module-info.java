@@ -13,6 +13,7 @@ module io.blockxfer.benchmarks {
     requires io.blockxfer.transport.ucx;
     requires jucx;
     requires jmh.core;
+    requires jdk.management;
     requires static org.jspecify;
 
     // nothing exported: JMH (an automatic module) runs the benchmarks from a shaded jar on the class path

@@ -13,6 +13,7 @@ import io.blockxfer.cli.internal.JfrRecording;
 import io.blockxfer.cli.internal.KeyFile;
 import io.blockxfer.cli.internal.LocalSite;
 import io.blockxfer.cli.internal.MemoryBudget;
+import io.blockxfer.cli.internal.Pacer;
 import io.blockxfer.cli.internal.Placement;
 import io.blockxfer.cli.internal.PollStyle;
 import io.blockxfer.cli.internal.ProgressBar;
@@ -73,6 +74,10 @@ import picocli.CommandLine.Spec;
         description = {"Benchmarks one-sided transfers between two peers against MemorySegment.copy of the same"
                 + " blocks.",
             "Latency is per transfer, from submit to the poll that reports it, with up to WINDOW in flight.",
+            "CPU is the CPU time of this process (all threads, Java and native) while transfers ran: as cores"
+                + " (CPU time / wall time) and as microseconds per transfer. With --processes 2 or --connect it is"
+                + " the initiator's process only; with both peers in this process it includes the target's"
+                + " threads.",
             "Between two hosts: run 'bench --serve' on the target host and 'bench --connect HOST:PORT' on the"
                 + " initiator; or meet in etcd: 'bench --serve --directory etcd://HOST:PORT' and 'bench --connect"
                 + " --directory etcd://HOST:PORT'."})
@@ -80,8 +85,11 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** Options that shape the measurement, which the initiator chooses; refused with {@code --serve}. */
     private static final List<String> INITIATOR_OPTIONS = List.of("--ops", "--block-sizes", "--batches", "--window",
-            "--duration", "--processes", "--layout", "--poll", "--poll-interval", "--progress", "--json", "--csv",
-            "--chart", "--jfr");
+            "--duration", "--processes", "--layout", "--poll", "--poll-interval", "--progress", "--rate", "--json",
+            "--csv", "--chart", "--jfr");
+
+    /** The highest {@code --rate}: one submission per 10 ns is already more than any backend does. */
+    private static final double MAX_RATE = 100_000_000;
 
     @Spec
     private CommandSpec spec;
@@ -170,6 +178,12 @@ public final class BenchCommand implements Callable<Integer> {
             converter = DurationConverter.class,
             description = "The period of --poll interval. Default: ${DEFAULT-VALUE}.")
     private Duration pollInterval;
+
+    @Option(names = "--rate", paramLabel = "N",
+            description = "Submit N transfers per second on a fixed schedule (at most " + Pacer.CATCH_UP
+                    + " late ones back to back, missed ones dropped) instead of keeping the window full; the row"
+                    + " shows the rate achieved and the CPU it took. Default: unpaced.")
+    private @Nullable Double rate;
 
     @Option(names = "--progress", paramLabel = "MODE", defaultValue = "auto",
             description = "Which thread advances transfers: auto (the backend's choice), polling (the caller's"
@@ -470,6 +484,10 @@ public final class BenchCommand implements Callable<Integer> {
                 throw CliException.usage("--batches must be between 1 and 1048576 blocks, not " + b);
             }
         }
+        if (rate != null && !(rate > 0 && rate <= MAX_RATE)) {
+            throw CliException.usage("--rate must be more than 0 and at most " + (long) MAX_RATE
+                    + " transfers per second, not " + rate);
+        }
         if (duration.toMillis() < 1) {
             throw CliException.usage("--duration must be at least 1ms");
         }
@@ -481,7 +499,8 @@ public final class BenchCommand implements Callable<Integer> {
         long limit = maxMemory == null ? 0 : maxMemory;
         return new BenchSettings(names, ops.stream().distinct().toList(), blockSizes.stream().distinct().toList(),
                 batches.stream().distinct().toList(), window, duration, layout, polls.stream().distinct().toList(),
-                pollInterval, new Tuning(progressMode(), options(), keys().map(KeyFile::ring)), hog, limit);
+                pollInterval, new Tuning(progressMode(), options(), keys().map(KeyFile::ring)), hog, limit,
+                rate == null ? 0 : rate);
     }
 
     /** The key file of {@code --key-file} or {@value KeyFile#ENVIRONMENT}, read and checked once. */
@@ -536,7 +555,12 @@ public final class BenchCommand implements Callable<Integer> {
                 + " memcpy = MemorySegment.copy of the same blocks here;%n", placement,
                 s.layout().name().toLowerCase(Locale.ROOT), humanDuration(s.duration())));
         sb.append("latency = submit to the poll that reports the transfer, with WINDOW transfers in flight;"
-                + " CPU = cores this process used");
+                + " CPU = cores this process used (" + (site.placement() == Placement.IN_PROCESS ? "both peers"
+                : "the initiator's process only") + "), CPU us/T = its CPU time per transfer");
+        if (s.rate() > 0) {
+            sb.append(String.format(Locale.ROOT, ";%npaced: %,.0f transfers/s submitted on a fixed schedule (PACED/s),"
+                    + " TRANSFERS/s is the rate achieved", s.rate()));
+        }
         if (site.placement() == Placement.REMOTE) {
             sb.append(String.format(Locale.ROOT, ";%nTCP = a plain TCP stream of the same blocks between the hosts"
                     + " (the wire's ceiling), xTCP = GB/s over it"));

@@ -32,6 +32,10 @@ class BadInputTest {
             bench --ops write,erase                     | --ops
             bench --window -1                           | --window must be
             bench --poll sometimes                      | --poll
+            bench --rate 0                              | --rate must be more than 0
+            bench --rate -5                             | --rate must be more than 0
+            bench --rate 1e12                           | --rate must be more than 0 and at most
+            bench --rate fast                           | --rate
             bench --progress fast                       | --progress must be auto, polling or backend
             bench --option novalue                      | --option must be KEY=VALUE
             bench --connect host:99999                  | port must be 0 to 65535

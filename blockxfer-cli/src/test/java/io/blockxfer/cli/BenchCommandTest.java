@@ -16,7 +16,8 @@ class BenchCommandTest {
 
     private static final Set<String> FIELDS = Set.of("backend", "op", "placement", "poll", "progress", "hog",
             "blockBytes", "batchBlocks", "gbPerSec", "memcpyGbPerSec", "transfersPerSec", "p50Micros", "p99Micros",
-            "p999Micros", "maxMicros", "cpuCores", "window", "ratio", "wireGbPerSec", "wireRatio");
+            "p999Micros", "maxMicros", "cpuCores", "window", "ratio", "wireGbPerSec", "wireRatio", "cpuMicrosPerTransfer",
+            "pacedTransfersPerSec");
 
     @Test
     void jsonHasOneRowPerPointWithPositiveThroughputAndOrderedPercentiles() {
@@ -40,6 +41,12 @@ class BenchCommandTest {
             double max = row.get("maxMicros").asDouble();
             assertTrue(0 < p50 && p50 <= p99 && p99 <= p999 && p999 <= max * 1.001, row::toString);
             assertTrue(row.get("wireGbPerSec").isNull() && row.get("wireRatio").isNull(), "no wire in one process");
+            assertTrue(row.get("pacedTransfersPerSec").isNull(), "not paced: " + row);
+            // CPU per transfer is the CPU time over the transfers, so it and the cores agree
+            double cpuMicros = row.get("cpuMicrosPerTransfer").asDouble();
+            double fromCores = row.get("cpuCores").asDouble() * row.get("seconds").asDouble() * 1e6
+                    / row.get("transfers").asDouble();
+            assertTrue(cpuMicros > 0 && Math.abs(cpuMicros - fromCores) <= 0.01 * fromCores + 0.01, row::toString);
         }
         assertEquals(Set.of(4096L, 16384L), Set.copyOf(rows.stream().map(m -> m.get("blockBytes").asLong()).toList()));
         assertEquals(Set.of(1, 4), Set.copyOf(rows.stream().map(m -> m.get("batchBlocks").asInt()).toList()));
@@ -67,12 +74,37 @@ class BenchCommandTest {
         Cli.Result r = Cli.run("bench", "--json", "--ops", "write,read", "--block-sizes", "4K", "--batches", "1",
                 "--window", "4", "--duration", "40ms", "--poll", "wait,async");
         assertEquals(0, r.exitCode(), r::toString);
-        List<JsonNode> rows = JsonTree.objects(r.out());
+        List<JsonNode> rows = JsonTree.rows(r.out());
         assertEquals(List.of("wait", "async", "wait", "async"), rows.stream().map(n -> n.get("poll").stringValue())
                 .toList());
         for (JsonNode row : rows) {
             assertTrue(row.get("transfersPerSec").asDouble() > 0, row::toString);
             assertTrue(row.get("failed").asLong() == 0, row::toString);
+        }
+    }
+
+    @Test
+    void aPacedRunSubmitsOnItsScheduleAndShowsTheRateAskedForBesideTheRateAchieved() {
+        Cli.Result r = Cli.run("bench", "--json", "--ops", "write", "--block-sizes", "4K", "--batches", "1",
+                "--window", "2", "--duration", "300ms", "--poll", "wait,spin", "--rate", "2000");
+        assertEquals(0, r.exitCode(), r::toString);
+        List<JsonNode> rows = JsonTree.rows(r.out());
+        assertEquals(List.of("wait", "spin"), rows.stream().map(n -> n.get("poll").stringValue()).toList());
+        for (JsonNode row : rows) {
+            assertEquals(2000.0, row.get("pacedTransfersPerSec").asDouble(), row::toString);
+            // unpaced, loopback does hundreds of thousands a second; paced, no more than the schedule allows
+            // (one period's worth of slack at each end of each of the two measured rounds)
+            double achieved = row.get("transfersPerSec").asDouble();
+            assertTrue(achieved > 0 && achieved <= 2000 * 1.1, row::toString);
+            assertTrue(row.get("cpuCores").asDouble() > 0 && row.get("cpuMicrosPerTransfer").asDouble() > 0,
+                    row::toString);
+        }
+        Cli.Result table = Cli.run("bench", "--ops", "write", "--block-sizes", "4K", "--batches", "1", "--duration",
+                "50ms", "--poll", "wait", "--rate", "1000");
+        assertEquals(0, table.exitCode(), table::toString);
+        String header = table.out().lines().filter(l -> l.startsWith("BACKEND")).findFirst().orElseThrow();
+        for (String column : List.of("PACED/s", "TRANSFERS/s", "CPU", "CPU us/T")) {
+            assertTrue(header.contains(column), () -> column + " missing from " + header);
         }
     }
 
@@ -114,12 +146,14 @@ class BenchCommandTest {
                 "--duration", "30ms", "--backend", "loopback", "--chart", chart.toString(), "--poll", "spin");
         assertEquals(0, table.exitCode(), table::toString);
         String header = table.out().lines().filter(l -> l.startsWith("BACKEND")).findFirst().orElseThrow();
-        for (String column : List.of("MEMCPY GB/s", "P50 us", "P99 us", "P99.9 us", "MAX us", "CPU", "POLL")) {
+        for (String column : List.of("MEMCPY GB/s", "P50 us", "P99 us", "P99.9 us", "MAX us", "CPU", "CPU us/T",
+                "POLL")) {
             assertTrue(header.contains(column), () -> column + " missing from " + header);
         }
         assertEquals(2, table.out().lines().filter(l -> l.startsWith("loopback  write  spin")).count(),
                 table::toString);
         assertTrue(table.out().lines().noneMatch(l -> l.startsWith("recommendation:")), "one backend: no advice");
+        assertTrue(!header.contains("PACED/s"), "not paced: no rate column");
         String svg = Files.readString(chart);
         assertTrue(svg.startsWith("<svg xmlns=\"http://www.w3.org/2000/svg\"") && svg.strip().endsWith("</svg>"), svg);
         assertEquals(2, svg.split("<polyline ").length - 1, svg);

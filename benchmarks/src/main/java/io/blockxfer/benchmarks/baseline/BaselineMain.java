@@ -19,14 +19,16 @@ import org.jspecify.annotations.Nullable;
 /**
  * Fair baselines in one run ({@code scripts/bench-nixl}, {@code scripts/bench-ucx}): every
  * contender runs the same {@link BaselineCase}s, one transfer in flight, on distinct blocks,
- * interleaved round by round (the order rotates each round, each contender set up afresh), and the
- * report gives each one's median and range over the rounds, the load average of each round, and
- * the ratios that matter.
+ * interleaved round by round (the order rotates each round, each contender set up afresh), after a
+ * round that is not counted of the contenders in this JVM (JIT warm-up), and the report gives each
+ * one's median and range over the rounds, the load average of each round, the ratios that matter,
+ * and what each contender cost where it counts it (status calls per transfer, cores).
  *
  * <pre>
  * BaselineMain nixl [--rounds 5] [--seconds 2] [--only NAME,...]
  *     the Java NIXL backend with the Python original's agent configuration (4 UCX threads, telemetry,
- *     a progress thread that never sleeps) and with the backend's defaults; NIXL's Python API driven
+ *     a progress thread that never sleeps), its caller spinning on poll and waiting in the transport,
+ *     and with the backend's defaults; NIXL's Python API driven
  *     like the original (nixl_driver.py); the same C calls over libnixl_capi.so, compiled here with
  *     gcc (nixl_floor.c); memcpy in Java and in C
  * BaselineMain ucx [--rounds 5] [--seconds 2] [--only NAME,...] [--perftest PATH]
@@ -99,6 +101,15 @@ public final class BaselineMain {
         List<Contender> list = new ArrayList<>();
         // the original's agent as NIXL runs it: its own progress thread rhythm and UCX's spinlock
         list.add(new TransportContender("Java NIXL", "nixl", original, ProgressMode.BACKEND_THREAD, false));
+        // the same agent, its caller waiting in the transport instead of spinning on poll
+        list.add(new TransportContender("Java NIXL (wait)", "nixl", original, ProgressMode.BACKEND_THREAD, false,
+                TransportContender.Caller.WAIT));
+        // the same agent settings, with the worker's lock a mutex (the polling-thread progress mode, what
+        // 'blockxfer bench' runs by default): NIXL's delay-0 progress thread then sleeps on the lock
+        // instead of spinning against the caller that holds it
+        list.add(new TransportContender("Java NIXL (mutex)", "nixl", original, ProgressMode.POLLING_THREAD, false));
+        list.add(new TransportContender("Java NIXL (wait/mutex)", "nixl", original, ProgressMode.POLLING_THREAD,
+                false, TransportContender.Caller.WAIT));
         list.add(new TransportContender("Java NIXL (defaults)", "nixl", Map.of(), ProgressMode.AUTO, false));
         list.add(new DriverContender("Python NIXL", "NIXL's Python API, called as vLLM's NixlTransport calls it,"
                 + " its agent configured the same (num_threads=4, capture_telemetry=True, progress thread)",
@@ -175,7 +186,26 @@ public final class BaselineMain {
         List<BaselineCase> cases = List.of(BaselineCase.values());
         Map<String, Map<BaselineCase, Samples>> results = new LinkedHashMap<>();
         contenders.forEach(c -> results.put(c.name(), new EnumMap<>(BaselineCase.class)));
+        Map<String, Map<BaselineCase, Samples>> checks = new LinkedHashMap<>();
+        Map<String, Map<BaselineCase, Samples>> cores = new LinkedHashMap<>();
         List<String> loads = new ArrayList<>();
+        // what runs in this JVM is compiled by the JIT as it runs: one round that is not counted, so
+        // that the JIT's threads do not compete in the first counted round (the drivers start afresh
+        // each round and carry nothing over)
+        double warmSeconds = Math.max(1, seconds / 2);
+        System.out.printf(Locale.ROOT, "warm-up round, not counted (%.1f s per case):", warmSeconds);
+        for (Contender c : contenders) {
+            if (c.inThisJvm()) {
+                try {
+                    c.round(cases, warmSeconds);
+                    System.out.print(" " + c.name() + " ok;");
+                } catch (Exception | Error e) {
+                    System.out.print(" " + c.name() + " FAILED (" + e + ");");
+                }
+                System.out.flush();
+            }
+        }
+        System.out.println();
         for (int r = 0; r < rounds; r++) {
             String load = loadAverage();
             loads.add(load);
@@ -187,6 +217,12 @@ public final class BaselineMain {
                     Map<BaselineCase, Samples> samples = results.computeIfAbsent(c.name(),
                             n -> new EnumMap<>(BaselineCase.class));
                     rates.forEach((k, v) -> samples.computeIfAbsent(k, x -> new Samples()).add(v));
+                    c.lastCosts().forEach((k, v) -> {
+                        checks.computeIfAbsent(c.name(), n -> new EnumMap<>(BaselineCase.class))
+                                .computeIfAbsent(k, x -> new Samples()).add(v.checksPerTransfer());
+                        cores.computeIfAbsent(c.name(), n -> new EnumMap<>(BaselineCase.class))
+                                .computeIfAbsent(k, x -> new Samples()).add(v.cores());
+                    });
                     System.out.print(" " + c.name() + " ok;");
                 } catch (Exception | Error e) {
                     System.out.print(" " + c.name() + " FAILED (" + e + ");");
@@ -197,6 +233,34 @@ public final class BaselineMain {
         }
         System.out.println();
         report(set, contenders, cases, results, loads, loadAverage());
+        if (!checks.isEmpty()) {
+            System.out.println();
+            System.out.println("what it cost, median (min-max) over the rounds, warm-up included: status calls per transfer"
+                    + " (poll, check_xfer_state, get_xfer_status or wait), and cores of the contender's process:");
+            table(contenders, cases, checks, "status calls per transfer");
+            table(contenders, cases, cores, "cores");
+        }
+    }
+
+    private static void table(List<Contender> contenders, List<BaselineCase> cases,
+            Map<String, Map<BaselineCase, Samples>> values, String what) {
+        StringBuilder header = new StringBuilder("| " + what + " |");
+        StringBuilder rule = new StringBuilder("|---|");
+        List<Contender> shown = contenders.stream().filter(c -> values.containsKey(c.name())).toList();
+        for (Contender c : shown) {
+            header.append(' ').append(c.name()).append(" |");
+            rule.append("---|");
+        }
+        System.out.println(header);
+        System.out.println(rule);
+        for (BaselineCase k : cases) {
+            StringBuilder row = new StringBuilder("| " + k.title() + " |");
+            for (Contender c : shown) {
+                Samples s = values.getOrDefault(c.name(), Map.of()).get(k);
+                row.append(' ').append(s == null ? "-" : s.cell()).append(" |");
+            }
+            System.out.println(row);
+        }
     }
 
     private static void report(String set, List<Contender> contenders, List<BaselineCase> cases,
@@ -226,6 +290,10 @@ public final class BaselineMain {
         if (set.equals("nixl")) {
             pairs.add(new String[] {"Java NIXL", "C NIXL"});
             pairs.add(new String[] {"Java NIXL", "Python NIXL"});
+            pairs.add(new String[] {"Java NIXL (wait)", "Python NIXL"});
+            pairs.add(new String[] {"Java NIXL (wait)", "Java NIXL"});
+            pairs.add(new String[] {"Java NIXL (mutex)", "Python NIXL"});
+            pairs.add(new String[] {"Java NIXL (wait/mutex)", "Python NIXL"});
             pairs.add(new String[] {"Java NIXL (defaults)", "C NIXL"});
             pairs.add(new String[] {"Python NIXL", "C NIXL"});
         } else {

@@ -27,6 +27,34 @@ interface Contender {
         return null;
     }
 
+    /**
+     * Whether it runs in this JVM, so that what it compiles and loads stays for later rounds (the
+     * run warms such contenders up with a round that is not counted); a driver started afresh each
+     * round has nothing to carry over.
+     */
+    default boolean inThisJvm() {
+        return true;
+    }
+
     /** Measures {@code cases} for {@code seconds} each; the rate of each case. */
     Map<BaselineCase, Double> round(List<BaselineCase> cases, double seconds) throws Exception;
+
+    /**
+     * What the last {@link #round} cost, per case, where the contender counts it: empty by default.
+     */
+    default Map<BaselineCase, Cost> lastCosts() {
+        return Map.of();
+    }
+
+    /**
+     * What one case cost a contender, over its warm-up and measurement together.
+     *
+     * <p><b>Thread safety:</b> immutable.
+     *
+     * @param checksPerTransfer status calls (poll, {@code check_xfer_state}, {@code get_xfer_status},
+     *     or waits) per transfer
+     * @param cores CPU time of the contender's whole process over the wall time
+     */
+    record Cost(double checksPerTransfer, double cores) {
+    }
 }

@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A contender in another language: a driver program started afresh each round as
  * {@code command... SECONDS CASE...}, which prints one {@code RESULT <case> <rate>} line per case
- * on standard output (anything else it prints is kept for the error message when it fails).
+ * on standard output, optionally followed by its status calls per transfer and the cores its
+ * process used ({@link Contender.Cost}) (anything else it prints is kept for the error message when it fails).
  *
  * <p><b>Thread safety:</b> not thread-safe.
  */
@@ -27,6 +28,7 @@ final class DriverContender implements Contender {
     private final List<String> command;
     private final Map<String, String> env;
     private final @Nullable String unavailable;
+    private Map<BaselineCase, Cost> costs = Map.of();
 
     DriverContender(String name, String description, List<String> command, Map<String, String> env,
             @Nullable String unavailable) {
@@ -35,6 +37,11 @@ final class DriverContender implements Contender {
         this.command = List.copyOf(command);
         this.env = Map.copyOf(env);
         this.unavailable = unavailable;
+    }
+
+    @Override
+    public boolean inThisJvm() {
+        return false;
     }
 
     @Override
@@ -53,6 +60,11 @@ final class DriverContender implements Contender {
     }
 
     @Override
+    public Map<BaselineCase, Cost> lastCosts() {
+        return costs;
+    }
+
+    @Override
     public Map<BaselineCase, Double> round(List<BaselineCase> cases, double seconds) throws Exception {
         List<String> cmd = new ArrayList<>(command);
         cmd.add(Double.toString(seconds));
@@ -61,6 +73,8 @@ final class DriverContender implements Contender {
         pb.environment().putAll(env);
         Process p = pb.start();
         Map<BaselineCase, Double> rates = new EnumMap<>(BaselineCase.class);
+        Map<BaselineCase, Cost> costs = new EnumMap<>(BaselineCase.class);
+        this.costs = costs;
         Deque<String> tail = new ArrayDeque<>();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
@@ -68,6 +82,9 @@ final class DriverContender implements Contender {
                 if (line.startsWith("RESULT ")) {
                     String[] f = line.split(" ", -1);
                     rates.put(BaselineCase.of(f[1]), Double.parseDouble(f[2]));
+                    if (f.length >= 5) {
+                        costs.put(BaselineCase.of(f[1]), new Cost(Double.parseDouble(f[3]), Double.parseDouble(f[4])));
+                    }
                 } else {
                     tail.addLast(line);
                     if (tail.size() > 8) {

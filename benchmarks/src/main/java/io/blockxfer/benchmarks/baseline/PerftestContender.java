@@ -35,6 +35,11 @@ final class PerftestContender implements Contender {
     }
 
     @Override
+    public boolean inThisJvm() {
+        return false;
+    }
+
+    @Override
     public String name() {
         return "ucx_perftest";
     }

@@ -9,34 +9,61 @@ import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.Transports;
 import io.blockxfer.transport.spi.TransportProvider;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A blockxfer backend through its public API: an initiator in this JVM and a target in this JVM
  * (as NIXL's Python and C drivers run their two agents) or in a child JVM; each transfer is one
- * {@code writeBlocks} followed by {@code poll(peer, handler)} in a spin until it is reported.
+ * {@code writeBlocks} followed, for a {@link Caller#SPIN spinning} caller, by
+ * {@code poll(peer, handler)} in a spin until it is reported (as the Python original calls
+ * {@code check_xfer_state}), or, for a {@link Caller#WAIT waiting} one, by the blocking
+ * {@code poll(peer, handler, limit)}.
  *
  * <p><b>Thread safety:</b> not thread-safe.
  */
 final class TransportContender implements Contender, CompletionHandler {
 
+    /** How the caller learns that its transfer ended. */
+    enum Caller {
+        /** Polls again at once until the transfer is reported. */
+        SPIN,
+        /** Blocks in the transport's wait until the transfer is reported. */
+        WAIT
+    }
+
     private static final String PEER = "target";
+    /** Process CPU time (all threads, native ones included), in clock ticks: fine over seconds. */
+    private static final com.sun.management.OperatingSystemMXBean CPU =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     private final String name;
     private final String backend;
     private final Map<String, String> options;
     private final ProgressMode mode;
     private final boolean targetInChild;
+    private final Caller caller;
     private long reported = -1;
+    private long checks;
+    private long transfers;
+    private final Map<BaselineCase, Cost> costs = new EnumMap<>(BaselineCase.class);
     private boolean failed;
 
     /** A contender whose initiator (and target, when in this JVM) opens with {@code options} in {@code mode}. */
     TransportContender(String name, String backend, Map<String, String> options, ProgressMode mode,
             boolean targetInChild) {
+        this(name, backend, options, mode, targetInChild, Caller.SPIN);
+    }
+
+    /** The same, with the caller given. */
+    TransportContender(String name, String backend, Map<String, String> options, ProgressMode mode,
+            boolean targetInChild, Caller caller) {
+        this.caller = caller;
         this.name = name;
         this.backend = backend;
         this.options = Map.copyOf(options);
@@ -51,7 +78,8 @@ final class TransportContender implements Contender, CompletionHandler {
 
     @Override
     public String description() {
-        return "blockxfer " + backend + " backend, writeBlocks + spinning poll, target "
+        return "blockxfer " + backend + " backend, writeBlocks + " + (caller == Caller.SPIN ? "spinning poll"
+                : "waiting poll (poll with a limit)") + ", target "
                 + (targetInChild ? "in a child JVM" : "in this JVM") + (options.isEmpty() ? ", backend defaults"
                 : ", options " + options) + (mode == ProgressMode.AUTO ? "" : ", progress mode " + mode);
     }
@@ -64,6 +92,11 @@ final class TransportContender implements Contender, CompletionHandler {
             return "no " + backend + " backend on the class path";
         }
         return p.isAvailable() ? null : p.availability().cause();
+    }
+
+    @Override
+    public Map<BaselineCase, Cost> lastCosts() {
+        return Map.copyOf(costs);
     }
 
     @Override
@@ -84,16 +117,28 @@ final class TransportContender implements Contender, CompletionHandler {
                     local[s] = c.local(s);
                     remote[s] = c.remote(s);
                 }
+                checks = 0;
+                transfers = 0;
+                long cpuStart = CPU.getProcessCpuTime();
+                long start = System.nanoTime();
                 rates.put(c, OneInFlight.rate(c, s -> transfer(initiator, local[s], remote[s]), seconds));
+                costs.put(c, new Cost((double) checks / transfers,
+                        (CPU.getProcessCpuTime() - cpuStart) / (double) (System.nanoTime() - start)));
             }
         }
         return rates;
     }
 
-    private void transfer(DataTransport initiator, int[] local, int[] remote) {
+    private void transfer(DataTransport initiator, int[] local, int[] remote) throws InterruptedException {
         long id = initiator.writeBlocks(PEER, local, remote);
+        transfers++;
         while (reported != id) {
-            initiator.poll(PEER, this);
+            checks++;
+            if (caller == Caller.SPIN) {
+                initiator.poll(PEER, this);
+            } else {
+                initiator.poll(PEER, this, 1, TimeUnit.SECONDS);
+            }
         }
         if (failed) {
             throw new IllegalStateException(backend + ": transfer " + id + " failed");

@@ -12,7 +12,8 @@ compared with what it replaces:
 Two agents live in this process (initiator and target), one transfer in flight at a time, each on
 distinct blocks, with the indices of BaselineCase.java.
 
-usage: python3 nixl_driver.py SECONDS CASE...   (CASE: small, large); prints "RESULT <case> <rate>"
+usage: python3 nixl_driver.py SECONDS CASE...   (CASE: small, large); prints
+"RESULT <case> <rate> <check_xfer_state calls per transfer> <cores of this process>" (warm-up included)
 """
 import os
 import sys
@@ -63,13 +64,16 @@ def run_case(key, seconds):
         [(target.base + i * block_len, block_len, 0) for i in range(blocks)], mem_type="DRAM")
     remote = a.prep_xfer_dlist(name, remote_descs)
     slots = [slot_indices(batch, s) for s in range(blocks // batch)]
+    checks = 0
 
     def one(k):
+        nonlocal checks
         local_idxs, remote_idxs = slots[k % len(slots)]
         handle = a.make_prepped_xfer("WRITE", init.local, np.asarray(local_idxs, dtype=np.int32),
                                      remote, np.asarray(remote_idxs, dtype=np.int32))
         a.transfer(handle)
         while True:
+            checks += 1
             state = a.check_xfer_state(handle)
             if state == "DONE":
                 break
@@ -78,6 +82,8 @@ def run_case(key, seconds):
         a.release_xfer_handle(handle)
 
     k = 0
+    cpu_start = time.process_time()
+    wall_start = time.perf_counter()
     warm_end = time.perf_counter() + min(0.5, seconds / 4)
     while time.perf_counter() < warm_end:
         one(k)
@@ -94,6 +100,8 @@ def run_case(key, seconds):
         if now >= end:
             break
     rate = n / (now - start)
+    cores = (time.process_time() - cpu_start) / (now - wall_start)
+    checks_per_transfer = checks / k
     if key != "small":
         rate = rate * batch * block_len / 1e9
 
@@ -101,13 +109,13 @@ def run_case(key, seconds):
     a.remove_remote_agent(name)
     init.close()
     target.close()
-    return rate
+    return rate, checks_per_transfer, cores
 
 
 def main():
     seconds = float(sys.argv[1])
     for key in sys.argv[2:]:
-        print("RESULT %s %.6g" % (key, run_case(key, seconds)), flush=True)
+        print("RESULT %s %.6g %.6g %.6g" % ((key,) + run_case(key, seconds)), flush=True)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@
  * no locking; UCX backend with num_threads=4); one transfer in flight at a time, each on distinct
  * blocks, with the indices of BaselineCase.java.
  *
- * usage: nixl_floor nixl|memcpy SECONDS CASE...   (CASE: small, large); prints "RESULT <case> <rate>"
+ * usage: nixl_floor nixl|memcpy SECONDS CASE...   (CASE: small, large); prints "RESULT <case> <rate>",
+ * for nixl followed by get_xfer_status calls per transfer and the cores of this process (warm-up included)
  *
  * The declarations below are this project's own, written for the C ABI of nixl-cu12 1.5.1 (its
  * wrapper.h is not shipped in the wheel): every handle is an opaque pointer and every function
@@ -144,6 +145,16 @@ typedef struct {
 } transfer_loop;
 
 /* One transfer, as the original's write_blocks and poll make it: make, post, status until done, release. */
+static long checks;        /* get_xfer_status calls, warm-up included */
+static double cores = -1;
+static long x_transfers = 1;  /* CPU of this process over the wall time, warm-up included */
+
+static double cpu_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
 static void one_transfer(transfer_loop *x) {
     int s = (int) (x->k++ % x->slots);
     void *req;
@@ -151,6 +162,7 @@ static void one_transfer(transfer_loop *x) {
                                   x->remote_idx + s * x->batch, x->batch, &req, NULL), "make xfer req");
     int status = nixl_capi_post_xfer_req(x->agent, req, NULL);
     while (status == IN_PROGRESS) {
+        checks++;
         status = nixl_capi_get_xfer_status(x->agent, req);
     }
     check(status, "transfer");
@@ -189,6 +201,9 @@ static double run_nixl(const test_case *c, double seconds) {
         indices(c, s, local_idx + s * c->batch, remote_idx + s * c->batch);
     }
     transfer_loop x = {a.agent, a.local, remote, local_idx, remote_idx, c->batch, slots, 0};
+    checks = 0;
+    double cpu_start = cpu_now();
+    double wall_start = now();
     double warm_end = now() + (seconds / 4 < 0.5 ? seconds / 4 : 0.5);
     while (now() < warm_end) {
         one_transfer(&x);
@@ -204,6 +219,8 @@ static double run_nixl(const test_case *c, double seconds) {
         t = now();
     } while (t < start + seconds);
     double rate = n / (t - start);
+    x_transfers = x.k;
+    cores = (cpu_now() - cpu_start) / (t - wall_start);
     nixl_capi_release_xfer_dlist_handle(a.agent, remote);
     nixl_capi_invalidate_remote_md(a.agent, remote_name);
     free(remote_name);
@@ -273,7 +290,11 @@ int main(int argc, char **argv) {
         }
         double per_second = strcmp(argv[1], "nixl") == 0 ? run_nixl(c, seconds) : run_memcpy(c, seconds);
         double rate = strcmp(c->key, "small") == 0 ? per_second : per_second * c->batch * c->block / 1e9;
-        printf("RESULT %s %.6g\n", c->key, rate);
+        if (cores >= 0) {
+            printf("RESULT %s %.6g %.6g %.6g\n", c->key, rate, (double) checks / (double) x_transfers, cores);
+        } else {
+            printf("RESULT %s %.6g\n", c->key, rate);
+        }
         fflush(stdout);
     }
     return 0;

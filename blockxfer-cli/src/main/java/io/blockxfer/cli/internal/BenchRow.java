@@ -28,16 +28,22 @@ import java.util.Map;
  * @param p99Micros 99th percentile of that latency
  * @param p999Micros 99.9th percentile of that latency
  * @param maxMicros the largest latency
- * @param cpuCores CPU time of this process while transfers were measured, over the wall time (in
- *     cores); for in-process points it includes the target's threads
+ * @param cpuCores CPU time of this process (all its threads, Java and native) while transfers were
+ *     measured, over the wall time (in cores); for in-process points it includes the target's
+ *     threads, for child-process and remote points it is the initiator's process only
  * @param wireGbPerSec a plain TCP stream of the same blocks between the two hosts, or NaN when the
  *     target was not remote
  * @param remoteMemcpyGbPerSec memcpy of the same blocks on the target host, or NaN when not remote
+ * @param cpuMicrosPerTransfer the same CPU time over the transfers reported done, in microseconds;
+ *     NaN where the JDK does not report process CPU time
+ * @param pacedTransfersPerSec the submission rate asked for ({@code --rate}), or NaN when the window
+ *     was kept full; {@link #transfersPerSec()} is the rate achieved
  */
 public record BenchRow(String backend, String op, String placement, String layout, String poll, String progress,
         boolean hog, long blockBytes, int batchBlocks, int window, long transfers, long failed, double seconds,
         double gbPerSec, double memcpyGbPerSec, double transfersPerSec, double p50Micros, double p99Micros,
-        double p999Micros, double maxMicros, double cpuCores, double wireGbPerSec, double remoteMemcpyGbPerSec) {
+        double p999Micros, double maxMicros, double cpuCores, double wireGbPerSec, double remoteMemcpyGbPerSec,
+        double cpuMicrosPerTransfer, double pacedTransfersPerSec) {
 
     /** {@link #gbPerSec()} over {@link #memcpyGbPerSec()}. */
     public double ratio() {
@@ -59,7 +65,15 @@ public record BenchRow(String backend, String op, String placement, String layou
         return placement.equals(Placement.REMOTE.label());
     }
 
-    /** The row as an ordered map for JSON and CSV; numbers rounded to six significant digits. */
+    /** Whether transfers were submitted on a fixed schedule ({@code --rate}). */
+    public boolean paced() {
+        return !Double.isNaN(pacedTransfersPerSec);
+    }
+
+    /**
+     * The row as an ordered map for JSON and CSV; numbers rounded to six significant digits. Fields
+     * added later come last, so CSV columns keep their places.
+     */
     public Map<String, Object> fields() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("backend", backend);
@@ -89,6 +103,8 @@ public record BenchRow(String backend, String op, String placement, String layou
         m.put("wireGbPerSec", JsonOutput.measured(wireGbPerSec));
         m.put("wireRatio", JsonOutput.measured(wireRatio()));
         m.put("remoteMemcpyGbPerSec", JsonOutput.measured(remoteMemcpyGbPerSec));
+        m.put("cpuMicrosPerTransfer", JsonOutput.measured(cpuMicrosPerTransfer));
+        m.put("pacedTransfersPerSec", JsonOutput.measured(pacedTransfersPerSec));
         return m;
     }
 }

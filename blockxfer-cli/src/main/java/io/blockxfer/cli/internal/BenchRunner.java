@@ -166,7 +166,8 @@ public final class BenchRunner {
         List<PollStyle> styles = settings.polls();
         List<TransferLoop> loops = new ArrayList<>();
         for (PollStyle style : styles) {
-            loops.add(new TransferLoop(initiator, op, plan, new Poller(style, settings.pollInterval().toNanos())));
+            loops.add(new TransferLoop(initiator, op, plan, new Poller(style, settings.pollInterval().toNanos()),
+                    settings.rate() > 0 ? new Pacer(settings.rate()) : null));
         }
         MemcpyLoop memcpy = new MemcpyLoop(initiator.region().segment(), pair.baselineTarget(), write, plan,
                 p.blockBytes());
@@ -234,7 +235,8 @@ public final class BenchRunner {
                 bytes / (double) transfers.elapsedNanos(), memcpy.gbPerSec(), transfers.done() / seconds,
                 h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3,
                 h.getValueAtPercentile(99.9) / 1e3, h.getMaxValue() / 1e3, transfers.cpuCores(), stream.gbPerSec(),
-                remoteMemcpy.gbPerSec());
+                remoteMemcpy.gbPerSec(), transfers.cpuNanosPerTransfer() / 1e3,
+                settings.rate() > 0 ? settings.rate() : Double.NaN);
     }
 
     /** One transfer of slot 0 whose bytes are checked, so a backend cannot win by not moving them. */

@@ -8,7 +8,8 @@ import java.util.List;
  * What {@code blockxfer bench} sweeps: backends, operations, block sizes, batch sizes and the
  * caller's poll styles, with the window of transfers in flight (0 for automatic), the time per
  * point, the block pairing, the poll interval of {@link PollStyle#INTERVAL}, how transports are
- * tuned, whether a CPU hog runs, and the memory limit (0 for the default).
+ * tuned, whether a CPU hog runs, the memory limit (0 for the default), and the paced submission
+ * rate (0 for none: the window is kept full).
  *
  * <p><b>Thread safety:</b> immutable.
  *
@@ -24,10 +25,12 @@ import java.util.List;
  * @param tuning progress mode and backend options of every transport
  * @param hog whether a CPU hog runs on every core of this host
  * @param maxMemoryBytes the most region memory a point may use here, or 0 for the default
+ * @param rate transfers submitted per second on a fixed schedule ({@link Pacer}), or 0 to keep the
+ *     window full
  */
 public record BenchSettings(List<String> backends, List<TransferOp> ops, List<Long> blockSizes, List<Integer> batches,
         int window, Duration duration, BlockLayout layout, List<PollStyle> polls, Duration pollInterval, Tuning tuning,
-        boolean hog, long maxMemoryBytes) {
+        boolean hog, long maxMemoryBytes, double rate) {
 
     /** Copies the lists. */
     public BenchSettings {

@@ -13,7 +13,7 @@ import java.util.function.Function;
  * JSON object (through Jackson) with the rows, each with the fields of {@link BenchRow#fields()},
  * and the recommendations, each with those of {@link Recommendation#fields()}. The table shows the
  * columns every run has, plus the poll style, progress mode and hog when the run varied them, and
- * the TCP ceiling when the target was remote.
+ * the TCP ceiling when the target was remote, and the asked-for rate when the run was paced.
  *
  * <p><b>Thread safety:</b> stateless.
  */
@@ -49,12 +49,16 @@ public final class RowFormats {
             columns.add(new Column("TCP GB/s", true, r -> fixed(r.wireGbPerSec(), 2)));
             columns.add(new Column("xTCP", true, r -> fixed(r.wireRatio(), 2) + "x"));
         }
+        if (rows.stream().anyMatch(BenchRow::paced)) {
+            columns.add(new Column("PACED/s", true, r -> r.paced() ? grouped(r.pacedTransfersPerSec()) : "-"));
+        }
         columns.add(new Column("TRANSFERS/s", true, r -> grouped(r.transfersPerSec())));
         columns.add(new Column("P50 us", true, r -> fixed(r.p50Micros(), 1)));
         columns.add(new Column("P99 us", true, r -> fixed(r.p99Micros(), 1)));
         columns.add(new Column("P99.9 us", true, r -> fixed(r.p999Micros(), 1)));
         columns.add(new Column("MAX us", true, r -> fixed(r.maxMicros(), 1)));
         columns.add(new Column("CPU", true, r -> fixed(r.cpuCores(), 2)));
+        columns.add(new Column("CPU us/T", true, r -> fixed(r.cpuMicrosPerTransfer(), 2)));
 
         Table t = new Table(columns.stream().map(Column::title).toArray(String[]::new));
         for (int c = 0; c < columns.size(); c++) {

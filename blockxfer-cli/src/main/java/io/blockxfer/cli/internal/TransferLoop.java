@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The measured loop of {@code blockxfer bench}: keeps up to {@code window} transfers in flight,
@@ -18,7 +19,9 @@ import org.HdrHistogram.Histogram;
  * allocates nothing, so nothing in the loop allocates. {@link PollStyle#WAIT} blocks in
  * {@link DataTransport#poll(String, CompletionHandler, long, TimeUnit)} instead of polling;
  * {@link PollStyle#ASYNC} submits asynchronously and blocks until a future completes (its latency
- * ends when the future completes; a future and its callback are allocated per transfer).
+ * ends when the future completes; a future and its callback are allocated per transfer). With a
+ * {@link Pacer} ({@code --rate}) it submits on the pacer's schedule instead of as soon as a slot is
+ * free, and idles between submissions as its caller would (a spinning caller spins, the others park).
  *
  * <p><b>Thread safety:</b> not thread-safe; confined to the measuring thread.
  */
@@ -37,6 +40,7 @@ final class TransferLoop implements CompletionHandler {
     private final Histogram latencies = new Histogram(HIGHEST_NANOS, 3);
     private final Poller poller;
     private final CpuClock cpu = CpuClock.ofThisProcess();
+    private final @Nullable Pacer pacer;
     // ---- PollStyle.ASYNC: futures' callbacks hand ended slots to the loop through the queue
     private final long[] slotEnd;
     private final boolean[] slotOk;
@@ -48,11 +52,13 @@ final class TransferLoop implements CompletionHandler {
     private long elapsedNanos;
     private long cpuNanos;
 
-    TransferLoop(DataTransport transport, TransferOp op, SlotPlan plan, Poller poller) {
+    /** A loop that keeps its window full, or, with a {@code pacer}, submits on its schedule. */
+    TransferLoop(DataTransport transport, TransferOp op, SlotPlan plan, Poller poller, @Nullable Pacer pacer) {
         this.transport = transport;
         this.op = op;
         this.plan = plan;
         this.poller = poller;
+        this.pacer = pacer;
         this.slotId = new long[plan.window()];
         this.slotStart = new long[plan.window()];
         this.slotEnd = new long[plan.window()];
@@ -73,19 +79,41 @@ final class TransferLoop implements CompletionHandler {
         lastReport = start;
         int window = plan.window();
         poller.start();
+        if (pacer != null) {
+            pacer.start(start);
+        }
         while (true) {
-            boolean open = System.nanoTime() - end < 0;
+            long now = System.nanoTime();
+            boolean open = now - end < 0;
+            boolean freeSlot = false;
             for (int s = 0; s < window; s++) {
                 if (slotId[s] < 0 && (open || done + failed + inFlight < target)) {
+                    if (pacer != null && !pacer.isDue(now)) {
+                        freeSlot = true;
+                        break;
+                    }
                     submit(s);
+                    if (pacer != null) {
+                        pacer.submitted(now);
+                    }
                 }
             }
             if (inFlight == 0) {
-                break;
+                if (!freeSlot) {
+                    break;
+                }
+                // paced, nothing in flight: idle until the next submission is due (or the time is up)
+                long due = pacer == null ? now : pacer.due();
+                Pacer.waitUntil(open && done + failed >= target && end - due < 0 ? end : due,
+                        poller.style() == PollStyle.SPIN);
+                continue;
             }
+            // a paced caller with a free slot waits no longer than the next submission
+            long limitNanos = freeSlot && pacer != null ? Math.max(0, pacer.due() - System.nanoTime())
+                    : TimeUnit.SECONDS.toNanos(1);
             int reported = switch (poller.style()) {
-                case WAIT -> awaitReports();
-                case ASYNC -> awaitFutures();
+                case WAIT -> awaitReports(limitNanos);
+                case ASYNC -> awaitFutures(limitNanos);
                 default -> transport.poll(PeerPair.PEER, this);
             };
             if (reported == 0 && System.nanoTime() - lastReport > STUCK_NANOS) {
@@ -98,21 +126,21 @@ final class TransferLoop implements CompletionHandler {
         cpuNanos += cpu.nanos() - cpuStart;
     }
 
-    /** Blocks in the transport until at least one transfer is reported, or a second passed. */
-    private int awaitReports() {
+    /** Blocks in the transport until at least one transfer is reported, or {@code limitNanos} passed. */
+    private int awaitReports(long limitNanos) {
         try {
-            return transport.poll(PeerPair.PEER, this, 1, TimeUnit.SECONDS);
+            return transport.poll(PeerPair.PEER, this, limitNanos, TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CliException("interrupted while waiting for transfers");
         }
     }
 
-    /** Blocks until at least one future completed, or a second passed; takes every ended slot. */
-    private int awaitFutures() {
+    /** Blocks until at least one future completed, or {@code limitNanos} passed; takes every ended slot. */
+    private int awaitFutures(long limitNanos) {
         Integer s;
         try {
-            s = ended.poll(1, TimeUnit.SECONDS);
+            s = ended.poll(limitNanos, TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CliException("interrupted while waiting for transfers");
@@ -209,6 +237,11 @@ final class TransferLoop implements CompletionHandler {
 
     long elapsedNanos() {
         return elapsedNanos;
+    }
+
+    /** CPU time this process spent while the loop ran, per transfer reported done, in nanoseconds; NaN if unknown. */
+    double cpuNanosPerTransfer() {
+        return done == 0 || cpuNanos < 0 || !cpu.available() ? Double.NaN : (double) cpuNanos / done;
     }
 
     /** CPU time this process spent while the loop ran, over the loop's wall time; NaN if unknown. */
