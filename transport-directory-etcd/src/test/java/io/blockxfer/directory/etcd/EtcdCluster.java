@@ -19,6 +19,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
@@ -36,12 +38,15 @@ import org.junit.jupiter.api.Assumptions;
  * <p>Without an {@code etcd} binary the tests skip with the cause, or fail instead when
  * {@code -Dblockxfer.etcd.require=true} (CI sets it).
  *
+ * <p>Public, and in this module's test jar, for the tests of other modules that need a real etcd
+ * ({@code membership-tests}).
+ *
  * <p><b>Thread safety:</b> thread-safe (methods are synchronized).
  */
-final class EtcdCluster implements AutoCloseable {
+public final class EtcdCluster implements AutoCloseable {
 
     /** The system property that turns a missing etcd from a skip into a failure. */
-    static final String REQUIRE_PROPERTY = "blockxfer.etcd.require";
+    public static final String REQUIRE_PROPERTY = "blockxfer.etcd.require";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
     private final Path binary;
@@ -73,7 +78,7 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** The etcd version the members run, e.g. {@code 3.4.23}. */
-    String version() {
+    public String version() {
         return version;
     }
 
@@ -81,7 +86,7 @@ final class EtcdCluster implements AutoCloseable {
      * The etcd binary: {@code -Dblockxfer.etcd.binary}, {@code $BLOCKXFER_ETCD}, or {@code etcd} on
      * the PATH.
      */
-    static Optional<Path> findBinary() {
+    public static Optional<Path> findBinary() {
         String explicit = System.getProperty("blockxfer.etcd.binary", System.getenv("BLOCKXFER_ETCD"));
         if (explicit != null && !explicit.isBlank()) {
             Path p = Path.of(explicit);
@@ -93,7 +98,7 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** Skips the calling test when there is no etcd binary, or fails it when etcd is required. */
-    static Path requireBinary() {
+    public static Path requireBinary() {
         Optional<Path> found = findBinary();
         if (found.isEmpty()) {
             String cause = "no etcd binary (looked at -Dblockxfer.etcd.binary, $BLOCKXFER_ETCD and etcd on the PATH);"
@@ -107,7 +112,7 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** Starts a cluster of {@code size} (1 or 3) members and waits until each is healthy. */
-    static EtcdCluster start(int size) {
+    public static EtcdCluster start(int size) {
         if (size != 1 && size != 3) {
             throw new IllegalArgumentException("size must be 1 or 3: " + size);
         }
@@ -149,28 +154,28 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** The client endpoints of every member: {@code etcd://127.0.0.1:P1,...}. */
-    synchronized String endpoints() {
+    public synchronized String endpoints() {
         return members.stream().map(m -> "127.0.0.1:" + m.clientPort).collect(Collectors.joining(",", "etcd://", ""));
     }
 
     /** The client port of member {@code i}. */
-    synchronized int clientPort(int i) {
+    public synchronized int clientPort(int i) {
         return members.get(i).clientPort;
     }
 
     /** The number of members. */
-    synchronized int size() {
+    public synchronized int size() {
         return members.size();
     }
 
     /** The pid of member {@code i}; -1 when it is not running. */
-    synchronized long pid(int i) {
+    public synchronized long pid(int i) {
         ChildProcess p = members.get(i).process;
         return p != null && p.isAlive() ? p.pid() : -1;
     }
 
     /** {@code SIGKILL}s member {@code i} and reaps it; its data stays for {@link #restart}. */
-    synchronized void kill(int i) {
+    public synchronized void kill(int i) {
         Member m = members.get(i);
         if (m.process != null) {
             m.process.kill();
@@ -179,7 +184,7 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** Starts member {@code i} again on its data and waits until it is healthy. */
-    synchronized void restart(int i) {
+    public synchronized void restart(int i) {
         Member m = members.get(i);
         if (m.process != null && m.process.isAlive()) {
             throw new IllegalStateException("member " + m.name + " still runs (pid " + m.process.pid() + ")");
@@ -188,12 +193,12 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** {@code SIGSTOP}s member {@code i}: its connections stay open and go silent. */
-    synchronized void freeze(int i) {
+    public synchronized void freeze(int i) {
         running(i).suspend();
     }
 
     /** {@code SIGCONT}s a frozen member {@code i}. */
-    synchronized void thaw(int i) {
+    public synchronized void thaw(int i) {
         running(i).resume();
     }
 
@@ -201,7 +206,7 @@ final class EtcdCluster implements AutoCloseable {
      * Waits until member {@code i} answers {@code {"health":"true"}} on {@code /health} (it has a
      * leader and serves), or fails naming it.
      */
-    void awaitHealthy(int i, Duration timeout) {
+    public void awaitHealthy(int i, Duration timeout) {
         Member m;
         synchronized (this) {
             m = members.get(i);
@@ -228,14 +233,44 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** Waits until every running member is healthy. */
-    void awaitAllHealthy(Duration timeout) {
+    public void awaitAllHealthy(Duration timeout) {
         for (int i = 0; i < size(); i++) {
             awaitHealthy(i, timeout);
         }
     }
 
+    /**
+     * The index of the member that leads now, as the running members say through etcd's JSON
+     * gateway ({@code POST /v3/maintenance/status}: the answering member's id and its leader's),
+     * or fails when none says it leads.
+     */
+    public int leader() {
+        int n = size();
+        StringBuilder answers = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            if (pid(i) < 0) {
+                continue;
+            }
+            String answer = http(clientPort(i), "POST /v3/maintenance/status HTTP/1.0\r\nHost: 127.0.0.1\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+            answers.append(" m").append(i + 1).append(": ").append(answer.lines().reduce((a, b) -> b).orElse(""));
+            String self = jsonString(answer, "member_id");
+            String leader = jsonString(answer, "leader");
+            if (self != null && self.equals(leader)) {
+                return i;
+            }
+        }
+        throw new AssertionError("no member of " + this + " says it leads;" + answers);
+    }
+
+    /** The string value of {@code "key":"value"} in a JSON text, or null. */
+    private static @Nullable String jsonString(String json, String key) {
+        Matcher m = Pattern.compile("\"" + key + "\":\"([^\"]*)\"").matcher(json);
+        return m.find() ? m.group(1) : null;
+    }
+
     /** The last stderr lines of member {@code i}, for messages. */
-    synchronized String describe(int i) {
+    public synchronized String describe(int i) {
         ChildProcess p = members.get(i).process;
         return p == null ? "member " + members.get(i).name + " (not running)" : p.describe();
     }
@@ -286,11 +321,16 @@ final class EtcdCluster implements AutoCloseable {
 
     /** GET /health over a plain socket (no HTTP client needed): the body, or the error. */
     private static String health(int port) {
+        return http(port, "GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+    }
+
+    /** One HTTP/1.0 exchange with a member's client port: the whole answer, or the error. */
+    private static String http(int port, String request) {
         try (Socket s = new Socket()) {
             s.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
             s.setSoTimeout(2000);
             OutputStream out = s.getOutputStream();
-            out.write("GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.write(request.getBytes(StandardCharsets.US_ASCII));
             out.flush();
             InputStream in = s.getInputStream();
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -300,7 +340,7 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** {@code n} distinct ports that were free on 127.0.0.1 a moment ago. */
-    static List<Integer> freePorts(int n) {
+    public static List<Integer> freePorts(int n) {
         Set<Integer> ports = new HashSet<>();
         List<Integer> ordered = new ArrayList<>();
         while (ordered.size() < n) {
@@ -315,7 +355,7 @@ final class EtcdCluster implements AutoCloseable {
         return ordered;
     }
 
-    static void sleep(long millis) {
+    public static void sleep(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
