@@ -138,7 +138,8 @@ class EntryRefusalTest {
             long cEpoch = mc.epoch();
             byte[] cLast = get(etcd, prefix + "c");
             mc.close();
-            await(() -> ma.members().equals(Map.of("b", mb.epoch())), () -> "a did not remove c: " + log.changes);
+            await(() -> ma.members().equals(Map.of("b", mb.epoch())) && log.changes.contains("removed c " + cEpoch),
+                    () -> "a did not remove c: " + log.changes);
             List<String> callsBefore = a.calls();
             List<String> changesBefore = List.copyOf(log.changes);
 
@@ -170,8 +171,8 @@ class EntryRefusalTest {
             // later reports would follow within the watch's delivery; a member joining now is the barrier
             DataTransport d = open(backend, "d", ring, toClose);
             Membership md = join(d, prefix, ring, new Log(), toClose);
-            await(() -> ma.members().equals(Map.of("b", mb.epoch(), "d", md.epoch())), () -> "a did not add d: "
-                    + log.changes);
+            await(() -> ma.members().equals(Map.of("b", mb.epoch(), "d", md.epoch()))
+                    && log.changes.contains("added d " + md.epoch()), () -> "a did not add d: " + log.changes);
 
             for (Map.Entry<String, Refusal.Reason> e : expected.entrySet()) {
                 assertEquals(1, log.refusals.stream().filter(r -> r.key().equals(e.getKey())).count(), e.getKey()

@@ -19,7 +19,8 @@ import java.util.stream.Collectors;
 
 /**
  * The test's handle on one {@link MemberMain} child JVM: its membership events as they arrive
- * (each stamped by the member's clock), its answers to commands, its stderr lines, the UCX
+ * (each stamped by the member's clock), its answers to commands, its stderr lines (and the stdout
+ * lines that are not the protocol's, such as UCX's own error log), the UCX
  * shared-memory files it maps, and the signals a test sends it ({@code SIGKILL}, {@code SIGSTOP},
  * {@code SIGCONT}). {@link #close()} ends it (its membership says goodbye) or kills it.
  *
@@ -29,6 +30,8 @@ final class MemberProcess implements AutoCloseable {
 
     /** How long a command waits for its answer. */
     static final Duration REPLY = Duration.ofSeconds(30);
+    /** How the lines of {@link MemberMain}'s answers begin. */
+    private static final List<String> REPLIES = List.of("READY ", "STATS ", "QUIESCED ", "RESUMED", "BYE", "ERR ");
 
     /**
      * One {@code EVENT} line.
@@ -108,8 +111,12 @@ final class MemberProcess implements AutoCloseable {
                     if (e.kind().equals("VIOLATION") || e.kind().equals("MISMATCH")) {
                         System.err.println("[" + id + "] " + l);
                     }
-                } else {
+                } else if (REPLIES.stream().anyMatch(l::startsWith)) {
                     replies.add(l);
+                } else {
+                    // a native library's own output (UCX logs its errors to stdout): not the protocol's
+                    stderr.add(l);
+                    System.err.println("[" + id + " stdout] " + l);
                 }
             }
         } finally {
