@@ -18,6 +18,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
@@ -36,6 +38,9 @@ import org.junit.jupiter.api.Assumptions;
  *
  * <p>Without an {@code etcd} binary the tests skip with the cause, or fail instead when
  * {@code -Dblockxfer.etcd.require=true} (CI sets it).
+ *
+ * <p>In the kit's main code for the tests and benchmarks of other modules that need a real etcd
+ * ({@code transport-directory-etcd}, {@code membership-tests}, the CLI's).
  *
  * <p><b>Thread safety:</b> thread-safe (methods are synchronized).
  */
@@ -235,6 +240,36 @@ public final class EtcdCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * The index of the member that leads now, as the running members say through etcd's JSON
+     * gateway ({@code POST /v3/maintenance/status}: the answering member's id and its leader's),
+     * or fails when none says it leads.
+     */
+    public int leader() {
+        int n = size();
+        StringBuilder answers = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            if (pid(i) < 0) {
+                continue;
+            }
+            String answer = http(clientPort(i), "POST /v3/maintenance/status HTTP/1.0\r\nHost: 127.0.0.1\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+            answers.append(" m").append(i + 1).append(": ").append(answer.lines().reduce((a, b) -> b).orElse(""));
+            String self = jsonString(answer, "member_id");
+            String leader = jsonString(answer, "leader");
+            if (self != null && self.equals(leader)) {
+                return i;
+            }
+        }
+        throw new AssertionError("no member of " + this + " says it leads;" + answers);
+    }
+
+    /** The string value of {@code "key":"value"} in a JSON text, or null. */
+    private static @Nullable String jsonString(String json, String key) {
+        Matcher m = Pattern.compile("\"" + key + "\":\"([^\"]*)\"").matcher(json);
+        return m.find() ? m.group(1) : null;
+    }
+
     /** The last stderr lines of member {@code i}, for messages. */
     public synchronized String describe(int i) {
         ChildProcess p = members.get(i).process;
@@ -287,11 +322,16 @@ public final class EtcdCluster implements AutoCloseable {
 
     /** GET /health over a plain socket (no HTTP client needed): the body, or the error. */
     private static String health(int port) {
+        return http(port, "GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+    }
+
+    /** One HTTP/1.0 exchange with a member's client port: the whole answer, or the error. */
+    private static String http(int port, String request) {
         try (Socket s = new Socket()) {
             s.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
             s.setSoTimeout(2000);
             OutputStream out = s.getOutputStream();
-            out.write("GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.write(request.getBytes(StandardCharsets.US_ASCII));
             out.flush();
             InputStream in = s.getInputStream();
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
