@@ -6,10 +6,12 @@ import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PollResult;
+import io.blockxfer.transport.TransferFuture;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A real transport that records every registration and removal asked of it ({@code "add b"},
@@ -67,6 +69,25 @@ final class RecordedTransport implements DataTransport {
     @Override public int poll(String peerId, CompletionHandler h) { return delegate.poll(peerId, h); }
     @Override public PollResult pollAll() { return delegate.pollAll(); }
     @Override public int pollAll(CompletionHandler h) { return delegate.pollAll(h); }
+    @Override public TransferFuture writeBlocksAsync(String p, int[] l, int[] r) {
+        return delegate.writeBlocksAsync(p, l, r);
+    }
+    @Override public TransferFuture readBlocksAsync(String p, int[] l, int[] r) {
+        return delegate.readBlocksAsync(p, l, r);
+    }
+    @Override public PollResult poll(String peerId, long timeout, TimeUnit unit) throws InterruptedException {
+        return delegate.poll(peerId, timeout, unit);
+    }
+    @Override public int poll(String peerId, CompletionHandler h, long timeout, TimeUnit unit)
+            throws InterruptedException {
+        return delegate.poll(peerId, h, timeout, unit);
+    }
+    @Override public PollResult pollAll(long timeout, TimeUnit unit) throws InterruptedException {
+        return delegate.pollAll(timeout, unit);
+    }
+    @Override public int pollAll(CompletionHandler h, long timeout, TimeUnit unit) throws InterruptedException {
+        return delegate.pollAll(h, timeout, unit);
+    }
     @Override public long[] cancel(long[] ids, CancelMode mode) { return delegate.cancel(ids, mode); }
     @Override public <T> Optional<T> feature(Class<T> type) { return delegate.feature(type); }
     @Override public void close() { delegate.close(); }
