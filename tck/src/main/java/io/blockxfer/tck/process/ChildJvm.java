@@ -171,7 +171,8 @@ public final class ChildJvm implements AutoCloseable {
 
     /**
      * Builds and starts a {@link ChildJvm}. Defaults: this JVM's {@code java} binary and class path,
-     * {@code --enable-native-access=ALL-UNNAMED}, no system properties forwarded, this JVM's
+     * {@code --enable-native-access=ALL-UNNAMED}, the JVM's own warnings on stderr (unified logging writes
+     * them to stdout by default), no system properties forwarded, this JVM's
      * environment, the child's stderr echoed to this JVM's stderr, 15 s of exit grace on close.
      *
      * <p><b>Thread safety:</b> not thread-safe; build on one thread.
@@ -180,7 +181,9 @@ public final class ChildJvm implements AutoCloseable {
 
         private final String mainClass;
         private final List<String> args = new ArrayList<>();
-        private final List<String> jvmArgs = new ArrayList<>(List.of("--enable-native-access=ALL-UNNAMED"));
+        // the JVM's own warnings go to stderr, not to the stdout a child speaks its protocol on
+        private final List<String> jvmArgs = new ArrayList<>(List.of("--enable-native-access=ALL-UNNAMED",
+                "-Xlog:disable", "-Xlog:all=warning:stderr"));
         private final List<String> launcher = new ArrayList<>();
         private final Map<String, String> environment = new LinkedHashMap<>();
         private String classPath = System.getProperty("java.class.path");
