@@ -198,7 +198,7 @@ final class ProgressLoop implements Runnable {
         return thread.threadId();
     }
 
-    /** How often the loop's thread slept in {@code waitForEvents()} (for tests). */
+    /** How often the loop's thread slept on the worker's event descriptor (for tests). */
     long waits() {
         return driver.waits();
     }

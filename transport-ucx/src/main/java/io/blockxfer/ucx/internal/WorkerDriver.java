@@ -32,7 +32,9 @@ import org.openucx.jucx.ucp.UcpWorker;
  * work outstanding or not, it arms the worker and sleeps on its event file descriptor
  * ({@link WorkerEvents}, bounded by {@value WorkerEvents#WAIT_BOUND_MILLIS} ms), which a
  * completion, a peer's message, UCX's keepalive or a submitter's signal wakes; it never spins on
- * a worker that has nothing to do. Submitters wake it through a {@link WakeupGate}, so no submit
+ * a worker that has nothing to do. Where polls may drive it lets go of the worker while it sleeps
+ * there, so that a caller's poll runs its own transfer at once, and a poll that leaves work
+ * outstanding signals it. Submitters wake it through a {@link WakeupGate}, so no submit
  * is missed. Every way the loop's thread sleeps and every way another thread wakes it is in this
  * class.
  *
@@ -160,6 +162,10 @@ final class WorkerDriver {
         callersWaiting = waiting;
         if (waiting) {
             LockSupport.unpark(thread);
+            if (gate.state() == WakeupGate.WAITING) {
+                // it may sleep on a descriptor armed before a poll progressed the worker
+                signalWorker();
+            }
         }
     }
 
@@ -179,8 +185,8 @@ final class WorkerDriver {
         }
         if (!OWNER.compareAndSet(this, FREE, POLLING_THREAD)) {
             if (!callersWaiting && gate.state() == WakeupGate.WAITING) {
-                // the loop's thread sleeps holding the worker: wake it, it will leave it to us
-                // (not while callers wait: then it drives, and the signal only costs it a round)
+                // the loop's thread is about to sleep holding the worker: wake it, it will leave
+                // it to us (not while callers wait: then it drives, and a signal costs it a round)
                 signalWorker();
             }
             return 0;
@@ -199,6 +205,11 @@ final class WorkerDriver {
                 // (the gate cannot tell: a submit since its nap shows as NOTIFIED), naps shorter
                 // from now on, so it steps in if this caller does not poll again soon
                 LockSupport.unpark(thread);
+            }
+            if (busy && gate.state() == WakeupGate.WAITING) {
+                // the loop's thread sleeps on a descriptor armed before this round progressed the
+                // worker: wake it, so that it arms again or steps in if this caller stops polling
+                signalWorker();
             }
             return work;
         } finally {
@@ -258,7 +269,7 @@ final class WorkerDriver {
             } else if (System.nanoTime() - lastWork < IDLE_SPIN_NANOS) {
                 Thread.onSpinWait();
             } else {
-                awaitEvents();
+                owned = awaitEvents();
             }
         }
         return owned;
@@ -275,14 +286,25 @@ final class WorkerDriver {
     /**
      * The worker had nothing to do for a while (with or without work outstanding): arms it and
      * sleeps on its event descriptor until an event, a submitter's signal or the bound; does not
-     * sleep if a submit came or the worker has events to progress first (arm refused).
+     * sleep if a submit came or the worker has events to progress first (arm refused). Where polls
+     * may drive, it lets go of the worker while it sleeps, so that a caller's poll runs its own
+     * transfer at once instead of waking this thread to run it; a poll that leaves work behind
+     * signals it ({@link #driveFromPoller}).
+     *
+     * @return whether the thread still owns the worker
      */
-    private void awaitEvents() {
+    private boolean awaitEvents() {
+        boolean owned = true;
         if (gate.maySleep(WakeupGate.WAITING) && commands.isEmpty() && !stopping && events.arm()) {
             waits.incrementAndGet();
+            if (pollersDrive) {
+                disown();
+                owned = false;
+            }
             events.await(WorkerEvents.WAIT_BOUND_MILLIS);
         }
         gate.awake();
+        return owned;
     }
 
     /** The loop's thread takes the worker if nobody drives it. */

@@ -17,9 +17,11 @@ import org.openucx.jucx.ucp.UcpWorker;
  * <p>{@code poll(2)} is called here rather than JUCX's {@code waitForEvents()}, whose wait has no
  * limit: every wait is bounded by {@link #WAIT_BOUND_MILLIS}.
  *
- * <p><b>Thread safety:</b> {@link #arm} and {@link #await} by the owner of the worker that sleeps
- * (one thread: the descriptor's {@code pollfd} is its own); {@link #signal} and {@link #closing}
- * from any thread, under a lock, so that no signal reaches a destroyed worker.
+ * <p><b>Thread safety:</b> {@link #arm} by the owner of the worker; {@link #await} by the one thread
+ * that sleeps (the descriptor's {@code pollfd} is its own), which may have let go of the worker
+ * meanwhile ({@code poll(2)} touches only the descriptor, and another thread's {@code progress()}
+ * at most makes it readable); {@link #signal} and {@link #closing} from any thread, under a lock,
+ * so that no signal reaches a destroyed worker.
  */
 final class WorkerEvents {
 

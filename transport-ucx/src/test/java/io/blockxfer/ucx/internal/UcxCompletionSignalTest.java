@@ -65,7 +65,7 @@ class UcxCompletionSignalTest {
                 .agentName(agent + "-target").progressMode(ProgressMode.BACKEND_THREAD)
                 .option(UcxOptions.KEEPALIVE, "60s").build();
         TransportConfig initiatorConfig = TransportConfig.builder(RegionSpec.allocate(BLOCKS, BLOCK_BYTES))
-                .agentName(agent).progressMode(mode).transferTimeout(Duration.ofSeconds(120))
+                .agentName(agent).progressMode(mode).transferTimeout(Duration.ofMinutes(2))
                 .option(UcxOptions.KEEPALIVE, "60s").build();
         int[] all = new int[BLOCKS];
         Arrays.setAll(all, i -> i);
