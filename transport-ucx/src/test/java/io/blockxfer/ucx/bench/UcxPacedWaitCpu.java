@@ -12,6 +12,7 @@ import java.lang.foreign.Arena;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +27,9 @@ import java.util.concurrent.locks.LockSupport;
  * each progress mode and two peers: one whose region UCX maps here (a copy) and one in caller
  * memory (UCX's puts and flush). Prints the process's CPU time (user and system, from
  * {@code /proc/self/stat}, as {@link UcxCallerStyles} reads it) over wall time in cores, the median
- * wait, and the load average.
+ * wait, and the load average; and the CPU of the initiator's progress thread and of the
+ * transport's completion thread (the status thread of an engine without a completion signal), each
+ * over wall time.
  *
  * <p>System properties: {@code bench.seconds} per row (default 10), {@code bench.periodMicros}
  * (default 10000), {@code bench.modes} (default {@code POLLING_THREAD,BACKEND_THREAD}).
@@ -45,8 +48,9 @@ public final class UcxPacedWaitCpu {
         long periodNanos = TimeUnit.MICROSECONDS.toNanos(Long.getLong("bench.periodMicros", 10_000));
         String[] modes = System.getProperty("bench.modes", "POLLING_THREAD,BACKEND_THREAD").split(",", -1);
         OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-        System.out.println("| mode | peer | transfers | cores | p50 wait us | load before | load after |");
-        System.out.println("|---|---|---|---|---|---|---|");
+        System.out.println("| mode | peer | transfers | process cores | progress thread | completion thread | p50 wait us"
+                + " | load before | load after |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|");
         for (String m : modes) {
             ProgressMode mode = ProgressMode.valueOf(m.trim());
             for (boolean mapped : new boolean[] {true, false}) {
@@ -64,6 +68,8 @@ public final class UcxPacedWaitCpu {
                     }
                     double loadBefore = os.getSystemLoadAverage();
                     long cpu0 = processCpuNanos();
+                    long loop0 = threadCpuNanos("blockxfer-ucx-paced");
+                    long completions0 = threadCpuNanos("blockxfer-ucx-completions-paced");
                     long t0 = System.nanoTime();
                     long end = t0 + (long) (seconds * 1e9);
                     long next = t0;
@@ -80,14 +86,27 @@ public final class UcxPacedWaitCpu {
                     }
                     double wall = System.nanoTime() - t0;
                     double cores = (processCpuNanos() - cpu0) / wall;
+                    double loopCores = (threadCpuNanos("blockxfer-ucx-paced") - loop0) / wall;
+                    double completionCores = (threadCpuNanos("blockxfer-ucx-completions-paced") - completions0) / wall;
                     long[] sorted = Arrays.copyOf(waits, n);
                     Arrays.sort(sorted);
-                    System.out.printf(Locale.ROOT, "| %s | %s | %d | %.3f | %.1f | %.2f | %.2f |%n", mode,
-                            mapped ? "mapped (copy)" : "caller memory (UCX put)", n, cores,
-                            sorted[n / 2] / 1e3, loadBefore, os.getSystemLoadAverage());
+                    System.out.printf(Locale.ROOT, "| %s | %s | %d | %.3f | %.3f | %.3f | %.1f | %.2f | %.2f |%n",
+                            mode, mapped ? "mapped (copy)" : "caller memory (UCX put)", n, cores, loopCores,
+                            completionCores, sorted[n / 2] / 1e3, loadBefore, os.getSystemLoadAverage());
                 }
             }
         }
+    }
+
+    /** CPU time of the live thread named {@code name}, 0 if there is none (yet). */
+    private static long threadCpuNanos(String name) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals(name)) {
+                return Math.max(0, threads.getThreadCpuTime(t.threadId()));
+            }
+        }
+        return 0;
     }
 
     private static long processCpuNanos() throws IOException {
