@@ -33,19 +33,23 @@ final class CommandIntake {
     private final MpscRing<LoopCommand> commands;
     private final long queueFullWaitNanos;
     private final WorkerDriver driver;
+    private final EndSignal ends;
     private final Object rejectLock = new Object();
     private final AtomicLong queueFullWaits = new AtomicLong();
     private volatile boolean terminated;
 
     /**
      * Commands queued on {@code commands}, whose submitters wait for room at most
-     * {@code queueFullWaitMillis}, for the worker that {@code driver} drives.
+     * {@code queueFullWaitMillis}, for the worker that {@code driver} drives; transfers it rejects
+     * are told to {@code ends}.
      */
-    CommandIntake(String name, MpscRing<LoopCommand> commands, long queueFullWaitMillis, WorkerDriver driver) {
+    CommandIntake(String name, MpscRing<LoopCommand> commands, long queueFullWaitMillis, WorkerDriver driver,
+            EndSignal ends) {
         this.name = name;
         this.commands = commands;
         this.queueFullWaitNanos = TimeUnit.MILLISECONDS.toNanos(queueFullWaitMillis);
         this.driver = driver;
+        this.ends = ends;
     }
 
     /**
@@ -119,6 +123,7 @@ final class CommandIntake {
                 } catch (RuntimeException | LinkageError ignored) {
                     // nothing more to tell it
                 }
+                ends.ended();
             }
         }
         return n;
@@ -126,15 +131,20 @@ final class CommandIntake {
 
     /** After the loop ended: rejects what is queued; the lock makes callers one consumer at a time. */
     void rejectQueued() {
+        boolean rejected = false;
         synchronized (rejectLock) {
             LoopCommand c;
             while ((c = commands.poll()) != null) {
+                rejected = true;
                 try {
                     c.reject(name + " is closed");
                 } catch (RuntimeException e) {
                     LOG.log(Level.DEBUG, () -> name + ": rejecting a command failed: " + e);
                 }
             }
+        }
+        if (rejected) {
+            ends.fire();
         }
     }
 

@@ -38,17 +38,19 @@ final class LoopShutdown {
     private final WorkerDriver driver;
     private final PeerConnections peers;
     private final RequestTracker transfers;
+    private final EndSignal ends;
     private volatile boolean workerDestroyed;
 
     /** The end of the loop that drives {@code worker} with these parts. */
     LoopShutdown(String name, UcpWorker worker, CommandIntake commands, WorkerDriver driver, PeerConnections peers,
-            RequestTracker transfers) {
+            RequestTracker transfers, EndSignal ends) {
         this.name = name;
         this.worker = worker;
         this.commands = commands;
         this.driver = driver;
         this.peers = peers;
         this.transfers = transfers;
+        this.ends = ends;
     }
 
     /**
@@ -88,6 +90,7 @@ final class LoopShutdown {
                 : "endpoints still closing: " + peers.describeClosing();
         // nobody progresses the worker any more: what it still holds never moves again
         peers.failInFlight(transfers);
+        ends.fireIfEnded();
         if (!drained) {
             LOG.log(Level.WARNING, "{0}: UCX still holds requests of this transport or replies to its peers after"
                     + " {1} ms ({2}); the UCP worker is left open with its memory (destroying it under them could"

@@ -25,14 +25,19 @@ final class MappedCopier {
     private final String name;
     private final MemorySegment local;
     private final long blockLength;
+    private final EndSignal ends;
     private final AtomicLong mappedReads = new AtomicLong();
     private final AtomicLong mappedWrites = new AtomicLong();
 
-    /** Copies between {@code local} and mapped peer regions, in blocks of {@code blockLength} bytes. */
-    MappedCopier(String name, MemorySegment local, long blockLength) {
+    /**
+     * Copies between {@code local} and mapped peer regions, in blocks of {@code blockLength} bytes;
+     * every transfer that ends is noted to {@code ends}.
+     */
+    MappedCopier(String name, MemorySegment local, long blockLength, EndSignal ends) {
         this.name = name;
         this.local = local;
         this.blockLength = blockLength;
+        this.ends = ends;
     }
 
     /** Does {@code t} as a copy per run to ({@code write}) or from {@code mapped}, and ends it. */
@@ -68,6 +73,7 @@ final class MappedCopier {
                     + t.peer + " failed", e);
             t.status = TransferEngine.FAILED;
         }
+        ends.ended();
     }
 
     /** How many READs were copies from a peer's mapped region (for tests). */

@@ -1,6 +1,7 @@
 package io.blockxfer.ucx.internal;
 
 import io.blockxfer.transport.internal.queue.MpscRing;
+import io.blockxfer.transport.spi.CompletionSignal;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
@@ -23,11 +24,12 @@ import org.openucx.jucx.ucp.UcpWorker;
  *   <li>{@link LoopShutdown}: closing the endpoints and destroying the worker when the loop ends.</li>
  * </ul>
  * A round runs queued commands, calls {@code progress()} (where UCX ends requests), moves endpoint
- * closes on, and tells the driver whether work is outstanding; the driver runs rounds on the
- * loop's thread and on polling threads.
+ * closes on, tells the driver whether work is outstanding, and fires the transport's completion
+ * signal when a transfer ended ({@link EndSignal}); the driver runs rounds on the loop's thread and
+ * on polling threads.
  *
- * <p><b>Thread safety:</b> {@link #execute}, {@link #driveFromPoller}, {@link #stop} and the
- * getters from any thread; what commands call ({@link #issue}, {@link #connect}, {@link #abort},
+ * <p><b>Thread safety:</b> {@link #execute}, {@link #driveFromPoller}, {@link #stop},
+ * {@link #bindSignal}, {@link #callersWaiting} and the getters from any thread; what commands call ({@link #issue}, {@link #connect}, {@link #abort},
  * {@link #disconnect}) by the current owner of the worker.
  */
 final class ProgressLoop implements Runnable {
@@ -43,6 +45,7 @@ final class ProgressLoop implements Runnable {
     private final WorkerDriver driver;
     private final CommandIntake commands;
     private final LoopShutdown shutdown;
+    private final EndSignal ends = new EndSignal();
 
     /**
      * A loop over {@code worker} for the region {@code local} of blocks of {@code blockLength}
@@ -63,13 +66,13 @@ final class ProgressLoop implements Runnable {
         this.name = name;
         this.worker = worker;
         this.thread = Thread.ofPlatform().name(name).daemon().unstarted(this);
-        this.copier = new MappedCopier(name, local, blockLength);
+        this.copier = new MappedCopier(name, local, blockLength, ends);
         this.peers = new PeerConnections(name, worker);
-        this.transfers = new RequestTracker(name, local, blockLength, peers, copier);
+        this.transfers = new RequestTracker(name, local, blockLength, peers, copier, ends);
         MpscRing<LoopCommand> queue = new MpscRing<>(queueCapacity);
         this.driver = new WorkerDriver(worker, thread, queue, this::round, pollersDrive, pollerGraceNanos);
-        this.commands = new CommandIntake(name, queue, queueFullWaitMillis, driver);
-        this.shutdown = new LoopShutdown(name, worker, commands, driver, peers, transfers);
+        this.commands = new CommandIntake(name, queue, queueFullWaitMillis, driver, ends);
+        this.shutdown = new LoopShutdown(name, worker, commands, driver, peers, transfers, ends);
     }
 
     void start() {
@@ -81,6 +84,16 @@ final class ProgressLoop implements Runnable {
     /** Queues a command and wakes whoever drives (see {@link CommandIntake#execute}). */
     void execute(LoopCommand command) {
         commands.execute(command);
+    }
+
+    /** From now on every transfer that ends fires {@code signal} (see {@link EndSignal}). */
+    void bindSignal(CompletionSignal signal) {
+        ends.bind(signal);
+    }
+
+    /** Callers started or stopped waiting (see {@link WorkerDriver#callersWaiting}). */
+    void callersWaiting(boolean waiting) {
+        driver.callersWaiting(waiting);
     }
 
     /** A polling thread's turn (see {@link WorkerDriver#driveFromPoller}). */
@@ -121,7 +134,10 @@ final class ProgressLoop implements Runnable {
         }
     }
 
-    /** One round of driving: run queued commands, progress the worker, move closes on. */
+    /**
+     * One round of driving: run queued commands, progress the worker, move closes on, and fire the
+     * completion signal if a transfer ended (after UCX's callbacks returned, never inside one).
+     */
     private int round() {
         int work = commands.drain(this);
         try {
@@ -134,6 +150,7 @@ final class ProgressLoop implements Runnable {
         }
         work += peers.afterProgress(transfers);
         driver.publishBusy(transfers.anyInFlight() || peers.closesPending());
+        ends.fireIfEnded();
         return work;
     }
 
@@ -181,7 +198,7 @@ final class ProgressLoop implements Runnable {
         return thread.threadId();
     }
 
-    /** How often the loop's thread slept in {@code waitForEvents()} (for tests). */
+    /** How often the loop's thread slept on the worker's event descriptor (for tests). */
     long waits() {
         return driver.waits();
     }

@@ -35,6 +35,7 @@ final class RequestTracker {
     private final long blockLength;
     private final PeerConnections peers;
     private final MappedCopier copier;
+    private final EndSignal ends;
 
     // ---- owner only
     private final ArrayDeque<OpCallback> callbacks = new ArrayDeque<>();
@@ -42,14 +43,17 @@ final class RequestTracker {
 
     /**
      * Transfers between the region {@code local} of blocks of {@code blockLength} bytes and the
-     * regions of {@code peers}, with copies by {@code copier} where a peer's region is mapped here.
+     * regions of {@code peers}, with copies by {@code copier} where a peer's region is mapped here;
+     * every transfer that ends is noted to {@code ends}.
      */
-    RequestTracker(String name, MemorySegment local, long blockLength, PeerConnections peers, MappedCopier copier) {
+    RequestTracker(String name, MemorySegment local, long blockLength, PeerConnections peers, MappedCopier copier,
+            EndSignal ends) {
         this.name = name;
         this.localBase = local.address();
         this.blockLength = blockLength;
         this.peers = peers;
         this.copier = copier;
+        this.ends = ends;
     }
 
     /**
@@ -64,6 +68,7 @@ final class RequestTracker {
         boolean write = t.op == TransferOp.WRITE;
         if (!p.usable() || p.closing) {
             t.status = TransferEngine.FAILED;
+            ends.ended();
             return;
         }
         MemorySegment mapped = p.mapped;
@@ -74,6 +79,7 @@ final class RequestTracker {
         PeerEndpoint pe = write ? p.writes : peers.readEndpoint(p);
         if (pe == null) {
             t.status = TransferEngine.FAILED;
+            ends.ended();
             return;
         }
         OpCallback cb = callbacks.pollFirst();
@@ -211,6 +217,7 @@ final class RequestTracker {
             }
         }
         t.status = status;
+        ends.ended();
     }
 
     /** Fails what is still linked to a peer whose endpoints closed (UCX did not end it on its own). */

@@ -14,6 +14,8 @@ public final class UcsStatus {
     public static final int OK = 0;
     /** {@code UCS_INPROGRESS}. */
     public static final int IN_PROGRESS = 1;
+    /** {@code UCS_ERR_BUSY}: what {@code ucp_worker_arm} returns while the worker has events to progress. */
+    public static final int BUSY = -15;
     /** {@code UCS_ERR_CANCELED}: what a force-closed endpoint's requests end with. */
     public static final int CANCELED = -16;
     /** {@code UCS_ERR_CONNECTION_RESET}: what a dead or departed peer shows up as. */

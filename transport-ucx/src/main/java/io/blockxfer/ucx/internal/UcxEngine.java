@@ -7,6 +7,7 @@ import io.blockxfer.transport.ProgressMode;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.TransportException;
+import io.blockxfer.transport.spi.CompletionSignal;
 import io.blockxfer.transport.spi.TransferEngine;
 import io.blockxfer.ucx.UcxProvider;
 import java.lang.System.Logger.Level;
@@ -29,7 +30,9 @@ import org.openucx.jucx.ucp.UcpWorkerParams;
  * place its region is mapped in this process when UCX maps it here ({@link PeerMapping}); READs of
  * other peers get a second endpoint and key, built on the first one. A transfer is queued to the
  * loop and issued there as one implicit put per contiguous run plus one flush (a READ: a copy from
- * the mapped region, or one get per run); {@link #status} is a volatile read.
+ * the mapped region, or one get per run); {@link #status} is a volatile read. The loop fires the
+ * transport's completion signal when transfers end, and sleeps on the worker's event descriptor
+ * when it has nothing to do, so a waiting caller needs no status thread.
  *
  * <p>UCX cannot abort an RMA operation in flight: {@link #abort} force-closes the peer's endpoint,
  * which ends its operations, and a transfer stays owned by the engine until that happens.
@@ -173,6 +176,23 @@ public final class UcxEngine implements TransferEngine {
     @Override
     public int progress() {
         return loop.driveFromPoller();
+    }
+
+    /**
+     * Fires {@code signal} whenever transfers end: after every round of the progress loop in which
+     * one ended (on the loop's thread or a polling thread, after UCX's callbacks returned), and
+     * when queued transfers are rejected or shutdown fails what UCX never ended.
+     */
+    @Override
+    public boolean bindCompletionSignal(CompletionSignal signal) {
+        loop.bindSignal(signal);
+        return true;
+    }
+
+    /** While callers wait, the progress thread drives the worker in every progress mode. */
+    @Override
+    public void callersWaiting(boolean waiting) {
+        loop.callersWaiting(waiting);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.blockxfer.ucx.internal;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import io.blockxfer.transport.TransportUnavailableException;
 import io.blockxfer.transport.spi.Availability;
@@ -439,6 +440,37 @@ public final class UcxLibrary {
     private static final class Shmctl {
         static final MethodHandle HANDLE = LINKER.downcallHandle(libc("shmctl"),
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), Linker.Option.captureCallState("errno"));
+    }
+
+    /** {@code POLLIN} of {@code poll(2)}. */
+    private static final short POLLIN = 1;
+    /** {@code struct pollfd}: {@code int fd; short events; short revents}. */
+    static final long POLLFD_BYTES = 8;
+
+    /**
+     * Waits until {@code fd} is readable or {@code timeoutMillis} passed, through {@code poll(2)}
+     * with the caller's {@code pollfd} (of {@link #POLLFD_BYTES}, reused by one thread). Returns
+     * early, and says nothing, on a signal that interrupted the call (the caller looks again).
+     *
+     * @return whether the descriptor was readable
+     */
+    static boolean pollReadable(MemorySegment pollfd, int fd, int timeoutMillis) {
+        pollfd.set(JAVA_INT, 0, fd);
+        pollfd.set(JAVA_SHORT, 4, POLLIN);
+        pollfd.set(JAVA_SHORT, 6, (short) 0);
+        try {
+            return (int) Poll.HANDLE.invokeExact(pollfd, 1L, timeoutMillis) > 0;
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("poll failed", t);
+        }
+    }
+
+    /** The {@code poll} handle, made on first use. */
+    private static final class Poll {
+        static final MethodHandle HANDLE = LINKER.downcallHandle(libc("poll"),
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     }
 
     private static String errnoName(int errno) {

@@ -34,7 +34,7 @@ final class WakeupGate {
     static final int RUNNING = 0;
     /** The thread is parked ({@code LockSupport}) for a bounded time; unparking wakes it. */
     static final int PARKED = 1;
-    /** The thread sleeps in {@code UcpWorker.waitForEvents()}; {@code signal()} wakes it. */
+    /** The thread sleeps on the worker's event descriptor; {@code UcpWorker.signal()} wakes it. */
     static final int WAITING = 2;
     /** A submit was published since the thread last announced a sleep. */
     static final int NOTIFIED = 3;

@@ -24,24 +24,30 @@ import org.openucx.jucx.ucp.UcpWorker;
  * {@value #BUSY_POLLER_GRACE_MICROS} us with a transfer, a close or a command waiting, so that a
  * caller that sleeps between its polls never leaves a transfer waiting for its next poll (a READ
  * that UCX serves, a flush that waits for the peer): the loop's thread drives meanwhile, as it
- * does alone in {@link io.blockxfer.transport.ProgressMode#BACKEND_THREAD} mode. While work is
- * outstanding the loop's thread keeps calling {@code progress()} (where UCX's keepalive also
- * runs), spinning first and then parking briefly; with nothing outstanding it spins a moment
- * longer (so back-to-back transfers pay no wakeup), then sleeps in {@code waitForEvents()}.
- * Submitters wake it through a {@link WakeupGate}, so no submit is missed. Every way the loop's
- * thread sleeps and every way another thread wakes it is in this class.
+ * does alone in {@link io.blockxfer.transport.ProgressMode#BACKEND_THREAD} mode. While callers
+ * are parked in a wait ({@link #callersWaiting}) they do not poll, so polls do not count as
+ * active then: the loop's thread drives, and the transport's completion signal, fired after each
+ * round in which a transfer ended, wakes them. After its last work the loop's thread keeps
+ * calling {@code progress()} for a moment (so back-to-back transfers pay no wakeup); then, with
+ * work outstanding or not, it arms the worker and sleeps on its event file descriptor
+ * ({@link WorkerEvents}, bounded by {@value WorkerEvents#WAIT_BOUND_MILLIS} ms), which a
+ * completion, a peer's message, UCX's keepalive or a submitter's signal wakes; it never spins on
+ * a worker that has nothing to do. Where polls may drive it lets go of the worker while it sleeps
+ * there, so that a caller's poll runs its own transfer at once, and a poll that leaves work
+ * outstanding signals it. Submitters wake it through a {@link WakeupGate}, so no submit
+ * is missed. Every way the loop's thread sleeps and every way another thread wakes it is in this
+ * class.
  *
  * <p><b>Thread safety:</b> {@link #drive} on the loop's thread only; {@link #driveFromPoller},
- * {@link #wakeFor}, {@link #nudge}, {@link #requestStop} and the getters from any thread;
+ * {@link #wakeFor}, {@link #nudge}, {@link #requestStop}, {@link #callersWaiting} and the getters
+ * from any thread;
  * {@link #publishBusy}, {@link #keepForGood} and {@link #workerClosing} by the owner. The owner
  * flag, the time of the last poll, the busy and stop flags and the gate are shared (volatile or
- * atomic); {@code signal()} is called under a lock that shutdown takes before destroying the
- * worker; whether polls may still drive is owner only.
+ * atomic), and so is whether callers wait; {@code signal()} is called under a lock that shutdown
+ * takes before destroying the worker; whether polls may still drive is owner only.
  */
 final class WorkerDriver {
 
-    private static final int SPINS = 20_000;
-    private static final long PARK_NANOS = 50_000;
     /** How long the loop stays hot after its last work before it sleeps: back-to-back transfers
      *  then never pay for a wakeup. */
     private static final long IDLE_SPIN_NANOS = 200_000;
@@ -78,7 +84,6 @@ final class WorkerDriver {
         int run();
     }
 
-    private final UcpWorker worker;
     private final Thread thread;
     private final MpscRing<LoopCommand> commands;
     private final Round round;
@@ -86,7 +91,7 @@ final class WorkerDriver {
     private final long pollerGraceNanos;
     private final long busyPollerGraceNanos;
     private final WakeupGate gate = new WakeupGate();
-    private final Object signalLock = new Object();
+    private final WorkerEvents events;
     /** Who drives the worker now: {@link #FREE}, {@link #LOOP_THREAD} or {@link #POLLING_THREAD}; through OWNER. */
     @SuppressWarnings("unused") // accessed through OWNER
     private volatile int owner;
@@ -94,7 +99,8 @@ final class WorkerDriver {
     /** Whether transfers, requests or closes are outstanding: published by the owner after each round. */
     private volatile boolean busy;
     private volatile boolean stopping;
-    private boolean workerClosed; // guarded by signalLock
+    /** Whether callers are parked in a wait: they do not poll, so the loop's thread drives. */
+    private volatile boolean callersWaiting;
     private final AtomicLong waits = new AtomicLong();
     private final AtomicLong pollerRounds = new AtomicLong();
 
@@ -109,7 +115,6 @@ final class WorkerDriver {
      */
     WorkerDriver(UcpWorker worker, Thread thread, MpscRing<LoopCommand> commands, Round round,
             boolean pollersDrive, long pollerGraceNanos) {
-        this.worker = worker;
         this.thread = thread;
         this.commands = commands;
         this.round = round;
@@ -117,6 +122,7 @@ final class WorkerDriver {
         this.pollerGraceNanos = pollerGraceNanos;
         this.busyPollerGraceNanos = Math.min(pollerGraceNanos, TimeUnit.MICROSECONDS.toNanos(BUSY_POLLER_GRACE_MICROS));
         this.lastPollNanos = System.nanoTime() - 2 * pollerGraceNanos;
+        this.events = new WorkerEvents(worker);
     }
 
     // ------------------------------------------------------------------ any thread
@@ -127,7 +133,8 @@ final class WorkerDriver {
      */
     void wakeFor(LoopCommand command) {
         int was = gate.published();
-        if (was == WakeupGate.PARKED || (was == WakeupGate.DORMANT && !(command instanceof UcxTransfer))) {
+        if (was == WakeupGate.PARKED
+                || (was == WakeupGate.DORMANT && (callersWaiting || !(command instanceof UcxTransfer)))) {
             LockSupport.unpark(thread);
         } else if (was == WakeupGate.WAITING) {
             signalWorker();
@@ -143,9 +150,21 @@ final class WorkerDriver {
     }
 
     private void signalWorker() {
-        synchronized (signalLock) {
-            if (!workerClosed) {
-                worker.signal();
+        events.signal();
+    }
+
+    /**
+     * Callers started or stopped waiting. While they wait the loop's thread drives even where
+     * polls may (a waiting caller does not poll until it is woken); a nap it took while polls
+     * drove ends now.
+     */
+    void callersWaiting(boolean waiting) {
+        callersWaiting = waiting;
+        if (waiting) {
+            LockSupport.unpark(thread);
+            if (gate.state() == WakeupGate.WAITING) {
+                // it may sleep on a descriptor armed before a poll progressed the worker
+                signalWorker();
             }
         }
     }
@@ -165,8 +184,9 @@ final class WorkerDriver {
             lastPollNanos = now;
         }
         if (!OWNER.compareAndSet(this, FREE, POLLING_THREAD)) {
-            if (gate.state() == WakeupGate.WAITING) {
-                // the loop's thread sleeps holding the worker: wake it, it will leave it to us
+            if (!callersWaiting && gate.state() == WakeupGate.WAITING) {
+                // the loop's thread is about to sleep holding the worker: wake it, it will leave
+                // it to us (not while callers wait: then it drives, and a signal costs it a round)
                 signalWorker();
             }
             return 0;
@@ -185,6 +205,11 @@ final class WorkerDriver {
                 // (the gate cannot tell: a submit since its nap shows as NOTIFIED), naps shorter
                 // from now on, so it steps in if this caller does not poll again soon
                 LockSupport.unpark(thread);
+            }
+            if (busy && gate.state() == WakeupGate.WAITING) {
+                // the loop's thread sleeps on a descriptor armed before this round progressed the
+                // worker: wake it, so that it arms again or steps in if this caller stops polling
+                signalWorker();
             }
             return work;
         } finally {
@@ -209,7 +234,6 @@ final class WorkerDriver {
     /** The loop of the loop's thread, until stopped; returns whether it ends owning the worker. */
     boolean drive() {
         boolean owned = false;
-        int idle = 0;
         long lastWork = System.nanoTime();
         while (!stopping) {
             if (pollersActive()) {
@@ -241,19 +265,11 @@ final class WorkerDriver {
             }
             int work = round.run();
             if (work > 0) {
-                idle = 0;
                 lastWork = System.nanoTime();
             } else if (System.nanoTime() - lastWork < IDLE_SPIN_NANOS) {
                 Thread.onSpinWait();
-            } else if (busy) {
-                if (++idle < SPINS) {
-                    Thread.onSpinWait();
-                } else {
-                    parkWhileBusy();
-                }
             } else {
-                idle = 0;
-                waitForEvents();
+                owned = awaitEvents();
             }
         }
         return owned;
@@ -267,21 +283,28 @@ final class WorkerDriver {
         gate.awake();
     }
 
-    /** Work is outstanding but the worker had none for a while: a short park, unless a submit came. */
-    private void parkWhileBusy() {
-        if (gate.maySleep(WakeupGate.PARKED) && commands.isEmpty() && !stopping) {
-            LockSupport.parkNanos(PARK_NANOS);
-        }
-        gate.awake();
-    }
-
-    /** Nothing is outstanding: sleeps until the worker has an event or a submitter signals it. */
-    private void waitForEvents() {
-        if (gate.maySleep(WakeupGate.WAITING) && commands.isEmpty() && !stopping) {
+    /**
+     * The worker had nothing to do for a while (with or without work outstanding): arms it and
+     * sleeps on its event descriptor until an event, a submitter's signal or the bound; does not
+     * sleep if a submit came or the worker has events to progress first (arm refused). Where polls
+     * may drive, it lets go of the worker while it sleeps, so that a caller's poll runs its own
+     * transfer at once instead of waking this thread to run it; a poll that leaves work behind
+     * signals it ({@link #driveFromPoller}).
+     *
+     * @return whether the thread still owns the worker
+     */
+    private boolean awaitEvents() {
+        boolean owned = true;
+        if (gate.maySleep(WakeupGate.WAITING) && commands.isEmpty() && !stopping && events.arm()) {
             waits.incrementAndGet();
-            worker.waitForEvents();
+            if (pollersDrive) {
+                disown();
+                owned = false;
+            }
+            events.await(WorkerEvents.WAIT_BOUND_MILLIS);
         }
         gate.awake();
+        return owned;
     }
 
     /** The loop's thread takes the worker if nobody drives it. */
@@ -300,7 +323,7 @@ final class WorkerDriver {
      * worker against the very thread that moves the bytes.
      */
     private boolean pollersActive() {
-        return pollersDrive && ((int) OWNER.getVolatile(this) == POLLING_THREAD
+        return pollersDrive && !callersWaiting && ((int) OWNER.getVolatile(this) == POLLING_THREAD
                 || System.nanoTime() - lastPollNanos < graceNanos());
     }
 
@@ -334,9 +357,7 @@ final class WorkerDriver {
 
     /** The worker is about to be destroyed: no submitter signals it from now on. */
     void workerClosing() {
-        synchronized (signalLock) {
-            workerClosed = true;
-        }
+        events.closing();
     }
 
     /** The state of the sleep handshake (for tests). */
@@ -344,7 +365,7 @@ final class WorkerDriver {
         return gate.state();
     }
 
-    /** How often the loop's thread slept in {@code waitForEvents()} (for tests). */
+    /** How often the loop's thread slept on the worker's event descriptor (for tests). */
     long waits() {
         return waits.get();
     }

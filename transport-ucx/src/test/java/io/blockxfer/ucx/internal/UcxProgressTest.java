@@ -81,7 +81,7 @@ class UcxProgressTest {
                 int sleepingSubmits = 0;
                 for (int i = 0; i < count; i++) {
                     if (i % 2 == 0) {
-                        // submit into a loop that is asleep in waitForEvents() for sure
+                        // submit into a loop that is asleep on the worker's event descriptor for sure
                         long until = System.nanoTime() + BOUND_NANOS;
                         while (loop.gateState() != WakeupGate.WAITING && System.nanoTime() < until) {
                             LockSupport.parkNanos(20_000);
