@@ -17,7 +17,6 @@ _tt_load() {
 }
 
 test_times_start() {
-  _tt_marker=$(mktemp "${TMPDIR:-/tmp}/blockxfer-test-start.XXXXXX")
   _tt_start=$(_tt_now)
   _tt_load_start=$(_tt_load)
   _tt_names=()
@@ -75,22 +74,10 @@ test_times_report() {
           printf 'map\t%s\t%s\n' "$(sed -n 's:^ *<name>\(.*\)</name>.*:\1:p' "$m/pom.xml" | head -1)" \
             "$(sed '/<parent>/,/<\/parent>/d' "$m/pom.xml" | sed -n 's:^ *<artifactId>\(.*\)</artifactId>.*:\1:p' | head -1)"
         done
-        # each module's tests run and skipped, from the surefire reports this run wrote (Maven's
-        # summary lines interleave when modules build side by side)
-        for m in . $(sed -n 's:^ *<module>\(.*\)</module>.*:\1:p' pom.xml); do
-          [ -d "$m/target/surefire-reports" ] || continue
-          find "$m/target/surefire-reports" -name 'TEST-*.xml' -newer "$_tt_marker" -print0 2>/dev/null \
-            | xargs -0 -r sed -n '0,/<testsuite /{s/.*<testsuite \(.*\)/\1/p}' \
-            | awk -v a="$(sed '/<parent>/,/<\/parent>/d' "$m/pom.xml" | sed -n 's:^ *<artifactId>\(.*\)</artifactId>.*:\1:p' | head -1)" '
-                { if (match($0, /tests="[0-9]+"/)) t += substr($0, RSTART + 7, RLENGTH - 8)
-                  if (match($0, /skipped="[0-9]+"/)) k += substr($0, RSTART + 9, RLENGTH - 10) }
-                END { if (NR > 0) printf "xml\t%s\t%d\t%d\n", a, t, k }'
-        done
         sed 's/\x1b\[[0-9;]*m//g' "$_tt_maven_log"
-      } | awk '
+      } | awk -v sidebyside="${TEST_TIMES_SIDE_BY_SIDE:-}" '
         # "[INFO] ---------< io.blockxfer:transport-ucx >---------" then "[INFO] Building <name> <version> [i/n]"
         /^map\t/ { split($0, f, "\t"); artifact[f[2]] = f[3]; next }
-        /^xml\t/ { split($0, f, "\t"); xtests[f[2]] = f[3]; xskipped[f[2]] = f[4]; next }
         /^\[INFO\] -+< [^ ]+:[^ ]+ >-+$/ { id = $0; sub(/^[^<]*< [^:]+:/, "", id); sub(/ >.*$/, "", id); next }
         /^\[INFO\] Building .* \[[0-9]+\/[0-9]+\]$/ && id != "" {
           name = $0; sub(/^\[INFO\] Building /, "", name); sub(/[[:space:]]+\[[0-9]+\/[0-9]+\]$/, "", name)
@@ -98,6 +85,12 @@ test_times_report() {
           artifact[name] = id; current = id; results = 0; next
         }
         /Results:$/ { results = 1; next }
+        # every module ends its tests with one summary line (the per-class lines carry a time): their
+        # sum is the total even when modules build side by side and their lines interleave
+        /Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+, Skipped: [0-9]+$/ {
+          line = $0; sub(/^.*Tests run: /, "", line); split(line, f, /, [A-Za-z]+: /)
+          alltests += f[1]; allskipped += f[4]
+        }
         results && /Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+, Skipped: [0-9]+$/ {
           line = $0; sub(/^.*Tests run: /, "", line); split(line, f, /, [A-Za-z]+: /)
           tests[current] = f[1]; skipped[current] = f[4]; results = 0; next
@@ -117,9 +110,10 @@ test_times_report() {
           }
           state = line; sub(/^.* \.+ /, "", state); sub(/[[:space:]].*$/, "", state)
           id = (name in artifact) ? artifact[name] : name
-          if (id in xtests) { tests[id] = xtests[id]; skipped[id] = xskipped[id] }
-          printf "module\t%s\t%.1f\t%s\t%s\t%s\n", id, secs, ((id in tests) ? tests[id] : ""), ((id in skipped) ? skipped[id] : ""), state
-        }'
+          if (sidebyside) printf "module\t%s\t%.1f\t\t\t%s\n", id, secs, state
+          else printf "module\t%s\t%.1f\t%s\t%s\t%s\n", id, secs, ((id in tests) ? tests[id] : ""), ((id in skipped) ? skipped[id] : ""), state
+        }
+        END { printf "alltests\t%d\t%d\n", alltests, allskipped }'
     fi
   } | awk -F'\t' -v wall="$wall" -v cpu="$cpu" -v tier="$tier" -v verdict="$verdict" \
         -v cpus="$(nproc 2>/dev/null || echo '?')" -v load0="$_tt_load_start" -v load1="$(_tt_load)" '
@@ -129,6 +123,7 @@ test_times_report() {
       print line
     }
     $1 == "step" { n++; label[n] = $2; secs[n] = $3 }
+    $1 == "alltests" { alltests = $2; allskipped = $3 }
     $1 == "module" { m++; mlabel[m] = $2; msecs[m] = $3; mtests[m] = $4; mskip[m] = $5; mstate[m] = $6; msum += $3 }
     END {
       printf "\nscripts/test: %s tier %s in %d:%02d (%.1f s wall%s); %s CPUs, load average %s at the start, %s at the end\n",
@@ -148,6 +143,6 @@ test_times_report() {
       }
       other += wall
       row("(between steps)", other, "", "", "")
-      row("total", wall, tt, ts, "")
+      row("total", wall, alltests, allskipped, "")
     }'
 }
