@@ -1,6 +1,8 @@
 package io.blockxfer.tck;
 
+import java.util.EnumSet;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * The conformance rules by id: what each checks, its class, where to look when it fails, and the
@@ -460,6 +462,19 @@ public enum ConformanceRules {
      */
     public String provenBy() {
         return provenBy;
+    }
+
+    /**
+     * The rules whose outcome a target in another process can change, for a suite that runs only
+     * them in that placement ({@link TransportConformanceSuite#rules()}) beside a whole-kit suite
+     * in one JVM: bytes that cross into another address space (W1, W12, R1), a target process that
+     * is stalled (W8, X4, F2, T2) or killed (F1), a key ring held by another process (K2), and a
+     * waiter woken by a transfer to another process (A1). The stall and kill rules are skipped
+     * where all targets share the initiator's JVM, so a backend certified in one JVM needs these in
+     * two processes too. A new set on each call.
+     */
+    public static Set<ConformanceRules> acrossProcesses() {
+        return EnumSet.of(W1, W12, R1, W8, X4, F1, F2, T2, K2, A1);
     }
 
     /** The display name of the rule: {@code [W2] (required) a batch WRITE ...}. */

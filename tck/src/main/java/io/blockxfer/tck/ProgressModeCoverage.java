@@ -9,7 +9,8 @@ import java.util.Set;
  * Checks that a backend certifies every progress mode it declares: each mode of its
  * {@link TckDeclarations#progressModes()} must be the mode some conformance suite of the backend
  * runs its transports in ({@link ProgressModeHarness}, or {@link ProgressMode#AUTO} for the mode
- * AUTO picks). A backend's own test lists its suites:
+ * AUTO picks), with every rule: a suite narrowed by {@link TransportConformanceSuite#rules()}
+ * certifies no mode. A backend's own test lists its suites:
  *
  * <pre>{@code
  * assertEquals(Set.of(), ProgressModeCoverage.uncertified(List.of(new MyConformanceTest(),
@@ -34,7 +35,9 @@ public final class ProgressModeCoverage {
         for (TransportConformanceSuite suite : suites) {
             TckHarness harness = suite.harness();
             declared.addAll(harness.declarations().progressModes());
-            harness.declarations().effectiveMode(harness.progressMode()).ifPresent(certified::add);
+            if (suite.rules().containsAll(EnumSet.allOf(ConformanceRules.class))) {
+                harness.declarations().effectiveMode(harness.progressMode()).ifPresent(certified::add);
+            }
         }
         if (declared.isEmpty()) {
             throw new IllegalArgumentException("none of the suites' harnesses declares its backend's progress modes"

@@ -3,7 +3,9 @@ package io.blockxfer.tck;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.blockxfer.transport.Capability;
+import java.util.EnumSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -62,6 +64,15 @@ public abstract class TransportConformanceSuite {
         return Map.of();
     }
 
+    /**
+     * The rules this suite runs; every rule unless a subclass narrows it, as a suite of a second
+     * placement does with {@link ConformanceRules#acrossProcesses()}. A rule left out is skipped
+     * with that reason; {@code blockxfer.tck.rules} narrows further.
+     */
+    protected Set<ConformanceRules> rules() {
+        return EnumSet.allOf(ConformanceRules.class);
+    }
+
     @BeforeEach
     final void openFixture(TestInfo info) {
         RuleTest rule = info.getTestMethod().map(m -> m.getAnnotation(RuleTest.class)).orElseThrow(
@@ -69,6 +80,8 @@ public abstract class TransportConformanceSuite {
                         + " must be a rule declared with @RuleTest and an entry of ConformanceRules"));
         String id = rule.value().name();
         Assumptions.assumeTrue(env.selects(id), () -> "[" + id + "] not selected by blockxfer.tck.rules");
+        Assumptions.assumeTrue(rules().contains(rule.value()),
+                () -> "[" + id + "] not among this suite's rules (" + getClass().getSimpleName() + ".rules())");
         TckHarness harness = harness();
         if (!harness.availability().isAvailable()) {
             String cause = harness.backend() + " is unavailable: " + harness.availability().cause();

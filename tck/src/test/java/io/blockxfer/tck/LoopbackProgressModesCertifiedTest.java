@@ -26,6 +26,23 @@ class LoopbackProgressModesCertifiedTest {
     }
 
     @Test
+    void aSuiteNarrowedToSomeRulesCertifiesNoMode() {
+        TransportConformanceSuite acrossProcessesOnly = new TransportConformanceSuite() {
+            @Override
+            protected TckHarness harness() {
+                return ProgressModeHarness.of(LoopbackConformanceTest.loopbackHarness(), ProgressMode.BACKEND_THREAD);
+            }
+
+            @Override
+            protected Set<ConformanceRules> rules() {
+                return ConformanceRules.acrossProcesses();
+            }
+        };
+        assertEquals(Set.of(ProgressMode.BACKEND_THREAD), ProgressModeCoverage.uncertified(List.of(
+                new LoopbackConformanceTest(), acrossProcessesOnly)));
+    }
+
+    @Test
     void suitesWithoutDeclaredModesCannotBeChecked() {
         TransportConformanceSuite undeclared = new TransportConformanceSuite() {
             @Override

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Tag;
 
 /** The whole conformance kit against real NIXL in this JVM, on memory the kit allocates ({@code RegionSpec.wrap}). */
 // full tier: the caller-memory placement in this JVM; the fast tier certifies NIXL in backend memory, in this
-// JVM (NixlConformanceTest) and in two processes (NixlTwoProcessConformanceTest)
+// JVM (NixlBackendThreadConformanceTest) and in two processes (NixlAcrossProcessesConformanceTest)
 @Tag("full")
 class NixlCallerMemoryConformanceTest extends TransportConformanceSuite {
 

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Tag;
  * the worker ({@link ProgressMode#BACKEND_THREAD}).
  */
 // full tier: the non-default progress mode (BACKEND_THREAD) in this JVM; the fast tier certifies the default
-// mode, in this JVM and in two processes
+// mode in this JVM, and this mode in two processes for the rules a second process changes
+// (UcxAcrossProcessesConformanceTest)
 @Tag("full")
 class UcxBackendThreadConformanceTest extends TransportConformanceSuite {
 

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Tag;
 
 /** The UCX backend, certified by the whole kit with targets in child JVMs, every region in caller memory. */
 // full tier: the two-process placement in caller memory (RMA emulated with messages); the fast tier certifies
-// two processes in backend memory (UcxTwoProcessConformanceTest)
+// two processes in backend memory, for the rules a second process changes (UcxAcrossProcessesConformanceTest)
 @Tag("full")
 class UcxTwoProcessCallerMemoryConformanceTest extends TransportConformanceSuite {
 

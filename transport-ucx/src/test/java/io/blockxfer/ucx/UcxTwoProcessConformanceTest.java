@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Tag;
  * JUCX extracts its JNI library into does not pile up in {@code /tmp} when a child is killed.
  */
 // full tier: the default progress mode in two processes; the fast tier certifies the default mode in one JVM
-// (UcxConformanceTest) and the other mode in two processes (UcxTwoProcessBackendThreadConformanceTest)
+// (UcxConformanceTest) and the rules a second process changes, in the other mode (UcxAcrossProcessesConformanceTest)
 @Tag("full")
 class UcxTwoProcessConformanceTest extends TransportConformanceSuite {
 
