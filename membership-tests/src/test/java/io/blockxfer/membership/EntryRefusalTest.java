@@ -10,6 +10,7 @@ import io.blockxfer.directory.Refusal;
 import io.blockxfer.directory.etcd.EtcdDirectory;
 import io.blockxfer.directory.etcd.EtcdEndpoints;
 import io.blockxfer.tck.BlockPattern;
+import io.blockxfer.tck.directory.RecordingTransport;
 import io.blockxfer.tck.process.EtcdCluster;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.DeploymentKeyRing;
@@ -125,7 +126,7 @@ class EntryRefusalTest {
         DeploymentKeyRing ring = ring("faults");
         Deque<AutoCloseable> toClose = new ArrayDeque<>();
         try (Client etcd = Client.builder().endpoints(EtcdEndpoints.parse(cluster.endpoints()).uris()).build()) {
-            RecordedTransport a = new RecordedTransport(open(backend, "a", ring, toClose));
+            RecordingTransport a = new RecordingTransport(open(backend, "a", ring, toClose));
             Log log = new Log();
             Membership ma = join(a, prefix, ring, log, toClose);
             DataTransport b = open(backend, "b", ring, toClose);

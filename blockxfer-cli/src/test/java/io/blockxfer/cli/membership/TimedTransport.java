@@ -1,15 +1,9 @@
 package io.blockxfer.cli.membership;
 
-import io.blockxfer.transport.BlockRegion;
-import io.blockxfer.transport.CancelMode;
-import io.blockxfer.transport.CompletionHandler;
+import io.blockxfer.tck.ForwardingTransport;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
-import io.blockxfer.transport.PollResult;
-import io.blockxfer.transport.TransferFuture;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -18,24 +12,16 @@ import java.util.function.Consumer;
  *
  * <p><b>Thread safety:</b> thread-safe, as the transport it wraps and the consumer.
  */
-final class TimedTransport implements DataTransport {
+final class TimedTransport extends ForwardingTransport {
 
-    private final DataTransport delegate;
     private final String observer;
     private final Consumer<String> tell;
 
     TimedTransport(DataTransport delegate, String observer, Consumer<String> tell) {
-        this.delegate = delegate;
+        super(delegate);
         this.observer = observer;
         this.tell = tell;
     }
-
-    @Override public String backendName() { return delegate.backendName(); }
-    @Override public String agentName() { return delegate.agentName(); }
-    @Override public BlockRegion region() { return delegate.region(); }
-    @Override public String configFingerprint() { return delegate.configFingerprint(); }
-    @Override public byte[] agentMetadata() { return delegate.agentMetadata(); }
-    @Override public PeerDescriptor localDescriptor() { return delegate.localDescriptor(); }
 
     @Override
     public void addPeer(String peerId, PeerDescriptor peer) {
@@ -54,33 +40,4 @@ final class TimedTransport implements DataTransport {
         tell.accept("remove " + observer + " " + peerId + " " + MembershipWorker.nowMicros());
         return delegate.removePeer(peerId);
     }
-
-    @Override public long writeBlocks(String p, int[] l, int[] r) { return delegate.writeBlocks(p, l, r); }
-    @Override public long readBlocks(String p, int[] l, int[] r) { return delegate.readBlocks(p, l, r); }
-    @Override public PollResult poll(String peerId) { return delegate.poll(peerId); }
-    @Override public int poll(String peerId, CompletionHandler h) { return delegate.poll(peerId, h); }
-    @Override public PollResult pollAll() { return delegate.pollAll(); }
-    @Override public int pollAll(CompletionHandler h) { return delegate.pollAll(h); }
-    @Override public TransferFuture writeBlocksAsync(String p, int[] l, int[] r) {
-        return delegate.writeBlocksAsync(p, l, r);
-    }
-    @Override public TransferFuture readBlocksAsync(String p, int[] l, int[] r) {
-        return delegate.readBlocksAsync(p, l, r);
-    }
-    @Override public PollResult poll(String peerId, long timeout, TimeUnit unit) throws InterruptedException {
-        return delegate.poll(peerId, timeout, unit);
-    }
-    @Override public int poll(String peerId, CompletionHandler h, long timeout, TimeUnit unit)
-            throws InterruptedException {
-        return delegate.poll(peerId, h, timeout, unit);
-    }
-    @Override public PollResult pollAll(long timeout, TimeUnit unit) throws InterruptedException {
-        return delegate.pollAll(timeout, unit);
-    }
-    @Override public int pollAll(CompletionHandler h, long timeout, TimeUnit unit) throws InterruptedException {
-        return delegate.pollAll(h, timeout, unit);
-    }
-    @Override public long[] cancel(long[] ids, CancelMode mode) { return delegate.cancel(ids, mode); }
-    @Override public <T> Optional<T> feature(Class<T> type) { return delegate.feature(type); }
-    @Override public void close() { delegate.close(); }
 }

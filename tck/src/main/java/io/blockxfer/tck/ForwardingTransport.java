@@ -1,4 +1,4 @@
-package io.blockxfer.membership;
+package io.blockxfer.tck;
 
 import io.blockxfer.transport.BlockRegion;
 import io.blockxfer.transport.CancelMode;
@@ -7,35 +7,36 @@ import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.TransferFuture;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real transport that records every registration and removal asked of it ({@code "add b"},
- * {@code "remove b"}) before passing it on, so that a test can see what reached the transport and
- * its native library; everything else is the transport it wraps.
+ * A transport that forwards every call to the one it wraps, for decorators that override a few
+ * calls: a recorder of what reached a transport, a transport broken on purpose (the kit's own
+ * tests), a timer. Every method of {@link DataTransport}, defaults included, is forwarded, so a
+ * subclass changes only what it overrides.
  *
- * <p><b>Thread safety:</b> thread-safe, as the transport it wraps.
+ * <p><b>Thread safety:</b> as the transport it wraps; a subclass's own state is its own business.
  */
-final class RecordedTransport implements DataTransport {
+public class ForwardingTransport implements DataTransport {
 
-    private final DataTransport delegate;
-    private final List<String> calls = new ArrayList<>();
+    /** The transport every call goes to. */
+    protected final DataTransport delegate;
 
-    RecordedTransport(DataTransport delegate) {
-        this.delegate = delegate;
+    /**
+     * Wraps {@code delegate}.
+     *
+     * @throws NullPointerException if {@code delegate} is null
+     */
+    public ForwardingTransport(DataTransport delegate) {
+        this.delegate = Objects.requireNonNull(delegate, "delegate");
     }
 
-    /** Every registration and removal so far, in order. */
-    synchronized List<String> calls() {
-        return List.copyOf(calls);
-    }
-
-    private synchronized void record(String call) {
-        calls.add(call);
+    /** The transport every call goes to. */
+    public final DataTransport delegate() {
+        return delegate;
     }
 
     @Override public String backendName() { return delegate.backendName(); }
@@ -44,37 +45,17 @@ final class RecordedTransport implements DataTransport {
     @Override public String configFingerprint() { return delegate.configFingerprint(); }
     @Override public byte[] agentMetadata() { return delegate.agentMetadata(); }
     @Override public PeerDescriptor localDescriptor() { return delegate.localDescriptor(); }
-
-    @Override
-    public void addPeer(String peerId, PeerDescriptor peer) {
-        record("add " + peerId);
-        delegate.addPeer(peerId, peer);
-    }
-
-    @Override
-    public CompletableFuture<Void> addPeerAsync(String peerId, PeerDescriptor peer) {
-        record("add " + peerId);
+    @Override public void addPeer(String peerId, PeerDescriptor peer) { delegate.addPeer(peerId, peer); }
+    @Override public CompletableFuture<Void> addPeerAsync(String peerId, PeerDescriptor peer) {
         return delegate.addPeerAsync(peerId, peer);
     }
-
-    @Override
-    public boolean removePeer(String peerId) {
-        record("remove " + peerId);
-        return delegate.removePeer(peerId);
-    }
-
-    @Override public long writeBlocks(String p, int[] l, int[] r) { return delegate.writeBlocks(p, l, r); }
-    @Override public long readBlocks(String p, int[] l, int[] r) { return delegate.readBlocks(p, l, r); }
+    @Override public boolean removePeer(String peerId) { return delegate.removePeer(peerId); }
+    @Override public long writeBlocks(String peerId, int[] l, int[] r) { return delegate.writeBlocks(peerId, l, r); }
+    @Override public long readBlocks(String peerId, int[] l, int[] r) { return delegate.readBlocks(peerId, l, r); }
     @Override public PollResult poll(String peerId) { return delegate.poll(peerId); }
     @Override public int poll(String peerId, CompletionHandler h) { return delegate.poll(peerId, h); }
     @Override public PollResult pollAll() { return delegate.pollAll(); }
     @Override public int pollAll(CompletionHandler h) { return delegate.pollAll(h); }
-    @Override public TransferFuture writeBlocksAsync(String p, int[] l, int[] r) {
-        return delegate.writeBlocksAsync(p, l, r);
-    }
-    @Override public TransferFuture readBlocksAsync(String p, int[] l, int[] r) {
-        return delegate.readBlocksAsync(p, l, r);
-    }
     @Override public PollResult poll(String peerId, long timeout, TimeUnit unit) throws InterruptedException {
         return delegate.poll(peerId, timeout, unit);
     }
@@ -87,6 +68,12 @@ final class RecordedTransport implements DataTransport {
     }
     @Override public int pollAll(CompletionHandler h, long timeout, TimeUnit unit) throws InterruptedException {
         return delegate.pollAll(h, timeout, unit);
+    }
+    @Override public TransferFuture writeBlocksAsync(String peerId, int[] l, int[] r) {
+        return delegate.writeBlocksAsync(peerId, l, r);
+    }
+    @Override public TransferFuture readBlocksAsync(String peerId, int[] l, int[] r) {
+        return delegate.readBlocksAsync(peerId, l, r);
     }
     @Override public long[] cancel(long[] ids, CancelMode mode) { return delegate.cancel(ids, mode); }
     @Override public <T> Optional<T> feature(Class<T> type) { return delegate.feature(type); }
