@@ -122,6 +122,15 @@ class PeerHost implements AutoCloseable {
         return DockerClientFactory.instance().client();
     }
 
+    /** The container's IPv4 address on the test's network, as the engine reports it now. */
+    String address() {
+        return docker().inspectContainerCmd(container.getContainerId()).exec().getNetworkSettings().getNetworks()
+                .values().stream().filter(n -> network.getId().equals(n.getNetworkID()))
+                .map(com.github.dockerjava.api.model.ContainerNetwork::getIpAddress)
+                .filter(ip -> ip != null && !ip.isEmpty()).findFirst()
+                .orElseThrow(() -> new AssertionError(name + " has no address on the test's network"));
+    }
+
     /** {@code docker kill -s KILL}: the peer dies at once; the kernel closes its sockets. */
     void kill() {
         docker().killContainerCmd(container.getContainerId()).withSignal("KILL").exec();
