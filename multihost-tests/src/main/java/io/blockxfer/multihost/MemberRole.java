@@ -8,9 +8,12 @@ import io.blockxfer.directory.etcd.EtcdDirectory;
 import io.blockxfer.tck.BlockPattern;
 import io.blockxfer.transport.DataTransport;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -28,20 +31,23 @@ import org.jspecify.annotations.Nullable;
  * {@code slot} (only this member writes there), then reads that block back and compares it with the
  * pattern, so the bytes that arrived are verified. One round per peer is under way at a time, a new
  * one at most every {@value #ROUND_MILLIS} ms. Every id a submit returns must end exactly once; a
- * report of an id that is not in flight is a violation.
+ * report of an id that is not in flight is a violation. The contract lets the bytes of a failed
+ * transfer land later (a cut peer's TCP delivers them once the cut heals): a read-back that holds
+ * exactly the pattern of an earlier failed write of this member to that block is counted as
+ * {@code late}, not as a mismatch; any other wrong byte is a mismatch.
  *
  * <p>Commands: {@code ETCD <name> <address> <initial-cluster> <token>} (starts the etcd member;
  * answers {@code pid=}), {@code ETCDSTATUS} (answers {@code id= leader=}, see
  * {@link EtcdMember#status()}), {@code JOIN <endpoints> <prefix> <ttl-seconds> <flap-millis>} (builds
  * the directory and the membership, tried again every 500 ms while etcd cannot be reached; answers
  * {@code epoch=}), {@code STATS} (answers {@code violations=} and, per peer,
- * {@code <peer>=submitted/done/failed/verified/mismatched/notSubmitted/pending/lastVerifiedMillis}),
+ * {@code <peer>=submitted/done/failed/verified/mismatched/notSubmitted/pending/lastVerifiedMillis/late}),
  * {@code QUIESCE} (no new rounds; answers {@code inflight=} once none is in flight, or after 20 s),
  * {@code RESUME}, {@code PING}. Events: {@code E MEMBER kind=<K> member=<id> epoch=<e> at=<millis>
  * why=<detail>} for every {@link MembershipListener} call (kinds {@code PUBLISHED},
  * {@code LEASE_LOST}, {@code PUBLISH_FAILED}, {@code ADDED}, {@code UPDATED}, {@code REMOVED},
  * {@code REGISTRATION_FAILED}, {@code REFUSED}, {@code DISCONNECTED}, {@code RECONNECTED},
- * {@code START_FAILED}), {@code E VIOLATION} and {@code E MISMATCH}. {@code at} is the wall clock,
+ * {@code START_FAILED}), {@code E VIOLATION}, {@code E MISMATCH} and {@code E LATE}. {@code at} is the wall clock,
  * which the containers share with the test.
  *
  * <p><b>Thread safety:</b> commands run on the program's main thread, transfers on one writer
@@ -54,6 +60,7 @@ final class MemberRole implements PeerMain.Role {
     /** The region: blocks others write, sources of this member's writes, targets of its read-backs. */
     static final int BLOCKS = 3 * MAX_MEMBERS;
     private static final long ROUND_MILLIS = 20;
+    private static final int MAX_FAILED_WRITES = 4096;
     private static final String ETCD_BINARY = "/usr/bin/etcd";
 
     private final DataTransport transport;
@@ -168,7 +175,8 @@ final class MemberRole implements PeerMain.Role {
                 long pending = inFlight.values().stream().filter(p -> p.peer.equals(peer)).count();
                 sb.append(' ').append(peer).append('=').append(c.submitted).append('/').append(c.done).append('/')
                         .append(c.failed).append('/').append(c.verified).append('/').append(c.mismatched).append('/')
-                        .append(c.notSubmitted).append('/').append(pending).append('/').append(c.lastVerifiedMillis);
+                        .append(c.notSubmitted).append('/').append(pending).append('/').append(c.lastVerifiedMillis)
+                        .append('/').append(c.late);
             });
         }
         return sb.toString();
@@ -235,6 +243,12 @@ final class MemberRole implements PeerMain.Role {
             if (!success) {
                 c.failed++;
                 c.busy = false;
+                if (p.write) {
+                    c.failedWrites.add(p.seed);
+                    if (c.failedWrites.size() > MAX_FAILED_WRITES) {
+                        c.failedWrites.remove(c.failedWrites.iterator().next());
+                    }
+                }
                 return;
             }
             c.done++;
@@ -251,10 +265,14 @@ final class MemberRole implements PeerMain.Role {
                 inFlight.put(read, new Pending(p.peer, false, p.seed));
                 return;
             }
-            long at = BlockPattern.firstMismatch(transport.region().block(readBack), p.seed);
+            MemorySegment got = transport.region().block(readBack);
+            long at = BlockPattern.firstMismatch(got, p.seed);
             if (at < 0) {
                 c.verified++;
                 c.lastVerifiedMillis = System.currentTimeMillis();
+            } else if (c.failedWrites.stream().anyMatch(old -> BlockPattern.firstMismatch(got, old) < 0)) {
+                c.late++;
+                events.emit("E LATE peer=" + p.peer + " what=the_block_holds_an_earlier_failed_write");
             } else {
                 c.mismatched++;
                 events.emit("E MISMATCH peer=" + p.peer + " at=" + at);
@@ -321,6 +339,9 @@ final class MemberRole implements PeerMain.Role {
         long mismatched;
         long notSubmitted;
         long lastVerifiedMillis;
+        long late;
+        /** The patterns of this member's failed writes to the peer, oldest first. */
+        final Set<Long> failedWrites = new LinkedHashSet<>();
     }
 
     /** Sends every membership call as an event line. */

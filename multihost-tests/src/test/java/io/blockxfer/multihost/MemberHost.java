@@ -1,5 +1,6 @@
 package io.blockxfer.multihost;
 
+import com.github.dockerjava.api.model.Capability;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,16 +18,20 @@ import java.util.Map;
  */
 final class MemberHost extends PeerHost {
 
-    /** One peer's counts, as {@code STATS} reports them. */
+    /**
+     * One peer's counts, as {@code STATS} reports them; {@code late}: read-backs that held an earlier
+     * failed write's pattern (the contract lets a failed transfer's bytes land later).
+     */
     record Counts(long submitted, long done, long failed, long verified, long mismatched, long notSubmitted,
-            long pending, long lastVerifiedMillis) {
+            long pending, long lastVerifiedMillis, long late) {
 
-        static final Counts NONE = new Counts(0, 0, 0, 0, 0, 0, 0, 0);
+        static final Counts NONE = new Counts(0, 0, 0, 0, 0, 0, 0, 0, 0);
 
         static Counts parse(String v) {
             String[] f = v.split("/", -1);
             return new Counts(Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
-                    Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]));
+                    Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]),
+                    Long.parseLong(f[8]));
         }
     }
 
@@ -38,9 +43,27 @@ final class MemberHost extends PeerHost {
         }
     }
 
+    /** Starts the container with {@code NET_ADMIN} in its own network namespace, for {@link #linkDown()}. */
     MemberHost(Testbed bed, String name) throws IOException {
         super(bed, name, List.of("--role", "member", "--block-length", Long.toString(bed.blockLength()),
-                "--timeout-ms", Long.toString(bed.transferTimeout().toMillis())));
+                "--timeout-ms", Long.toString(bed.transferTimeout().toMillis())),
+                c -> c.withCreateContainerCmdModifier(cmd -> cmd.getHostConfig().withCapAdd(Capability.NET_ADMIN)));
+    }
+
+    /**
+     * Cuts the container off: {@code ip link set eth0 down} inside it, so that nothing goes in or
+     * out on the test's network. Unlike {@code docker network disconnect}, whose later
+     * {@code connect} brings the address back on a new interface ({@code eth1}, which
+     * {@code UCX_NET_DEVICES=eth0} then misses), {@link #linkUp()} heals it with the same
+     * interface, address and MAC.
+     */
+    void linkDown() {
+        exec("ip", "link", "set", "eth0", "down");
+    }
+
+    /** Heals {@link #linkDown()}: {@code ip link set eth0 up} (the kernel restores the subnet's route). */
+    void linkUp() {
+        exec("ip", "link", "set", "eth0", "up");
     }
 
     /** Starts this container's etcd member on {@code address}; returns its pid in the container. */
