@@ -53,6 +53,10 @@ final class EtcdMember implements AutoCloseable {
      */
     static EtcdMember start(String binary, String name, String address, String initialCluster, String token)
             throws IOException {
+        if (!Files.isExecutable(Path.of(binary))) {
+            throw new IllegalStateException("no " + binary + " in this peer's image: build the image again with"
+                    + " scripts/testhosts-image, which includes Debian's etcd-server");
+        }
         Path dataDir = Files.createTempDirectory("etcd-" + name + "-");
         String client = "http://" + address + ":" + CLIENT_PORT;
         String peer = "http://" + address + ":" + PEER_PORT;
