@@ -10,7 +10,7 @@ import java.util.Map;
  *
  * <p><b>Thread safety:</b> immutable.
  *
- * @param role {@code target} or {@code initiator}
+ * @param role {@code target}, {@code initiator} or {@code member}
  * @param control the Unix-domain socket to connect the control channel to
  * @param backend the provider name, e.g. {@code ucx}
  * @param agent the transport's agent name

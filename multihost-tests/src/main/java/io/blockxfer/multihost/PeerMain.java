@@ -59,8 +59,11 @@ public final class PeerMain {
             System.exit(2);
             return;
         }
-        Role role = args.role().equals("initiator") ? new InitiatorRole(transport, args, events)
-                : new TargetRole(transport);
+        Role role = switch (args.role()) {
+            case "initiator" -> new InitiatorRole(transport, args, events);
+            case "member" -> new MemberRole(transport, args.agent(), events);
+            default -> new TargetRole(transport);
+        };
         events.emit("E READY desc=" + Base64.getEncoder().encodeToString(transport.localDescriptor().encode())
                 + " blocks=" + transport.region().numBlocks());
         int status = serve(link, role, events);
@@ -68,8 +71,11 @@ public final class PeerMain {
     }
 
     private static DataTransport open(PeerArgs args) {
-        int blocks = args.role().equals("initiator") ? args.maxPeers() * args.workload().localBlocksPerPeer()
-                : args.blocks();
+        int blocks = switch (args.role()) {
+            case "initiator" -> args.maxPeers() * args.workload().localBlocksPerPeer();
+            case "member" -> MemberRole.BLOCKS;
+            default -> args.blocks();
+        };
         TransportConfig config = TransportConfig.builder(RegionSpec.allocate(blocks, args.blockLength()))
                 .agentName(args.agent())
                 .transferTimeout(args.transferTimeout())

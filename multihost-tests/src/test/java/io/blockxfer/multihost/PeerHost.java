@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.Network;
@@ -34,6 +35,11 @@ class PeerHost implements AutoCloseable {
 
     /** Starts the container and waits for its {@code READY}. */
     PeerHost(Testbed bed, String name, List<String> peerArgs) throws IOException {
+        this(bed, name, peerArgs, c -> { });
+    }
+
+    /** Starts the container, set up further by {@code configure} first, and waits for its {@code READY}. */
+    PeerHost(Testbed bed, String name, List<String> peerArgs, Consumer<PeerContainer> configure) throws IOException {
         this.name = name;
         this.network = bed.network();
         this.logDir = bed.logDir();
@@ -43,6 +49,7 @@ class PeerHost implements AutoCloseable {
         this.control = new ControlEndpoint(name, dir, output);
         this.container = new PeerContainer(bed.settings(), bed.classpath(), bed.backend(), network, name, dir,
                 logFile, peerArgs);
+        configure.accept(container);
         container.start();
         control.accept(START_TIMEOUT, container::isRunning);
         String ready = control.await(0, l -> l.startsWith("E READY") || l.startsWith("E ERR"), START_TIMEOUT,
@@ -120,6 +127,35 @@ class PeerHost implements AutoCloseable {
 
     private static DockerClient docker() {
         return DockerClientFactory.instance().client();
+    }
+
+    /** The container's IPv4 address on the test's network, as the engine reports it now. */
+    String address() {
+        return docker().inspectContainerCmd(container.getContainerId()).exec().getNetworkSettings().getNetworks()
+                .values().stream().filter(n -> network.getId().equals(n.getNetworkID()))
+                .map(com.github.dockerjava.api.model.ContainerNetwork::getIpAddress)
+                .filter(ip -> ip != null && !ip.isEmpty()).findFirst()
+                .orElseThrow(() -> new AssertionError(name + " has no address on the test's network"));
+    }
+
+    /**
+     * Runs {@code command} in the container ({@code docker exec}; not while it is paused).
+     *
+     * @throws AssertionError when it exits with another status than 0
+     */
+    void exec(String... command) {
+        try {
+            org.testcontainers.containers.Container.ExecResult r = container.execInContainer(command);
+            if (r.getExitCode() != 0) {
+                throw new AssertionError(name + ": " + String.join(" ", command) + " exited with " + r.getExitCode()
+                        + ": " + r.getStderr().strip());
+            }
+        } catch (IOException e) {
+            throw new AssertionError(name + ": could not run " + String.join(" ", command) + ": " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(name + ": interrupted running " + String.join(" ", command), e);
+        }
     }
 
     /** {@code docker kill -s KILL}: the peer dies at once; the kernel closes its sockets. */

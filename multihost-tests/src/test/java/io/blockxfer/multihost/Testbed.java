@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -117,19 +118,37 @@ final class Testbed implements AutoCloseable {
 
     /** Starts {@code n} targets named {@code prefix1..prefixN}. */
     List<TargetHost> targets(String prefix, int n) {
-        ExecutorService pool = Executors.newFixedThreadPool(n);
+        List<Callable<TargetHost>> starts = new ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+            String name = prefix + i;
+            long family = System.nanoTime() ^ ((long) i << 48);
+            starts.add(() -> track(new TargetHost(this, name, TARGET_BLOCKS, family)));
+        }
+        return startAll(starts);
+    }
+
+    /** Starts {@code n} members ({@link MemberHost}) named {@code m0..m(n-1)}, in parallel. */
+    List<MemberHost> members(int n) {
+        List<Callable<MemberHost>> starts = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String name = "m" + i;
+            starts.add(() -> track(new MemberHost(this, name)));
+        }
+        return startAll(starts);
+    }
+
+    private <T extends PeerHost> List<T> startAll(List<Callable<T>> starts) {
+        ExecutorService pool = Executors.newFixedThreadPool(starts.size());
         try {
-            List<Future<TargetHost>> starts = new ArrayList<>();
-            for (int i = 1; i <= n; i++) {
-                String name = prefix + i;
-                long family = System.nanoTime() ^ ((long) i << 48);
-                starts.add(pool.submit(() -> track(new TargetHost(this, name, TARGET_BLOCKS, family))));
+            List<Future<T>> futures = new ArrayList<>();
+            for (Callable<T> start : starts) {
+                futures.add(pool.submit(start));
             }
-            List<TargetHost> targets = new ArrayList<>();
-            for (Future<TargetHost> f : starts) {
-                targets.add(started(f));
+            List<T> hosts = new ArrayList<>();
+            for (Future<T> f : futures) {
+                hosts.add(started(f));
             }
-            return targets;
+            return hosts;
         } finally {
             pool.shutdown();
         }
@@ -152,14 +171,14 @@ final class Testbed implements AutoCloseable {
         return host;
     }
 
-    private TargetHost started(Future<TargetHost> f) {
+    private <T extends PeerHost> T started(Future<T> f) {
         try {
             return f.get();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof PeerHost.PeerStartException pse) {
                 unavailable(settings, pse.getMessage());
             }
-            throw new AssertionError("a target did not start: " + e.getCause(), e.getCause());
+            throw new AssertionError("a peer did not start: " + e.getCause(), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted while starting targets", e);
