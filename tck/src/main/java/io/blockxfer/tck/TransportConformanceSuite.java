@@ -81,7 +81,7 @@ public abstract class TransportConformanceSuite {
         String id = rule.value().name();
         Assumptions.assumeTrue(env.selects(id), () -> "[" + id + "] not selected by blockxfer.tck.rules");
         Assumptions.assumeTrue(rules().contains(rule.value()),
-                () -> "[" + id + "] not among this suite's rules (" + getClass().getSimpleName() + ".rules())");
+                () -> "[" + id + "] not among the rules of " + getClass().getSimpleName() + " (rules())");
         TckHarness harness = harness();
         if (!harness.availability().isAvailable()) {
             String cause = harness.backend() + " is unavailable: " + harness.availability().cause();
