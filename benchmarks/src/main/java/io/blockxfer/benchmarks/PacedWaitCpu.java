@@ -24,15 +24,15 @@ import org.jspecify.annotations.Nullable;
  * What a paced caller that waits costs the whole process, in its steady state: one 1 x 4 KiB
  * WRITE every {@code 1/rate} seconds on a {@code parkNanos} schedule, each waited for with
  * {@code poll(peer, handler, limit)}, initiator and target of one backend in this JVM with the
- * backend's defaults; {@code warmUp} seconds first (unmeasured, so that the JIT is done), then
- * {@code seconds} measured. Prints per row the rate achieved, the process's CPU (user and system,
+ * backend's defaults; {@code WARM_UP} seconds first (2 unless given; unmeasured, so that the JIT
+ * is done: a short one shows what the compiler's threads add), then {@code SECONDS} measured. Prints per row the rate achieved, the process's CPU (user and system,
  * every thread, Java and native) as cores and per transfer, the p50 from submit to the wait's
  * return, the threads that used the most CPU (from {@code /proc/self/task}) and the load average.
  * The row {@code none} keeps the schedule with no transfer at all: the floor, what a thread that
  * wakes {@code rate} times a second costs on this machine. Rounds alternate the rows.
  *
  * <pre>
- * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar io.blockxfer.benchmarks.PacedWaitCpu [ROUNDS [RATE [SECONDS [BACKENDS]]]]
+ * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar io.blockxfer.benchmarks.PacedWaitCpu [ROUNDS [RATE [SECONDS [BACKENDS [WARM_UP]]]]]
  * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar io.blockxfer.benchmarks.PacedWaitCpu 3 10000 5 none,loopback,ucx,nixl
  * </pre>
  *
@@ -40,7 +40,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class PacedWaitCpu {
 
-    private static final double WARM_UP_SECONDS = 2;
     private static final int TOP_THREADS = 3;
     private static final long CLOCK_TICK_NANOS = 10_000_000L;
     private static final String ROWS = "none,loopback,ucx,nixl";
@@ -54,22 +53,24 @@ public final class PacedWaitCpu {
         double rate = args.length > 1 ? Double.parseDouble(args[1]) : 10_000.0;
         double seconds = args.length > 2 ? Double.parseDouble(args[2]) : 5.0;
         String[] rows = (args.length > 3 ? args[3] : ROWS).split(",", -1);
+        double warmUp = args.length > 4 ? Double.parseDouble(args[4]) : 2.0;
         long periodNanos = Math.round(1e9 / rate);
         for (int r = 0; r < rounds; r++) {
             for (int i = 0; i < rows.length; i++) {
                 String row = rows[(i + r) % rows.length].trim();
-                System.out.println("round " + (r + 1) + " " + run(row, periodNanos, seconds));
+                System.out.println("round " + (r + 1) + " " + run(row, periodNanos, seconds, warmUp));
             }
         }
     }
 
-    private static String run(String backend, long periodNanos, double seconds) throws InterruptedException {
+    private static String run(String backend, long periodNanos, double seconds, double warmUp)
+            throws InterruptedException {
         if (backend.equals("none")) {
-            pace(null, periodNanos, WARM_UP_SECONDS, new long[1]);
+            pace(null, periodNanos, warmUp, new long[1]);
             return measure(backend, null, periodNanos, seconds);
         }
         try (Pair pair = Pair.open(backend, 8, 4096)) {
-            pace(pair.initiator, periodNanos, WARM_UP_SECONDS, new long[1]);
+            pace(pair.initiator, periodNanos, warmUp, new long[1]);
             return measure(backend, pair.initiator, periodNanos, seconds);
         }
     }
