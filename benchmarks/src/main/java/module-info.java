@@ -5,7 +5,8 @@
  * run {@code java -jar benchmarks/target/benchmarks.jar}. Also the fair baselines
  * ({@code io.blockxfer.benchmarks.baseline.BaselineMain}, run by {@code scripts/bench-nixl} and
  * {@code scripts/bench-ucx}): the Java backends against NIXL's Python API, NIXL's C API, raw JUCX,
- * ucx_perftest and memcpy, interleaved round by round.
+ * ucx_perftest and memcpy, interleaved round by round; and what a paced caller that waits costs
+ * the whole process ({@code io.blockxfer.benchmarks.PacedWaitCpu}).
  */
 module io.blockxfer.benchmarks {
     requires io.blockxfer.transport;

@@ -7,7 +7,9 @@
  * blocks, with the indices of BaselineCase.java.
  *
  * usage: nixl_floor nixl|memcpy SECONDS CASE...   (CASE: small, large); prints "RESULT <case> <rate>",
- * for nixl followed by get_xfer_status calls per transfer and the cores of this process (warm-up included)
+ * for nixl followed by get_xfer_status calls per transfer and the cores of this process (warm-up included).
+ * NIXL_FLOOR_THREAD_SYNC=0|1|2 (environment) sets the agents' thread_sync (NONE, the default and the
+ * original's; STRICT; RW, what blockxfer's backend uses), to measure what NIXL's own locking costs.
  *
  * The declarations below are this project's own, written for the C ABI of nixl-cu12 1.5.1 (its
  * wrapper.h is not shipped in the wheel): every handle is an opaque pointer and every function
@@ -95,7 +97,8 @@ typedef struct {
 } side;
 
 static void open_side(side *s, const char *name, const test_case *c, int fill) {
-    agent_config cfg = {true, false, 0, 0, 1, 0, 100000, true};
+    const char *sync = getenv("NIXL_FLOOR_THREAD_SYNC");
+    agent_config cfg = {true, false, 0, sync != NULL ? atoi(sync) : 0, 1, 0, 100000, true};
     check(nixl_capi_create_configured_agent(name, &cfg, &s->agent), "create agent");
     void *params;
     check(nixl_capi_create_params(&params), "create params");

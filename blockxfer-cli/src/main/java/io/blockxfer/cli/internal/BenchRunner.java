@@ -7,6 +7,8 @@ import io.blockxfer.transport.ProviderInfo;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.spi.TransportProvider;
 import java.io.PrintWriter;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,7 +21,7 @@ import org.HdrHistogram.Histogram;
  * Runs a {@link BenchSettings} sweep against a {@link TargetSite}. For each backend, block size
  * and batch size it opens one {@link PeerPair} (regions of {@code batch x window} blocks, touched
  * before measuring), then for each operation: one verified transfer (the bytes must land), a
- * warm-up of every poll style, and two rounds, each of memcpy baseline, the wire's ceilings when the
+ * warm-up of every poll style (unpaced, then as measured until the JIT is quiet), and two rounds, each of memcpy baseline, the wire's ceilings when the
  * target is remote (TCP stream, memcpy over there), and transfers with every poll style, in an order
  * that rotates from round to round, so that background load hits them all alike.
  *
@@ -29,6 +31,9 @@ public final class BenchRunner {
 
     private static final int ROUNDS = 2;
     private static final int VERIFIED_BLOCKS = 8;
+    private static final long SETTLE_SLICE_NANOS = 200_000_000L;
+    private static final long SETTLE_QUIET_MILLIS = 5;
+    private static final long SETTLE_MAX_NANOS = 5_000_000_000L;
 
     private final ProviderSource source;
     private final BenchSettings settings;
@@ -159,6 +164,27 @@ public final class BenchRunner {
         }
     }
 
+    /**
+     * Runs {@code loop} as it will be measured (paced if it is) in slices of {@link #SETTLE_SLICE_NANOS}
+     * until the JIT compiled for less than {@link #SETTLE_QUIET_MILLIS} ms in a slice, at most
+     * {@link #SETTLE_MAX_NANOS}: on two busy cores the compiler threads otherwise keep compiling
+     * well into a short measurement, and their CPU counts in the row (a paced 1 x 4 KiB row measured
+     * for 0.45 s showed twice the CPU per transfer of one measured for 3 s, half of it the C2
+     * compiler's). Without compilation-time monitoring it runs one slice.
+     */
+    private static void settleJit(TransferLoop loop, int window) {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean monitored = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long start = System.nanoTime();
+        do {
+            long compiled = monitored ? jit.getTotalCompilationTime() : 0;
+            loop.run(SETTLE_SLICE_NANOS, window);
+            if (!monitored || jit.getTotalCompilationTime() - compiled < SETTLE_QUIET_MILLIS) {
+                return;
+            }
+        } while (System.nanoTime() - start < SETTLE_MAX_NANOS);
+    }
+
     private List<BenchRow> measureOp(Point p, TransferOp op, SlotPlan plan, PeerPair pair, String label) {
         boolean write = op == TransferOp.WRITE;
         DataTransport initiator = pair.initiator();
@@ -180,7 +206,8 @@ public final class BenchRunner {
         progress.show(label + ": warming up");
         long warm = Math.max(durationNanos / 5, 50_000_000L);
         for (TransferLoop loop : loops) {
-            loop.run(warm, 2L * plan.window());
+            loop.warmUp(warm, 2L * plan.window());
+            settleJit(loop, plan.window());
             loop.reset();
         }
         memcpy.run(warm / 2);

@@ -23,8 +23,12 @@ import java.util.concurrent.locks.LockSupport;
  * for) does the work: a polling thread through {@link #progressOnCaller}, or the worker thread.
  * When polling threads drive ({@code ProgressMode.POLLING_THREAD}), the worker is only the
  * fallback: it looks at the queue once per fallback interval, leaving the copies to the callers'
- * polls, and parks for good once nothing has come for a while. Otherwise the worker does every
- * copy: it spins briefly after work, then parks.
+ * polls, and parks for good once nothing has come for a while. While the callers' polls take every
+ * job before it looks, it looks less often, doubling its interval up to
+ * {@value #MAX_FALLBACK_BACKOFF} times the fallback interval (a paced caller that polls its own
+ * transfers then does not pay a wake-up of the worker per transfer); the first job it finds left
+ * for it, or a submit that wakes it from parking for good, brings the interval back. Otherwise the
+ * worker does every copy: it spins briefly after work, then parks.
  *
  * <p>Whoever finishes jobs fires the transport's completion signal afterwards, so callers parked
  * in a wait wake. While callers wait ({@link #callersWaiting}), a waiting caller does not poll, so
@@ -48,6 +52,8 @@ final class CopyWorker implements Runnable {
     static final long DEFAULT_FALLBACK_NANOS = 200_000;
     /** While jobs wait (stalled target, delayed completion), how long the worker parks between looks. */
     private static final long WAITING_PARK_NANOS = 200_000;
+    /** How many times the fallback interval the worker's looks may stretch to while callers take every job. */
+    static final int MAX_FALLBACK_BACKOFF = 8;
     /** How long the fallback worker stays on its interval without work before parking for good. */
     private static final long ARMED_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     /** The most jobs one poll takes from the queue, so that one caller's poll stays short. */
@@ -77,6 +83,8 @@ final class CopyWorker implements Runnable {
     private int lastTaken;
     /** How many jobs the last {@link #drain} made terminal. */
     private int lastEnded;
+    /** How many jobs the worker's own last {@link #drainIfFree} took from the queue (worker thread only). */
+    private int workerTaken;
     /** Jobs that polling threads took from the queue (telemetry, tests). */
     private final AtomicLong takenByCallers = new AtomicLong();
 
@@ -223,25 +231,39 @@ final class CopyWorker implements Runnable {
      */
     private void runAsFallback() {
         long lastWork = System.nanoTime();
+        long interval = fallbackNanos;
+        long maxInterval = fallbackNanos * MAX_FALLBACK_BACKOFF;
+        long takenSeen = takenByCallers.get();
         while (running) {
             if (callersWaiting) {
                 if (drainIfFree() <= 0) {
                     park(WAITING_PARK_NANOS);
                 }
                 lastWork = System.nanoTime();
+                interval = fallbackNanos;
                 continue;
             }
-            LockSupport.parkNanos(this, fallbackNanos);
+            LockSupport.parkNanos(this, interval);
             if (!running) {
                 break;
             }
             int work = drainIfFree();
+            int taken = work > 0 ? workerTaken : 0;
             long now = System.nanoTime();
+            long takenNow = takenByCallers.get();
+            boolean callersTook = takenNow != takenSeen;
+            takenSeen = takenNow;
+            if (taken > 0 || waitingCount > 0) {
+                interval = fallbackNanos; // work was left for the fallback, or jobs wait: look often
+            } else if (callersTook && queue.isEmpty()) {
+                interval = Math.min(interval * 2, maxInterval); // the callers' polls did it all
+            }
             if (work != 0 || !queue.isEmpty() || waitingCount > 0) {
                 lastWork = now;
             } else if (now - lastWork > ARMED_NANOS) {
                 park(fallbackNanos);
                 lastWork = System.nanoTime();
+                interval = fallbackNanos;
             }
         }
     }
@@ -273,6 +295,7 @@ final class CopyWorker implements Runnable {
         try {
             work = drain(Integer.MAX_VALUE);
             ended = lastEnded;
+            workerTaken = lastTaken;
         } finally {
             consumerRole.set(false);
         }

@@ -1,6 +1,7 @@
 package io.blockxfer.loopback.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.blockxfer.transport.Capability;
@@ -22,7 +23,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The worker wakes for every submit: lone transfers after idle gaps, each of which finds the
  * worker going to sleep or asleep, are each finished within a generous bound. The worker parks
- * without a timeout when idle, so a lost wake-up would leave a transfer in flight for good.
+ * without a timeout when idle, so a lost wake-up would leave a transfer in flight for good. The
+ * fallback worker, whose looks stretch while the callers' polls take every job, still finishes a
+ * job nobody polls for.
  */
 class CopyWorkerWakeUpTest {
 
@@ -97,6 +100,48 @@ class CopyWorkerWakeUpTest {
                 engine.release(job);
             }
             assertEquals(0, engine.takenByCallers());
+        } finally {
+            engine.close(false);
+            target.close(false);
+        }
+    }
+
+    @Test
+    void theFallbackWorkerStillFinishesWhatNobodyPollsForAfterTheCallersTookEveryJob() {
+        TransportConfig config = config(ProgressMode.POLLING_THREAD);
+        LoopbackEngine engine = new LoopbackEngine(config);
+        LoopbackEngine target = new LoopbackEngine(config);
+        try {
+            Object peer = engine.connect("t", PeerDescriptor.of("loopback", "", target.region(), target.agentMetadata()));
+            long taken = 0;
+            for (int round = 0; round < 20; round++) {
+                // the callers' polls take every job for a while: the worker looks less and less often
+                long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(8);
+                int i = 0;
+                while (System.nanoTime() - until < 0) {
+                    Object job = engine.submit(i, peer, TransferOp.WRITE, new int[] {0}, new int[] {1});
+                    while (engine.status(job) == TransferEngine.PENDING) {
+                        engine.progress();
+                    }
+                    engine.release(job);
+                    i++;
+                    LockSupport.parkNanos(50_000);
+                }
+                // then a job nobody polls for: only the worker, backed off, moves it
+                Object job = engine.submit(i, peer, TransferOp.WRITE, new int[] {0}, new int[] {1});
+                long deadline = System.nanoTime() + BOUND_NANOS;
+                while (engine.status(job) == TransferEngine.PENDING) {
+                    if (System.nanoTime() - deadline > 0) {
+                        fail("round " + round + ": a job nobody polled for was not finished by the fallback worker"
+                                + " within 10 s after the callers had taken every job");
+                    }
+                    Thread.onSpinWait();
+                }
+                assertEquals(TransferEngine.DONE, engine.status(job));
+                engine.release(job);
+                assertTrue(engine.takenByCallers() > taken, "the callers' polls took the jobs before it");
+                taken = engine.takenByCallers();
+            }
         } finally {
             engine.close(false);
             target.close(false);

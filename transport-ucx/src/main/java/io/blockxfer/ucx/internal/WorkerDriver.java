@@ -28,7 +28,8 @@ import org.openucx.jucx.ucp.UcpWorker;
  * are parked in a wait ({@link #callersWaiting}) they do not poll, so polls do not count as
  * active then: the loop's thread drives, and the transport's completion signal, fired after each
  * round in which a transfer ended, wakes them. After its last work the loop's thread keeps
- * calling {@code progress()} for a moment (so back-to-back transfers pay no wakeup); then, with
+ * calling {@code progress()} for a moment (so back-to-back transfers pay no wakeup; a shorter
+ * moment while callers wait, who pay a wakeup per completion anyway); then, with
  * work outstanding or not, it arms the worker and sleeps on its event file descriptor
  * ({@link WorkerEvents}, bounded by {@value WorkerEvents#WAIT_BOUND_MILLIS} ms), which a
  * completion, a peer's message, UCX's keepalive or a submitter's signal wakes; it never spins on
@@ -51,6 +52,10 @@ final class WorkerDriver {
     /** How long the loop stays hot after its last work before it sleeps: back-to-back transfers
      *  then never pay for a wakeup. */
     private static final long IDLE_SPIN_NANOS = 200_000;
+    /** The same while callers are parked in a wait: each of them pays a wakeup per completion
+     *  anyway, and a paced caller's next submit comes long after; a longer spin would keep the
+     *  thread busy between such transfers for nothing (at 10,000 transfers/s it never slept). */
+    private static final long WAITING_IDLE_SPIN_NANOS = 20_000;
     /** With nothing outstanding: how long after the last poll the loop's thread keeps leaving the worker to polls. */
     static final long POLLER_GRACE_MICROS = 1_000;
     /** With work outstanding: how long after the last poll the loop's thread keeps leaving the worker to polls. */
@@ -266,7 +271,7 @@ final class WorkerDriver {
             int work = round.run();
             if (work > 0) {
                 lastWork = System.nanoTime();
-            } else if (System.nanoTime() - lastWork < IDLE_SPIN_NANOS) {
+            } else if (System.nanoTime() - lastWork < (callersWaiting ? WAITING_IDLE_SPIN_NANOS : IDLE_SPIN_NANOS)) {
                 Thread.onSpinWait();
             } else {
                 owned = awaitEvents();
