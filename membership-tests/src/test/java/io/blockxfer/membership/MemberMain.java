@@ -45,7 +45,8 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Lines out</b> (stdout, one per line): {@code EVENT <millis> <kind> <member> <epoch>
  * <detail>} for every {@link MembershipListener} call (kinds {@code STARTED}, {@code PUBLISHED},
  * {@code LEASE_LOST}, {@code PUBLISH_FAILED}, {@code ADDED}, {@code UPDATED}, {@code REMOVED},
- * {@code REGISTRATION_FAILED}, {@code REFUSED}, {@code DISCONNECTED}, {@code RECONNECTED}), for
+ * {@code REREGISTERED}, {@code REGISTRATION_FAILED}, {@code REFUSED}, {@code DISCONNECTED},
+ * {@code RECONNECTED}), for
  * each failed start ({@code START_FAILED}: etcd unreachable, tried again every 500 ms) and each
  * violation or wrong byte ({@code VIOLATION}, {@code MISMATCH}); {@code READY <epoch>} once the
  * membership runs; and the answers to the commands on stdin: {@code STATS} (answers
@@ -359,6 +360,12 @@ public final class MemberMain {
         public void memberUpdated(String id, long epoch) {
             registrationChanged(id);
             event("UPDATED", id, epoch, "");
+        }
+
+        @Override
+        public void memberReRegistered(String id, long epoch) {
+            registrationChanged(id);
+            event("REREGISTERED", id, epoch, "");
         }
 
         @Override

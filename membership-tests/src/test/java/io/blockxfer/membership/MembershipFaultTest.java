@@ -428,10 +428,12 @@ class MembershipFaultTest {
             Event added = m.awaitEvent(marks.get(m.id()), e -> e.is("ADDED", "m2") && e.epoch() == again.epoch(), WAIT,
                     "ADDED m2 at its new epoch");
             addedMax = Math.max(addedMax, added.millis() - thawedAt);
+            // the others removed m2 and tore down their side of its connections: m2 registers them again
+            m2.awaitEvent(marks.get("m2"), e -> e.is("REREGISTERED", m.id()), WAIT, "REREGISTERED " + m.id());
         }
-        // transfers reach m2 again, and late events (a second loss, a duplicate) would come within TTL + 1 s
-        // (the longest a lease outlives its last renewal; etcd's leader does not change here)
-        Map<String, MemberStats> atReAdd = stats(others);
+        // transfers reach m2 and leave it again, and late events (a second loss, a duplicate) would come within
+        // TTL + 1 s (the longest a lease outlives its last renewal; etcd's leader does not change here)
+        Map<String, MemberStats> atReAdd = stats(group);
         MemberDeployment.sleep(TTL.toMillis() + 1000);
         String warning = "its entry of epoch " + oldEpoch + " is gone";
         assertEquals(1, m2.stderrLines(warning).size(), "m2's log says once that its entry is gone ('" + warning
@@ -451,9 +453,18 @@ class MembershipFaultTest {
             assertEquals(List.of(), ledger.problems(), m.id() + ": " + m.describeEvents());
             List<Event> since = m.eventsFrom(marks.get(m.id()));
             if (m == m2) {
-                assertEquals(List.of("LEASE_LOST m2", "PUBLISHED m2"), MembershipLedger.changes(since).stream()
-                        .map(e -> e.kind() + " " + e.member()).toList(), "m2's own changes: " + m.describeEvents());
+                List<String> changes = MembershipLedger.changes(since).stream().map(e -> e.kind() + " " + e.member())
+                        .toList();
+                assertEquals(4, changes.size(), "m2's own changes: " + m.describeEvents());
+                assertEquals(List.of("LEASE_LOST m2", "PUBLISHED m2"), changes.subList(0, 2), "m2's own changes: "
+                        + m.describeEvents());
+                assertEquals(Set.of("REREGISTERED m0", "REREGISTERED m1"), Set.copyOf(changes.subList(2, 4)),
+                        "m2 re-registers each of the others once: " + m.describeEvents());
                 assertEquals(Set.of("m0", "m1"), ledger.held().keySet(), m.describeEvents());
+                for (MemberProcess o : others) {
+                    assertTrue(st.peer(o.id()).verified > atReAdd.get("m2").peer(o.id()).verified,
+                            "m2 verified no round to " + o.id() + " after it re-registered it: " + st);
+                }
             } else {
                 assertEquals(List.of("REMOVED m2", "ADDED m2"), MembershipLedger.changes(since).stream()
                         .map(e -> e.kind() + " " + e.member()).toList(), m.id() + ": " + m.describeEvents());

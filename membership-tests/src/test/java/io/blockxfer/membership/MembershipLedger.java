@@ -10,7 +10,9 @@ import java.util.TreeMap;
  * Replays one member's events and says whether each was applied in a possible order, none twice.
  * Its peers ({@code ADDED}/{@code UPDATED}/{@code REMOVED}): a member is added only while absent
  * and with an epoch above every epoch seen for it, updated only while present and to a higher
- * epoch, removed only while present and with the epoch it holds. Its own entry
+ * epoch, removed only while present and with the epoch it holds, re-registered
+ * ({@code REREGISTERED}) only while present at that epoch, after a loss of its own entry, and at
+ * most once per member and loss. Its own entry
  * ({@code PUBLISHED}/{@code LEASE_LOST}): published only while it has no live entry and with an
  * epoch above every earlier one, lost only while live and with the epoch it was published at (a
  * loss is reported once).
@@ -29,6 +31,8 @@ record MembershipLedger(Map<String, Long> held, List<String> problems) {
         List<String> problems = new ArrayList<>();
         long live = 0; // the epoch of this member's live entry, 0 when it has none
         long published = 0; // the highest epoch it published
+        int losses = 0; // how many times its own entry was lost
+        Map<String, Integer> reRegisteredAt = new TreeMap<>(); // member: the loss it was last re-registered after
         for (Event e : events) {
             String m = e.member();
             Long now = held.get(m);
@@ -51,6 +55,18 @@ record MembershipLedger(Map<String, Long> held, List<String> problems) {
                     }
                     held.put(m, e.epoch());
                     highest.put(m, Math.max(top, e.epoch()));
+                }
+                case "REREGISTERED" -> {
+                    if (now == null) {
+                        problems.add(e + ": re-registered while not held");
+                    } else if (e.epoch() != now) {
+                        problems.add(e + ": re-registered with epoch " + e.epoch() + " while held at " + now);
+                    } else if (losses == 0) {
+                        problems.add(e + ": re-registered while its own entry was never lost");
+                    } else if (reRegisteredAt.getOrDefault(m, 0) == losses) {
+                        problems.add(e + ": re-registered twice after one loss of its own entry");
+                    }
+                    reRegisteredAt.put(m, losses);
                 }
                 case "REMOVED" -> {
                     if (now == null) {
@@ -76,6 +92,7 @@ record MembershipLedger(Map<String, Long> held, List<String> problems) {
                         problems.add(e + ": lost epoch " + e.epoch() + " while its live entry was " + live);
                     }
                     live = 0;
+                    losses++;
                 }
                 default -> {
                     // neither a change of the transport's peers nor of this member's own entry
@@ -93,8 +110,8 @@ record MembershipLedger(Map<String, Long> held, List<String> problems) {
     /** The events in {@code events} that change the transport's peers or this member's own entry. */
     static List<Event> changes(List<Event> events) {
         return events.stream().filter(e -> switch (e.kind()) {
-            case "ADDED", "UPDATED", "REMOVED", "REGISTRATION_FAILED", "LEASE_LOST", "PUBLISHED", "PUBLISH_FAILED",
-                    "START_FAILED", "VIOLATION", "MISMATCH" -> true;
+            case "ADDED", "UPDATED", "REREGISTERED", "REMOVED", "REGISTRATION_FAILED", "LEASE_LOST", "PUBLISHED",
+                    "PUBLISH_FAILED", "START_FAILED", "VIOLATION", "MISMATCH" -> true;
             default -> false;
         }).toList();
     }

@@ -24,8 +24,9 @@ class MembershipLedgerTest {
         MembershipLedger ledger = MembershipLedger.of(List.of(e("STARTED", "m0", 0), e("PUBLISHED", "m0", 10),
                 e("ADDED", "m1", 5), e("ADDED", "m2", 7), e("REFUSED", "probe", 0), e("UPDATED", "m1", 6),
                 e("REMOVED", "m2", 7), e("LEASE_LOST", "m0", 10), e("PUBLISH_FAILED", "m0", 0),
-                e("PUBLISHED", "m0", 11), e("ADDED", "m2", 8), e("REGISTRATION_FAILED", "m2", 9),
-                e("REMOVED", "m2", 8)));
+                e("PUBLISHED", "m0", 11), e("REREGISTERED", "m1", 6), e("ADDED", "m2", 8),
+                e("REGISTRATION_FAILED", "m2", 9), e("REMOVED", "m2", 8), e("LEASE_LOST", "m0", 11),
+                e("PUBLISHED", "m0", 12), e("REREGISTERED", "m1", 6)));
         assertEquals(List.of(), ledger.problems());
         assertEquals(Map.of("m1", 6L), ledger.held());
     }
@@ -46,6 +47,15 @@ class MembershipLedgerTest {
         assertProblem("lost while it had no live entry", e("PUBLISHED", "m0", 3), e("LEASE_LOST", "m0", 3),
                 e("LEASE_LOST", "m0", 3));
         assertProblem("lost epoch 2 while its live entry was 3", e("PUBLISHED", "m0", 3), e("LEASE_LOST", "m0", 2));
+        assertProblem("re-registered while not held", e("PUBLISHED", "m0", 3), e("LEASE_LOST", "m0", 3),
+                e("REREGISTERED", "m1", 5));
+        assertProblem("re-registered with epoch 4 while held at 5", e("ADDED", "m1", 5), e("PUBLISHED", "m0", 3),
+                e("LEASE_LOST", "m0", 3), e("REREGISTERED", "m1", 4));
+        assertProblem("re-registered while its own entry was never lost", e("ADDED", "m1", 5),
+                e("PUBLISHED", "m0", 3), e("REREGISTERED", "m1", 5));
+        assertProblem("re-registered twice after one loss", e("ADDED", "m1", 5), e("PUBLISHED", "m0", 3),
+                e("LEASE_LOST", "m0", 3), e("PUBLISHED", "m0", 4), e("REREGISTERED", "m1", 5),
+                e("REREGISTERED", "m1", 5));
     }
 
     private static void assertProblem(String expected, Event... events) {

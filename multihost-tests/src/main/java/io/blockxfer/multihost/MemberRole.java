@@ -46,7 +46,7 @@ import org.jspecify.annotations.Nullable;
  * {@code RESUME}, {@code PING}. Events: {@code E MEMBER kind=<K> member=<id> epoch=<e> at=<millis>
  * why=<detail>} for every {@link MembershipListener} call (kinds {@code PUBLISHED},
  * {@code LEASE_LOST}, {@code PUBLISH_FAILED}, {@code ADDED}, {@code UPDATED}, {@code REMOVED},
- * {@code REGISTRATION_FAILED}, {@code REFUSED}, {@code DISCONNECTED}, {@code RECONNECTED},
+ * {@code REREGISTERED}, {@code REGISTRATION_FAILED}, {@code REFUSED}, {@code DISCONNECTED}, {@code RECONNECTED},
  * {@code START_FAILED}), {@code E VIOLATION}, {@code E MISMATCH} and {@code E LATE}. {@code at} is the wall clock,
  * which the containers share with the test.
  *
@@ -369,6 +369,11 @@ final class MemberRole implements PeerMain.Role {
         @Override
         public void memberUpdated(String id, long epoch) {
             event("UPDATED", id, epoch, "");
+        }
+
+        @Override
+        public void memberReRegistered(String id, long epoch) {
+            event("REREGISTERED", id, epoch, "");
         }
 
         @Override

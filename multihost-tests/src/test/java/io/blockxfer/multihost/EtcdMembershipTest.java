@@ -33,10 +33,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       it, and the others' transfers to it are verified again.</li>
  * </ul>
  *
- * <p>The faulted member's own transfers to the others after (m-b) and (m-c) are reported, not
- * asserted: its connections to them were reset when they removed it, a failed UCX connection takes
- * no more transfers, and its membership registers the others again only when their entries
- * change, which they do not.
+ * <p>After (m-b) and (m-c) the faulted member's own transfers recover too: its lease was lost, so
+ * the others removed it and reset their side of its connections; when it publishes again its
+ * membership re-registers each of them once ({@code REREGISTERED}, at the epoch it holds), its
+ * transfers to each are verified again, and in the 3 s after none fails.
  *
  * <p>In every rule the two others keep verifying transfers between themselves while the fault lasts
  * (none fails), and at the end every running member has nothing in flight, every id reported
@@ -114,14 +114,12 @@ class EtcdMembershipTest {
             long h0 = System.currentTimeMillis();
             victim.linkUp();
             long readd = awaitReadded(backend, d, victim, healMarks, atHeal, h0);
-            Thread.sleep(3_000);
-            String own = ownTransfers(victim, others, atHeal.get(victim));
+            String own = assertOwnTransfersRecover(backend, d, victim, healMarks, atHeal.get(victim), h0);
             EtcdDeployment.assertClean(backend, d.members(), others);
             FaultReport.row(backend, "m-b", "ip link set eth0 down in 1 of 3 members on etcd (TTL "
                     + TTL.toSeconds() + " s), then up", commandMillis, removal[0], removal[1],
                     "it saw its lease lost " + (lost.num("at") - t0) + " ms after the cut; after the heal both others"
-                            + " added its new epoch and verified transfers to it within " + readd + " ms; in the 3 s"
-                            + " after, its own transfers " + own);
+                            + " added its new epoch and verified transfers to it within " + readd + " ms; " + own);
         }
     }
 
@@ -154,8 +152,7 @@ class EtcdMembershipTest {
             assertEquals(d.epoch(victim), lost.num("epoch"), backend + ": the lost lease was not its first epoch's");
             atThaw.put(victim, victim.stats());
             long readd = awaitReadded(backend, d, victim, thawMarks, atThaw, u0);
-            Thread.sleep(3_000);
-            String own = ownTransfers(victim, others, atThaw.get(victim));
+            String own = assertOwnTransfersRecover(backend, d, victim, thawMarks, atThaw.get(victim), u0);
             EventFields pub = victim.members(thawMarks.get(victim), "PUBLISHED", victim.name()).getFirst();
             assertTrue(lost.num("at") <= pub.num("at"), backend + ": it published again before it said its lease"
                     + " was lost: " + lost + " / " + pub);
@@ -163,8 +160,7 @@ class EtcdMembershipTest {
             FaultReport.row(backend, "m-c", "docker pause of 1 of 3 members on etcd for " + pausedMillis
                     + " ms (TTL " + TTL.toSeconds() + " s), then unpause", commandMillis, removal[0], removal[1],
                     "after the unpause it said its lease was lost in " + (lost.num("at") - u0) + " ms; both others"
-                            + " added its new epoch and verified transfers to it within " + readd + " ms; in the 3 s"
-                            + " after, its own transfers " + own);
+                            + " added its new epoch and verified transfers to it within " + readd + " ms; " + own);
         }
     }
 
@@ -227,13 +223,39 @@ class EtcdMembershipTest {
     }
 
     /**
-     * What the faulted member's own transfers to the others did since {@code base}: not asserted (see
-     * the README: its connections to them failed when they removed it, and nothing registers them
-     * again), reported.
+     * After a healed fault, the faulted member's own transfers: it re-registers each other member
+     * once at the epoch it holds (its own entry was lost, so they had removed it and torn down
+     * their side), its transfers to each are verified again, and in the 3 s after that more are
+     * verified and none fails.
+     *
+     * @return what it says in the report: when it re-registered and verified again, and the 3 s after
      */
-    private static String ownTransfers(MemberHost victim, List<MemberHost> others, MemberHost.Stats base) {
-        return transfers(victim, others, base) + "; the others' read-backs of an earlier failed write to it: "
-                + others.stream().map(o -> o + " " + o.stats().of(victim.name()).late()).toList();
+    private static String assertOwnTransfersRecover(String backend, EtcdDeployment d, MemberHost victim,
+            Map<MemberHost, Integer> marks, MemberHost.Stats base, long h0) throws InterruptedException {
+        List<MemberHost> others = d.others(victim);
+        for (MemberHost o : others) {
+            EventFields again = victim.awaitMember(marks.get(victim), "REREGISTERED", o.name(), WAIT);
+            assertEquals(d.epoch(o), again.num("epoch"), backend + ": " + victim + " re-registered another epoch of "
+                    + o);
+            assertEquals(1, victim.members(marks.get(victim), "REREGISTERED", o.name()).size(), backend + ": "
+                    + victim + " re-registered " + o + " more than once after one loss");
+            d.awaitVerified(victim, o, base.of(o.name()).verified(), WAIT);
+        }
+        long recoveredIn = System.currentTimeMillis() - h0;
+        MemberHost.Stats recovered = victim.stats();
+        Thread.sleep(3_000);
+        MemberHost.Stats now = victim.stats();
+        for (MemberHost o : others) {
+            MemberHost.Counts was = recovered.of(o.name());
+            MemberHost.Counts is = now.of(o.name());
+            assertTrue(is.verified() > was.verified(), backend + ": " + victim + " verified nothing to " + o
+                    + " in the 3 s after it verified again: " + was + " -> " + is);
+            assertEquals(was.failed(), is.failed(), backend + ": " + victim + "'s transfers to " + o + " failed after"
+                    + " it verified again: " + was + " -> " + is);
+        }
+        return "it re-registered both others and verified its own transfers to them again within " + recoveredIn
+                + " ms; in the 3 s after, its own transfers " + transfers(victim, others, recovered)
+                + "; since the fault: " + transfers(victim, others, base);
     }
 
     private static String transfers(MemberHost victim, List<MemberHost> others, MemberHost.Stats base) {

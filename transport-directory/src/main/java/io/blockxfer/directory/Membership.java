@@ -52,7 +52,11 @@ import org.jspecify.annotations.Nullable;
  * while the process was cut off or paused past the TTL, was revoked, or the entry was deleted or
  * overwritten), it is published again with a new epoch and the listener is told
  * ({@link MembershipListener#leaseLost}, then {@link MembershipListener#published}); a failed
- * publication is retried with back-off, and at once when the watch reconnects. A valid entry of
+ * publication is retried with back-off, and at once when the watch reconnects. Meanwhile the
+ * other members removed this process and tore down their side of its connections, so that
+ * publication also re-registers every member held then ({@link DataTransport#addPeerAsync} with
+ * the entry it holds: fresh connections; {@link MembershipListener#memberReRegistered}), once per
+ * loss; a member removed meanwhile is not re-added. A valid entry of
  * another process under the same member id is reported ({@link Refusal.Reason#MEMBER_ID_IN_USE})
  * and not fought over.
  *

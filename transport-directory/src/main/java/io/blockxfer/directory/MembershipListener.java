@@ -2,8 +2,8 @@ package io.blockxfer.directory;
 
 /**
  * Told what a {@link Membership} does: its own entry's publications and losses, the members it
- * adds, updates and removes, the entries it refuses, and the watch's losses and returns of the
- * directory. Every method has an empty default. {@code transport-micrometer}'s
+ * adds, updates, re-registers and removes, the entries it refuses, and the watch's losses and
+ * returns of the directory. Every method has an empty default. {@code transport-micrometer}'s
  * {@code MicrometerMembershipListener} turns these calls into meters; JFR events are recorded
  * besides, whatever the listener.
  *
@@ -45,6 +45,18 @@ public interface MembershipListener {
 
     /** A member's registration was replaced by the one of its new epoch. */
     default void memberUpdated(String memberId, long epoch) {
+    }
+
+    /**
+     * A member's registration was replaced by a fresh one at the epoch it already had, because
+     * this process's own entry had been lost ({@link #leaseLost}): the other members removed this
+     * process meanwhile and tore down their side of its connections, while their own entries did
+     * not change. After each such loss, the publication that follows re-registers every member
+     * held then, and this is called once for each whose re-registration completed (one whose
+     * re-registration failed is reported by {@link #registrationFailed} and
+     * {@link #memberRemoved}; one that left or changed meanwhile gets that change instead).
+     */
+    default void memberReRegistered(String memberId, long epoch) {
     }
 
     /**

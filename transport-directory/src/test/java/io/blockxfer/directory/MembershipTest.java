@@ -179,6 +179,68 @@ class MembershipTest {
     }
 
     @Test
+    void afterItsOwnLeaseWasLostEveryMemberHeldIsReRegisteredOnceAndNoneThatLeft(@TempDir Path dir)
+            throws Exception {
+        Path file = dir.resolve("reregistration.jfr");
+        ManualTicker ticker = new ManualTicker();
+        Recorder ra = new Recorder();
+        DataTransport ta = transport("a");
+        Map<String, DataTransport> peers = new java.util.TreeMap<>();
+        try (Recording recording = new Recording()) {
+            recording.enable("blockxfer.MemberChange");
+            recording.start();
+            Membership a = keep(builder(ta, ra).ticker(ticker).build());
+            for (String id : List.of("b", "c", "d", "e")) { // added once each here
+                peers.put(id, transport(id));
+                cluster.put(PREFIX + id, MemberEntry.of(id, 1, peers.get(id).localDescriptor()).encode(RING));
+                ra.await("added " + id + " 1");
+            }
+            cluster.delete(PREFIX + "e");
+            sync(ra);
+            ticker.advance(Duration.ofSeconds(1));
+            ra.await("removed e 1"); // e left before the loss
+            cluster.delete(PREFIX + "d"); // d's leaving waits for its interval: it is not held for good
+            sync(ra);
+            assertEquals(0, ra.count("reregistered"), "no loss, no re-registration: " + ra.lines());
+
+            long first = a.epoch();
+            assertTrue(cluster.loseLease(PREFIX + "a"));
+            ra.await("lost " + first);
+            ra.await("reregistered b 1");
+            ra.await("reregistered c 1");
+            sync(ra);
+            long second = a.epoch();
+            assertTrue(second > first);
+            ticker.advance(Duration.ofSeconds(1));
+            ra.await("removed d 1");
+            sync(ra);
+            List<String> changes = ra.lines().stream().filter(l -> !l.startsWith("refused")).toList();
+            int lost = changes.indexOf(changes.stream().filter(l -> l.startsWith("lost ")).findFirst().orElseThrow());
+            assertEquals(List.of("published " + second, "reregistered b 1", "reregistered c 1", "removed d 1"),
+                    changes.subList(lost + 1, changes.size()), "after the loss: " + changes);
+            assertWriteLands(ta, "b", peers.get("b"), (byte) 4);
+            assertWriteLands(ta, "c", peers.get("c"), (byte) 6);
+
+            assertTrue(cluster.loseLease(PREFIX + "a"));
+            ra.await("lost " + second);
+            ra.await(l -> l.equals("reregistered c 1") && ra.count("reregistered c") == 2, "a second re-registration");
+            sync(ra);
+            assertEquals(2, ra.count("reregistered b 1"), "once per loss: " + ra.lines());
+            assertEquals(2, ra.count("reregistered c 1"), "once per loss: " + ra.lines());
+            assertEquals(0, ra.count("reregistered d") + ra.count("reregistered e"), ra.lines().toString());
+            assertEquals(4, ra.count("added "), "members that left are not re-added: " + ra.lines());
+            assertEquals(Map.of("b", 1L, "c", 1L), a.members());
+            recording.stop();
+            recording.dump(file);
+        }
+        List<String> jfr = RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals("blockxfer.MemberChange")
+                        && "re-registered".equals(e.getString("change")))
+                .map(e -> e.getString("member")).toList();
+        assertEquals(List.of("b", "c", "b", "c"), jfr);
+    }
+
+    @Test
     void aFailedRegistrationIsReportedAndTheMemberTriedAgainAtItsNextEpoch(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("registration.jfr");
         Recorder ra = new Recorder();

@@ -48,6 +48,9 @@ final class Recorder implements MembershipListener {
     @Override public void publishFailed(String memberId, Throwable cause) { add("publish-failed " + cause); }
     @Override public void memberAdded(String memberId, long epoch) { add("added " + memberId + " " + epoch); }
     @Override public void memberUpdated(String memberId, long epoch) { add("updated " + memberId + " " + epoch); }
+    @Override public void memberReRegistered(String memberId, long epoch) {
+        add("reregistered " + memberId + " " + epoch);
+    }
     @Override public void memberRemoved(String memberId, long epoch) { add("removed " + memberId + " " + epoch); }
     @Override public void registrationFailed(String memberId, long epoch, Throwable cause) {
         add("registration-failed " + memberId + " " + epoch + " " + cause);

@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * {@code member} (this process's member id) and {@code prefix} (the deployment):
  * <ul>
  *   <li>{@code blockxfer.membership.members} (gauge of the members registered now);</li>
- *   <li>{@code blockxfer.membership.changes} (counter; change = added|updated|removed|registration-failed);</li>
+ *   <li>{@code blockxfer.membership.changes} (counter; change =
+ *       added|updated|re-registered|removed|registration-failed);</li>
  *   <li>{@code blockxfer.membership.refusals} (counter; reason = one of {@link Refusal.Reason}, in lower
  *       case with dashes; every reason is registered at zero from the start);</li>
  *   <li>{@code blockxfer.membership.connection} (counter; change = disconnected|resumed|resynced);</li>
@@ -45,6 +46,7 @@ public final class MicrometerMembershipListener implements MembershipListener {
     private final class Meters {
         final Counter added;
         final Counter updated;
+        final Counter reRegistered;
         final Counter removed;
         final Counter registrationFailed;
         final Map<Refusal.Reason, Counter> refusals = new EnumMap<>(Refusal.Reason.class);
@@ -59,6 +61,7 @@ public final class MicrometerMembershipListener implements MembershipListener {
             Gauge.builder("blockxfer.membership.members", members, AtomicLong::get).tags(tags).register(registry);
             added = registry.counter("blockxfer.membership.changes", tags.and("change", "added"));
             updated = registry.counter("blockxfer.membership.changes", tags.and("change", "updated"));
+            reRegistered = registry.counter("blockxfer.membership.changes", tags.and("change", "re-registered"));
             removed = registry.counter("blockxfer.membership.changes", tags.and("change", "removed"));
             registrationFailed = registry.counter("blockxfer.membership.changes",
                     tags.and("change", "registration-failed"));
@@ -117,6 +120,11 @@ public final class MicrometerMembershipListener implements MembershipListener {
     @Override
     public void memberUpdated(String memberId, long epoch) {
         meters().updated.increment();
+    }
+
+    @Override
+    public void memberReRegistered(String memberId, long epoch) {
+        meters().reRegistered.increment();
     }
 
     @Override

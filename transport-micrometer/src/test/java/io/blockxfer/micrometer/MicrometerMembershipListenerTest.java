@@ -37,6 +37,7 @@ class MicrometerMembershipListenerTest {
         final CountDownLatch resumed = new CountDownLatch(1);
         final CountDownLatch republished = new CountDownLatch(2);
         final CountDownLatch publishFailed = new CountDownLatch(1);
+        final CountDownLatch reRegistered = new CountDownLatch(1);
 
         @Override public void memberAdded(String m, long e) { added.countDown(); }
         @Override public void memberRemoved(String m, long e) { removed.countDown(); }
@@ -44,6 +45,7 @@ class MicrometerMembershipListenerTest {
         @Override public void reconnected(long revision, boolean resync) { resumed.countDown(); }
         @Override public void published(String m, long e) { republished.countDown(); }
         @Override public void publishFailed(String m, Throwable cause) { publishFailed.countDown(); }
+        @Override public void memberReRegistered(String m, long e) { reRegistered.countDown(); }
     }
 
     private static void await(CountDownLatch latch, String what) throws InterruptedException {
@@ -75,12 +77,15 @@ class MicrometerMembershipListenerTest {
                 cluster.reconnect(da);
                 await(latches.resumed, "back");
                 await(latches.republished, "published again");
+                await(latches.reRegistered, "c re-registered after the loss");
                 String[] tags = {"member", "a", "prefix", PREFIX};
                 assertEquals(1, registry.get("blockxfer.membership.members").tags(tags).gauge().value());
                 assertEquals(2, registry.get("blockxfer.membership.changes").tags(tags).tag("change", "added")
                         .counter().count());
                 assertEquals(1, registry.get("blockxfer.membership.changes").tags(tags).tag("change", "removed")
                         .counter().count());
+                assertEquals(1, registry.get("blockxfer.membership.changes").tags(tags)
+                        .tag("change", "re-registered").counter().count());
                 assertEquals(1, registry.get("blockxfer.membership.refusals").tags(tags).tag("reason", "malformed")
                         .counter().count());
                 assertEquals(0, registry.get("blockxfer.membership.refusals").tags(tags).tag("reason", "bad-mac")

@@ -145,7 +145,14 @@ public enum DirectoryRules {
             "a member flapping faster than the flap interval changes in the transport at most once per interval,"
                     + " ending with its latest entry",
             "MemberTable's coalescing: hold changes until the interval ends, then apply the latest",
-            "flap-interval-ignored");
+            "flap-interval-ignored"),
+    B14(Area.MEMBERSHIP, Kind.CAPABILITY, DirectoryFault.LEASE_LOSS,
+            "a member whose own lease was lost re-registers each member it holds once it published again (one"
+                    + " addPeerAsync each, told once as memberReRegistered); a member that left before is not"
+                    + " re-added, and transfers land",
+            "the others removed it and tore down their side: after a loss, the next publication re-adds the members"
+                    + " held",
+            "hides-re-registrations");
 
     /** The groups of rules, one {@code @Nested} class of the suite each. <b>Thread safety:</b> immutable. */
     public enum Area {

@@ -89,6 +89,11 @@ class MemberLog implements MembershipListener {
     }
 
     @Override
+    public void memberReRegistered(String memberId, long epoch) {
+        add("reregistered " + memberId + " " + epoch);
+    }
+
+    @Override
     public void memberRemoved(String memberId, long epoch) {
         add("removed " + memberId + " " + epoch);
     }

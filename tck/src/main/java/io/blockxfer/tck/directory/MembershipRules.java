@@ -5,6 +5,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B10;
 import static io.blockxfer.tck.directory.DirectoryRules.B11;
 import static io.blockxfer.tck.directory.DirectoryRules.B12;
 import static io.blockxfer.tck.directory.DirectoryRules.B13;
+import static io.blockxfer.tck.directory.DirectoryRules.B14;
 import static io.blockxfer.tck.directory.DirectoryRules.B2;
 import static io.blockxfer.tck.directory.DirectoryRules.B3;
 import static io.blockxfer.tck.directory.DirectoryRules.B4;
@@ -350,6 +351,35 @@ abstract class MembershipRules extends DirectoryRuleGroup {
                 + lines));
         fx.awaitMember(a.membership(), b.id(), second);
         fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 9);
+    }
+
+    @DirectoryRuleTest(B14)
+    public final void b14_reRegistersTheMembersAfterItsOwnLeaseWasLost() throws Exception {
+        DirectoryFixture fx = fx();
+        Node a = node("a");
+        Node b = node("b");
+        Node c = node("c");
+        fx.awaitMember(a.membership(), b.id(), b.epoch());
+        fx.awaitMember(a.membership(), c.id(), c.epoch());
+        c.membership().close();
+        a.log().await("removed " + c.id() + " ", fx.msg(a.id() + " did not remove " + c.id() + " after its goodbye"));
+        int bCalls = a.transport().calls(b.id()).size();
+        int cCalls = a.transport().calls(c.id()).size();
+        long first = a.epoch();
+        fx.deployment.loseLease(a.id());
+        a.log().await("lost " + first, fx.msg(a.id() + " did not say its lease was lost"));
+        String again = "reregistered " + b.id() + " " + b.epoch();
+        a.log().await(again, fx.msg(a.id() + " did not say it re-registered " + b.id() + " after its own lease was"
+                + " lost"));
+        joinAndWait(a);
+        List<String> bAfter = a.transport().calls(b.id());
+        assertEquals(List.of("add " + b.id()), bAfter.subList(bCalls, bAfter.size()), fx.msg(a.id() + " did not"
+                + " re-add " + b.id() + " exactly once after its own lease was lost"));
+        assertEquals(cCalls, a.transport().calls(c.id()).size(), fx.msg(a.id() + " re-added " + c.id()
+                + ", which had left: " + a.transport().calls(c.id())));
+        assertEquals(1, a.log().lines().stream().filter(again::equals).count(), fx.msg(a.id() + " reported the"
+                + " re-registration of " + b.id() + " other than once: " + a.log().lines()));
+        fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 11);
     }
 
     @DirectoryRuleTest(B10)

@@ -5,6 +5,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B10;
 import static io.blockxfer.tck.directory.DirectoryRules.B11;
 import static io.blockxfer.tck.directory.DirectoryRules.B12;
 import static io.blockxfer.tck.directory.DirectoryRules.B13;
+import static io.blockxfer.tck.directory.DirectoryRules.B14;
 import static io.blockxfer.tck.directory.DirectoryRules.B2;
 import static io.blockxfer.tck.directory.DirectoryRules.B3;
 import static io.blockxfer.tck.directory.DirectoryRules.B4;
@@ -770,6 +771,23 @@ final class BrokenDirectories {
             @Override
             public Membership.Builder configure(Membership.Builder builder) {
                 return builder.flapInterval(Duration.ZERO);
+            }
+        }));
+        v.add(new Variant("hides-re-registrations", B14, new Breakage() {
+            @Override
+            public MembershipListener decorate(MembershipListener l) {
+                return new MembershipListener() {
+                    @Override public void published(String m, long e) { l.published(m, e); }
+                    @Override public void leaseLost(String m, long e, String r) { l.leaseLost(m, e, r); }
+                    @Override public void memberAdded(String m, long e) { l.memberAdded(m, e); }
+                    @Override public void memberUpdated(String m, long e) { l.memberUpdated(m, e); }
+                    @Override public void memberRemoved(String m, long e) { l.memberRemoved(m, e); }
+                    @Override public void registrationFailed(String m, long e, Throwable c) {
+                        l.registrationFailed(m, e, c);
+                    }
+                    @Override public void refused(Refusal r) { l.refused(r); }
+                    // memberReRegistered: not passed on
+                };
             }
         }));
         return v;

@@ -1,8 +1,11 @@
 package io.blockxfer.directory.internal;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -150,6 +153,23 @@ public final class MemberTable {
     public @Nullable Accepted applied(String memberId) {
         Member m = members.get(memberId);
         return m == null ? null : m.applied;
+    }
+
+    /**
+     * The entries the transport was given and that no held change will replace: one per member
+     * applied now, but for a member whose removal or newer entry waits for its interval to end.
+     * Sorted by member id.
+     */
+    public List<Accepted> settled() {
+        List<Accepted> out = new ArrayList<>();
+        for (Member m : members.values()) {
+            Accepted a = m.applied;
+            if (a != null && (!m.pending || Accepted.same(a, m.target))) {
+                out.add(a);
+            }
+        }
+        out.sort(Comparator.comparing(Accepted::memberId));
+        return out;
     }
 
     /** The highest epoch seen for {@code memberId}; 0 when none. */

@@ -28,6 +28,13 @@ import org.jspecify.annotations.Nullable;
  * transport should hold ({@link MemberTable}), registers and removes peers, and keeps this
  * process's own entry published, publishing it again with a new epoch whenever it is lost.
  *
+ * <p>When its own entry is lost the other members remove this process and tear down their side of
+ * its connections, while their entries, and so this process's {@link MemberTable}, stay as they
+ * were. So the first publication after a loss re-registers every member the table holds settled
+ * ({@link MemberTable#settled()}): the transport replaces each registration and builds fresh
+ * connections, reported as {@link Signals#reRegistered}. A member whose change is still held by the
+ * coalescing gets that change instead, and one removed meanwhile is not among them.
+ *
  * <p><b>Thread safety:</b> state is confined to the loop's thread; {@link #members()},
  * {@link #epoch()} and {@link #started()} may be read from any thread.
  */
@@ -57,6 +64,7 @@ public final class MembershipCore {
     private byte @Nullable [] ownValue;
     private long ownSeen;
     private boolean snapshotSeen;
+    private boolean reRegisterDue; // this process's entry was lost; the next publication re-registers the members
     private long retryNanos = FIRST_RETRY.toNanos();
     private SerialLoop.@Nullable Timer retry;
 
@@ -232,7 +240,7 @@ public final class MembershipCore {
         switch (step) {
             case MemberTable.Nothing n -> { }
             case MemberTable.Stale s -> throw new IllegalStateException("a stale entry is refused by the caller");
-            case MemberTable.Add a -> register(a.entry());
+            case MemberTable.Add a -> register(a.entry(), false);
             case MemberTable.Remove r -> unregister(r.entry());
             case MemberTable.FlushAt f -> {
                 var unused = loop.schedule(() -> carry(table.flush(f.memberId(), now())), f.at() - now());
@@ -240,20 +248,21 @@ public final class MembershipCore {
         }
     }
 
-    private void register(Accepted entry) {
+    /** Registers {@code entry}'s member; {@code again}: a re-registration at the epoch it holds, after a loss. */
+    private void register(Accepted entry, boolean again) {
         String id = entry.memberId();
         long e = entry.epoch();
         CompletableFuture<Void> f;
         try {
             f = transport.addPeerAsync(id, entry.descriptor());
         } catch (RuntimeException ex) {
-            onRegistered(id, e, ex);
+            onRegistered(id, e, again, ex);
             return;
         }
-        var unused = f.whenComplete((v, err) -> loop.execute(() -> onRegistered(id, e, err)));
+        var unused = f.whenComplete((v, err) -> loop.execute(() -> onRegistered(id, e, again, err)));
     }
 
-    private void onRegistered(String id, long e, @Nullable Throwable err) {
+    private void onRegistered(String id, long e, boolean again, @Nullable Throwable err) {
         Accepted applied = table.applied(id);
         if (applied == null || applied.epoch() != e) {
             return; // superseded since: a later change of the member was applied
@@ -261,7 +270,12 @@ public final class MembershipCore {
         Throwable cause = unwrap(err);
         if (cause == null) {
             Long before = registered.put(id, e);
-            signals.added(id, e, before != null);
+            if (again && before != null && before == e) {
+                signals.reRegistered(id, e);
+            } else {
+                // a re-registration that superseded the member's first registration, or its update, still in flight
+                signals.added(id, e, before != null);
+            }
         } else if (!(cause instanceof RegistrationSupersededException)) {
             signals.registrationFailed(id, e, cause);
             Long before = registered.remove(id);
@@ -304,6 +318,16 @@ public final class MembershipCore {
         publication = p;
         retryNanos = FIRST_RETRY.toNanos();
         signals.published(next);
+        if (reRegisterDue) {
+            reRegisterDue = false;
+            loop.execute(this::reRegisterAll); // after the news already queued (a resync's deletes)
+        }
+    }
+
+    private void reRegisterAll() {
+        for (Accepted entry : table.settled()) {
+            register(entry, true);
+        }
     }
 
     private PublicationListener lossListener() {
@@ -316,6 +340,7 @@ public final class MembershipCore {
 
     private void ownEntryGone(Publication p, String reason) {
         publication = null;
+        reRegisterDue = true;
         signals.leaseLost(epoch, reason);
         try {
             p.close(); // revokes the lease if it still lives (the entry alone was deleted)

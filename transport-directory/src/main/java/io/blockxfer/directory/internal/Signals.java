@@ -72,6 +72,13 @@ public final class Signals {
                 });
     }
 
+    public void reRegistered(String member, long epoch) {
+        LOG.log(Level.INFO, "membership '" + self + "' re-registered member '" + member + "', epoch " + epoch
+                + ": this process's entry was lost, so the others had removed it");
+        change(member, "re-registered", epoch, null);
+        tell("memberReRegistered", l -> l.memberReRegistered(member, epoch));
+    }
+
     public void removed(String member, long epoch) {
         LOG.log(Level.INFO, "membership '" + self + "' removed member '" + member + "', epoch " + epoch);
         change(member, "removed", epoch, null);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blockxfer.transport.PeerDescriptor;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Coalescing of flapping members and the epoch check, step by step on a clock of our own. */
@@ -38,6 +39,25 @@ class MemberTableTest {
         assertEquals(20, table.applied("a").epoch());
         // quiet for an interval: the next change is applied at once again
         assertInstanceOf(MemberTable.Add.class, table.put(entry("a", 21), 2 * SECOND + 1));
+    }
+
+    @Test
+    void settledNamesTheAppliedEntriesThatNoHeldChangeReplaces() {
+        table.put(entry("a", 1), 0);
+        table.put(entry("b", 1), 0);
+        table.put(entry("c", 1), 0);
+        table.put(entry("d", 1), 0);
+        table.put(entry("e", 1), 0);
+        table.delete("b", 0); // removal held
+        table.put(entry("c", 2), 1); // newer entry held
+        table.delete("d", 2);
+        table.put(entry("d", 1), 3); // the same entry back within the interval: no change held
+        table.delete("e", 0);
+        table.flush("e", SECOND); // e is gone
+        assertEquals(List.of("a@1", "d@1"), table.settled().stream().map(Accepted::toString).toList());
+        table.flush("b", SECOND);
+        table.flush("c", SECOND);
+        assertEquals(List.of("a@1", "c@2", "d@1"), table.settled().stream().map(Accepted::toString).toList());
     }
 
     @Test
