@@ -125,6 +125,9 @@ abstract class MembershipRules extends DirectoryRuleGroup {
                 Node x = nodes.get(i);
                 Node y = nodes.get(j);
                 if (i != j) {
+                    // members() shows a member once it is registered; the listener hears of it just after
+                    fx.await(() -> x.log().count("added " + y.id() + " ") > 0,
+                            () -> x.id() + " was not told of " + y.id() + "'s join: " + x.log().lines());
                     assertEquals(1, x.log().count("added " + y.id() + " "), fx.msg(x.id() + " was told of "
                             + y.id() + "'s join not once: " + x.log().lines()));
                 }
