@@ -52,8 +52,9 @@ class UcxCompletionSignalTest {
 
     /**
      * 16 x 1 MiB WRITEs into caller memory (which UCX cannot map here, so they go through UCX's
-     * puts and flush, milliseconds each): the waiting caller spins 20 us, then parks, and only the
-     * completion signal can wake it within the bound. No completion thread exists for the transport.
+     * puts and flush, milliseconds each), each submitted once the waiting caller has parked on the
+     * peer with nothing in flight, so that only the completion signal can wake it within the bound.
+     * No completion thread exists for the transport.
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = ProgressMode.class, names = {"POLLING_THREAD", "BACKEND_THREAD"})
@@ -76,23 +77,29 @@ class UcxCompletionSignalTest {
             int sawParked = 0;
             long worst = 0;
             for (int i = 0; i < transfers; i++) {
-                long id = initiator.writeBlocks("t", all, all);
                 AtomicReference<PollResult> result = new AtomicReference<>();
                 AtomicLong tookNanos = new AtomicLong();
+                AtomicLong submittedAt = new AtomicLong();
                 Thread waiter = Thread.ofPlatform().start(() -> {
-                    long start = System.nanoTime();
                     try {
                         result.set(initiator.poll("t", 60, TimeUnit.SECONDS));
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
-                    tookNanos.set(System.nanoTime() - start);
+                    tookNanos.set(System.nanoTime() - submittedAt.get());
                 });
+                // the waiter parks on a peer with nothing in flight; the transfer is submitted after
+                // that, so only the engine's signal can wake it in time
+                long parkDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 boolean parked = false;
-                while (waiter.isAlive()) {
-                    parked |= waiter.getState() == Thread.State.TIMED_WAITING;
-                    LockSupport.parkNanos(50_000);
+                while (!parked && System.nanoTime() - parkDeadline < 0) {
+                    parked = waiter.getState() == Thread.State.TIMED_WAITING;
+                    if (!parked) {
+                        LockSupport.parkNanos(50_000);
+                    }
                 }
+                submittedAt.set(System.nanoTime());
+                long id = initiator.writeBlocks("t", all, all);
                 waiter.join();
                 if (parked) {
                     sawParked++;
@@ -107,8 +114,8 @@ class UcxCompletionSignalTest {
                                 .noneMatch(t -> t.getName().equals("blockxfer-ucx-completions-" + agent)),
                         "a completion thread runs for the UCX transport: the engine does not fire the signal");
             }
-            assertTrue(sawParked >= transfers / 2, "the waiter was seen parked in only " + sawParked + " of "
-                    + transfers + " waits: the test did not exercise a parked waiter");
+            assertEquals(transfers, sawParked, "the waiter was seen parked before the submit in only " + sawParked
+                    + " of " + transfers + " waits: the test did not exercise a parked waiter");
             System.out.printf("parked waiters woken by the UCX engine (%s): %d of %d seen parked, worst %.2f ms%n",
                     mode, sawParked, transfers, worst / 1e6);
         }
