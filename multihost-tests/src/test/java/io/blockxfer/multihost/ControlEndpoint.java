@@ -155,7 +155,9 @@ final class ControlEndpoint implements AutoCloseable {
 
     /** The peer's last output lines, for the message of a failure that means the peer is gone. */
     private String outputEnding() {
-        return "; the peer's output ends: " + output.ending(OUTPUT_LINES);
+        String crash = output.nativeCrash();
+        return "; the peer's output ends: " + output.ending(OUTPUT_LINES)
+                + (crash.isEmpty() ? "" : "; where it crashed: " + crash);
     }
 
     private static String firstWord(String command) {

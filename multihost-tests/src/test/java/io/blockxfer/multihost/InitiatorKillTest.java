@@ -40,8 +40,7 @@ class InitiatorKillTest {
     private static final Duration DEADLINE = Duration.ofSeconds(10);
 
     /** Where the one known way a target dies here comes from. */
-    private static final String UPSTREAM = "(a defect in UCX, not in blockxfer: a failed send of an emulated-RMA "
-            + "reply is fatal in ucp_request_send; the multi-host suite's README, rule (d))";
+    private static final String UPSTREAM = PeerLog.UCX_ABORT_REASON;
 
     @ParameterizedTest(name = "[d] {0}: targets survive a killed initiator and accept a new one")
     @MethodSource("io.blockxfer.multihost.BackendProfile#enabled")

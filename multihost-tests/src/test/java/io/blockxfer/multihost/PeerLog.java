@@ -21,6 +21,10 @@ import java.util.Optional;
  */
 final class PeerLog {
 
+    /** Why a peer that died of {@link #emulatedRmaAbort} ends a case as aborted, never as passed or failed. */
+    static final String UCX_ABORT_REASON = "(a defect in UCX, not in blockxfer: a failed send of an emulated-RMA"
+            + " reply is fatal in ucp_request_send; the multi-host suite's README, rule (d))";
+
     /** What {@link PeerContainer} writes when the container's output ends. */
     static final String END_MARK = "[container output ended]";
 
@@ -91,6 +95,20 @@ final class PeerLog {
     String ending(int count) {
         List<String> lines = Arrays.stream(whenEnded().split("\n")).filter(l -> !l.isBlank()).toList();
         return String.join(" | ", lines.subList(Math.max(0, lines.size() - count), lines.size()));
+    }
+
+    /**
+     * The lines of the ended output that say where a native crash happened: UCX's fatal line, the
+     * signal and the problematic frame of the JVM's report, joined with {@code " | "}. A failure
+     * message quotes them because the report's last lines (all a short ending holds) never do.
+     *
+     * @return those lines, empty when the output holds none
+     */
+    String nativeCrash() {
+        return whenEnded().lines()
+                .filter(l -> l.contains("Fatal:") || l.startsWith("#  SIG") || l.startsWith("# C  [")
+                        || l.startsWith("# J  [") || l.startsWith("# V  ["))
+                .map(String::strip).collect(java.util.stream.Collectors.joining(" | "));
     }
 
     /**

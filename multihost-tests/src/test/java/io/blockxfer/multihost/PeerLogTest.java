@@ -121,4 +121,20 @@ class PeerLogTest {
         assertEquals("last words | " + PeerLog.END_MARK, ending);
         assertTrue(log.ending(12).startsWith("peer t1: target on ucx | "), log.ending(12));
     }
+
+    @Test
+    void aCrashIsQuotedByTheLinesThatSayWhereItHappened(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("t2.log");
+        PeerLog log = PeerLog.ofContainer(file);
+        Files.writeString(file, UCX_EMULATED_PUT_ABORT + "# last line of the report\n" + PeerLog.END_MARK + "\n");
+
+        assertEquals("[t2:1    :1:22] ucp_request.inl:319  Fatal: unexpected error: Endpoint timeout"
+                + " | #  SIGSEGV (0xb) at pc=0x00007ffb731e650f, pid=1, tid=22"
+                + " | # C  [libc.so.6+0x2650f]  abort+0x170", log.nativeCrash());
+
+        Path quiet = dir.resolve("t3.log");
+        PeerLog ended = PeerLog.ofContainer(quiet);
+        Files.writeString(quiet, "peer t3: target on ucx\n" + PeerLog.END_MARK + "\n");
+        assertEquals("", ended.nativeCrash());
+    }
 }
