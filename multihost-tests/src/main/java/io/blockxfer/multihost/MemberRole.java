@@ -116,7 +116,10 @@ final class MemberRole implements PeerMain.Role {
                     Duration.ofMillis(Long.parseLong(arg(cmd, 4))));
             case "STATS" -> stats();
             case "QUIESCE" -> {
-                quiesced = true;
+                // the writer starts a round only under the lock, and only while not quiesced
+                synchronized (lock) {
+                    quiesced = true;
+                }
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
                 int left;
                 while ((left = inFlightCount()) > 0 && System.nanoTime() < until) {
@@ -191,7 +194,9 @@ final class MemberRole implements PeerMain.Role {
                     for (String peer : List.copyOf(m.members().keySet())) {
                         synchronized (lock) {
                             PeerCounts c = peers.computeIfAbsent(peer, p -> new PeerCounts());
-                            if (!c.busy && now - c.nextAt >= 0) {
+                            // quiesced again under the lock: a QUIESCE that found nothing in flight
+                            // must not see a round this loop began before it
+                            if (!quiesced && !c.busy && now - c.nextAt >= 0) {
                                 startRound(peer, c, now);
                             }
                         }
