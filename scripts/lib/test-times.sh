@@ -1,12 +1,16 @@
 # Sourced by scripts/test: times its steps and prints where the wall time went, one row per step
 # and per Maven module (from Maven's reactor summary), with each module's tests run and skipped
-# (from its surefire summary line).
+# (from its surefire summary line, or its reports when modules build side by side).
 #
 #   test_times_start                      # the clock starts
 #   test_times_step NAME COMMAND...       # runs and times a step; returns its status
 #   test_times_maven LOG COMMAND...       # runs Maven, its output also into LOG; returns its status
 #   test_times_report TIER STATUS [TIMES] # prints the table; TIMES: a file with the output of bash's
 #                                         # `times`, run by the calling shell (the CPU time of its children)
+#
+# When modules build side by side (TEST_TIMES_SIDE_BY_SIDE=1) their surefire lines interleave, so
+# each module's tests run and skipped come from its surefire reports instead: those newer than the
+# file TEST_TIMES_SINCE (without it, the total only).
 
 _tt_now() {
   if [ -n "${EPOCHREALTIME:-}" ]; then echo "${EPOCHREALTIME/,/.}"; else date +%s.%N; fi
@@ -71,13 +75,23 @@ test_times_report() {
       {
         for m in . $(sed -n 's:^ *<module>\(.*\)</module>.*:\1:p' pom.xml); do
           [ -f "$m/pom.xml" ] || continue
-          printf 'map\t%s\t%s\n' "$(sed -n 's:^ *<name>\(.*\)</name>.*:\1:p' "$m/pom.xml" | head -1)" \
-            "$(sed '/<parent>/,/<\/parent>/d' "$m/pom.xml" | sed -n 's:^ *<artifactId>\(.*\)</artifactId>.*:\1:p' | head -1)"
+          local id
+          id=$(sed '/<parent>/,/<\/parent>/d' "$m/pom.xml" | sed -n 's:^ *<artifactId>\(.*\)</artifactId>.*:\1:p' | head -1)
+          printf 'map\t%s\t%s\n' "$(sed -n 's:^ *<name>\(.*\)</name>.*:\1:p' "$m/pom.xml" | head -1)" "$id"
+          if [ -n "${TEST_TIMES_SIDE_BY_SIDE:-}" ] && [ -n "${TEST_TIMES_SINCE:-}" ] && [ -d "$m/target/surefire-reports" ]; then
+            # each report this run wrote: its <testcase> elements, and the <skipped> among them (the
+            # suite's own counts leave out the kit's rules, which JUnit reports under nested classes)
+            find "$m/target/surefire-reports" -name 'TEST-*.xml' -newer "$TEST_TIMES_SINCE" -print0 \
+              | xargs -0 -r grep -h -o -E '<testcase |<skipped' \
+              | awk -v id="$id" '/testcase/ { tests++ } /skipped/ { skipped++ }
+                END { if (tests) printf "counts\t%s\t%d\t%d\n", id, tests, skipped }'
+          fi
         done
         sed 's/\x1b\[[0-9;]*m//g' "$_tt_maven_log"
       } | awk -v sidebyside="${TEST_TIMES_SIDE_BY_SIDE:-}" '
         # "[INFO] ---------< io.blockxfer:transport-ucx >---------" then "[INFO] Building <name> <version> [i/n]"
         /^map\t/ { split($0, f, "\t"); artifact[f[2]] = f[3]; next }
+        /^counts\t/ { split($0, f, "\t"); tests[f[2]] = f[3]; skipped[f[2]] = f[4]; next }
         /^\[INFO\] -+< [^ ]+:[^ ]+ >-+$/ { id = $0; sub(/^[^<]*< [^:]+:/, "", id); sub(/ >.*$/, "", id); next }
         /^\[INFO\] Building .* \[[0-9]+\/[0-9]+\]$/ && id != "" {
           name = $0; sub(/^\[INFO\] Building /, "", name); sub(/[[:space:]]+\[[0-9]+\/[0-9]+\]$/, "", name)
@@ -91,7 +105,7 @@ test_times_report() {
           line = $0; sub(/^.*Tests run: /, "", line); split(line, f, /, [A-Za-z]+: /)
           alltests += f[1]; allskipped += f[4]
         }
-        results && /Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+, Skipped: [0-9]+$/ {
+        !sidebyside && results && /Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+, Skipped: [0-9]+$/ {
           line = $0; sub(/^.*Tests run: /, "", line); split(line, f, /, [A-Za-z]+: /)
           tests[current] = f[1]; skipped[current] = f[4]; results = 0; next
         }
@@ -110,8 +124,7 @@ test_times_report() {
           }
           state = line; sub(/^.* \.+ /, "", state); sub(/[[:space:]].*$/, "", state)
           id = (name in artifact) ? artifact[name] : name
-          if (sidebyside) printf "module\t%s\t%.1f\t\t\t%s\n", id, secs, state
-          else printf "module\t%s\t%.1f\t%s\t%s\t%s\n", id, secs, ((id in tests) ? tests[id] : ""), ((id in skipped) ? skipped[id] : ""), state
+          printf "module\t%s\t%.1f\t%s\t%s\t%s\n", id, secs, ((id in tests) ? tests[id] : ""), ((id in skipped) ? skipped[id] : ""), state
         }
         END { printf "alltests\t%d\t%d\n", alltests, allskipped }'
     fi
