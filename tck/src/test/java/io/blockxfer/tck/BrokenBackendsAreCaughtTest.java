@@ -43,7 +43,7 @@ import org.junit.platform.testkit.engine.Events;
 class BrokenBackendsAreCaughtTest {
 
     static final Map<String, String> SETTINGS = Map.of(
-            "blockxfer.tck.timeoutMillis", "2000",
+            "blockxfer.tck.timeoutMillis", "1000",
             "blockxfer.tck.stressMillis", "1000",
             "blockxfer.tck.deadlineMillis", "600",
             "blockxfer.tck.holdMillis", "800",
