@@ -96,7 +96,9 @@ test_times_report() {
         /^\[INFO\] Building .* \[[0-9]+\/[0-9]+\]$/ && id != "" {
           name = $0; sub(/^\[INFO\] Building /, "", name); sub(/[[:space:]]+\[[0-9]+\/[0-9]+\]$/, "", name)
           sub(/[[:space:]]+[^[:space:]]+$/, "", name)   # the version
-          artifact[name] = id; current = id; results = 0; next
+          # the map from the poms comes first; with modules side by side these lines interleave
+          if (!(name in artifact)) artifact[name] = id
+          current = id; results = 0; next
         }
         /Results:$/ { results = 1; next }
         # every module ends its tests with one summary line (the per-class lines carry a time): their
