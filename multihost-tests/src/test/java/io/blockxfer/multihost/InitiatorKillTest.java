@@ -2,7 +2,6 @@ package io.blockxfer.multihost;
 
 import static io.blockxfer.multihost.PeerAssertions.assertHealthy;
 import static io.blockxfer.multihost.PeerAssertions.assertModelHolds;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -55,14 +54,14 @@ class InitiatorKillTest {
             first.kill();
             long killMillis = (System.nanoTime() - t0) / 1_000_000;
             for (TargetHost t : targets) {
-                answersOrDiedOfTheUpstreamAbort(backend, t);
+                t.answersOrDiedOfUcxAbort(backend + ": the initiator was killed");
             }
             long pingMillis = (System.nanoTime() - t0) / 1_000_000;
             Thread.sleep(3_000); // let the targets' transports meet the dead connections
             List<TargetHost> survivors = new ArrayList<>();
             Map<String, String> aborted = new LinkedHashMap<>();
             for (TargetHost t : targets) {
-                Optional<String> abort = answersOrDiedOfTheUpstreamAbort(backend, t);
+                Optional<String> abort = t.answersOrDiedOfUcxAbort(backend + ": the initiator was killed");
                 if (abort.isPresent()) {
                     aborted.put(t.name(), abort.get());
                 } else {
@@ -90,29 +89,5 @@ class InitiatorKillTest {
             Assumptions.assumeTrue(aborted.isEmpty(), () -> backend + ": the survivors " + survivors
                     + " passed every check, but UCX aborted " + aborted + " " + UPSTREAM);
         }
-    }
-
-    /**
-     * A target answers a PING, or it is gone and its output shows UCX's abort in answering the dead
-     * initiator's emulated RMA ({@link PeerLog#emulatedRmaAbort}). Any other end fails the test.
-     *
-     * @return UCX's line when the target died of that abort, empty when it answered
-     */
-    private static Optional<String> answersOrDiedOfTheUpstreamAbort(String backend, TargetHost t)
-            throws InterruptedException {
-        if (t.isRunning()) {
-            try {
-                t.request("PING");
-                return Optional.empty();
-            } catch (AssertionError lost) {
-                if (!t.awaitStopped(Duration.ofSeconds(10))) {
-                    throw lost;
-                }
-            }
-        }
-        Optional<String> abort = t.output().emulatedRmaAbort();
-        assertTrue(abort.isPresent(), () -> backend + ": " + t.name() + " died with the initiator; its output ends: "
-                + t.output().ending(12));
-        return abort;
     }
 }

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.testcontainers.DockerClientFactory;
@@ -107,6 +108,34 @@ class PeerHost implements AutoCloseable {
     /** What the peer's container wrote, from its start. */
     PeerLog output() {
         return output;
+    }
+
+    /**
+     * Whether the peer still answers after another peer died, or is gone by UCX's abort in answering
+     * the dead peer's emulated RMA ({@link PeerLog#emulatedRmaAbort}), the one known way a peer dies
+     * with another.
+     *
+     * @param context what the failure message starts with (the backend, the peer that died)
+     * @return empty when it answers a {@code PING}, UCX's line when it died of that abort
+     * @throws AssertionError when it is gone in any other way, quoting its output and crash
+     */
+    Optional<String> answersOrDiedOfUcxAbort(String context) throws InterruptedException {
+        if (isRunning()) {
+            try {
+                request("PING");
+                return Optional.empty();
+            } catch (AssertionError lost) {
+                if (!awaitStopped(Duration.ofSeconds(10))) {
+                    throw lost;
+                }
+            }
+        }
+        Optional<String> abort = output.emulatedRmaAbort();
+        if (abort.isEmpty()) {
+            throw new AssertionError(context + ": " + name + " is gone; its output ends: " + output.ending(12)
+                    + "; where it crashed: " + output.nativeCrash());
+        }
+        return abort;
     }
 
     /**
