@@ -12,8 +12,11 @@ import org.jspecify.annotations.Nullable;
  * finds an asynchronous transfer terminal, cancelled or closed (under a peer's lock) queues its
  * outcome here; the same thread completes the queued futures once it holds no lock
  * ({@link #completeReady()}), so dependents never run under a lock of the transport or inside a
- * backend's native callback. Counts the asynchronous transfers not yet completed, which keeps the
- * transport's completion thread running while any is pending.
+ * backend's native callback. An outcome leaves the queue only after its future is complete, so a
+ * thread whose {@link #completeReady()} returns knows that every outcome queued before it began is
+ * complete, even one another thread was completing at the same moment: a cancel that found its
+ * transfer already ended returns with the future done. Counts the asynchronous transfers not yet
+ * completed, which keeps the transport's completion thread running while any is pending.
  *
  * <p><b>Thread safety:</b> thread-safe. A transport that never submits asynchronously pays one
  * volatile read per poll here and allocates nothing.
@@ -25,7 +28,17 @@ public final class AsyncCompletions {
     private static final int CANCELLED = 2;
     private static final int CLOSED = 3;
 
-    private record Outcome(TransferFuture future, int kind, @Nullable String why) {
+    /** One queued outcome; compared by identity, so that exactly one thread takes it out of the queue. */
+    private static final class Outcome {
+        final TransferFuture future;
+        final int kind;
+        final @Nullable String why;
+
+        Outcome(TransferFuture future, int kind, @Nullable String why) {
+            this.future = future;
+            this.kind = kind;
+            this.why = why;
+        }
     }
 
     private final ConcurrentLinkedQueue<Outcome> ready = new ConcurrentLinkedQueue<>();
@@ -62,17 +75,21 @@ public final class AsyncCompletions {
         ready.add(new Outcome(future, CLOSED, null));
     }
 
-    /** Completes every queued future; call it holding no lock of the transport. */
+    /**
+     * Completes every queued future, and returns once the queue is empty; call it holding no lock
+     * of the transport. Several threads may drain at once: each completes the outcome at the head
+     * (a future completes once; the others' attempts change nothing), then takes it out, and the
+     * one that takes it out counts it.
+     */
     public void completeReady() {
-        if (ready.isEmpty()) {
-            return;
-        }
         Outcome o;
-        while ((o = ready.poll()) != null) {
+        while ((o = ready.peek()) != null) {
             try {
                 complete(o);
             } finally {
-                pending.decrementAndGet();
+                if (ready.remove(o)) {
+                    pending.decrementAndGet();
+                }
             }
         }
     }
