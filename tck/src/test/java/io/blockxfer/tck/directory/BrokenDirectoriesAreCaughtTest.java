@@ -42,7 +42,7 @@ import org.junit.platform.testkit.engine.Events;
 class BrokenDirectoriesAreCaughtTest {
 
     private static final Map<String, String> SETTINGS = Map.of(
-            "blockxfer.tck.timeoutMillis", "2000",
+            "blockxfer.tck.timeoutMillis", "1000",
             "blockxfer.tck.quietMillis", "150");
 
     @BeforeAll
