@@ -100,7 +100,7 @@ final class ShmSweeper {
      * Adds every file that a live process has open or mapped; false if a process of user
      * {@code uid} could not be inspected (then nothing may be removed).
      */
-    private static boolean collectInUse(Path proc, long uid, Set<String> inUse) throws IOException {
+    static boolean collectInUse(Path proc, long uid, Set<String> inUse) throws IOException {
         List<Path> pids;
         try (Stream<Path> s = Files.list(proc)) {
             pids = s.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit)).toList();
