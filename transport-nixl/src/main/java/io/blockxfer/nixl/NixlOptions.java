@@ -57,6 +57,14 @@ public final class NixlOptions {
     /** Default of {@link #IDLE_CONNECTIONS}. */
     public static final int DEFAULT_IDLE_CONNECTIONS = 64;
 
+    /**
+     * Whether a region the backend allocates ({@code RegionSpec.allocate}) is advised to the kernel's
+     * transparent huge pages when it spans one (2 MiB); default {@code true}. Copies between
+     * processes walk the pages of both sides, so large transfers move faster on huge pages. Memory
+     * the caller supplies is left as the caller made it.
+     */
+    public static final String HUGE_PAGES = "nixl.hugePages";
+
     /** The prefix of UCX backend parameters, e.g. {@code nixl.ucx.num_threads}. */
     public static final String UCX_PARAM_PREFIX = "nixl.ucx.";
 

@@ -25,8 +25,10 @@ import org.jspecify.annotations.Nullable;
  * and what each contender cost where it counts it (status calls per transfer, cores).
  *
  * <pre>
- * BaselineMain nixl [--rounds 5] [--seconds 2] [--only NAME,...]
- *     the Java NIXL backend with the Python original's agent configuration (4 UCX threads, telemetry,
+ * BaselineMain nixl [--rounds 5] [--seconds 2] [--only NAME,...] [--pages huge|4k]
+ *     every region on the same pages: transparent huge pages (the default: what the NIXL backend and
+ *     numpy allocate) or 4 KiB pages (what an allocator that does not ask for huge pages gives, torch's
+ *     CPU tensors among them); the Java NIXL backend with the Python original's agent configuration (4 UCX threads, telemetry,
  *     a progress thread that never sleeps), its caller spinning on poll and waiting in the transport,
  *     and with the backend's defaults; NIXL's Python API driven
  *     like the original (nixl_driver.py); the same C calls over libnixl_capi.so, compiled here with
@@ -59,12 +61,22 @@ public final class BaselineMain {
         double seconds = 2;
         List<String> only = List.of();
         Path perftest = null;
+        boolean hugePages = true;
         for (int i = 1; i < args.length; i++) {
             switch (args[i]) {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--seconds" -> seconds = Double.parseDouble(args[++i]);
                 case "--only" -> only = List.of(args[++i].split(",", -1));
                 case "--perftest" -> perftest = Path.of(args[++i]);
+                case "--pages" -> hugePages = switch (args[++i]) {
+                    case "huge" -> true;
+                    case "4k" -> false;
+                    default -> {
+                        System.err.println("BaselineMain: --pages takes huge or 4k, not " + args[i]);
+                        System.exit(2);
+                        yield true;
+                    }
+                };
                 default -> {
                     System.err.println("BaselineMain: unknown argument " + args[i]);
                     System.exit(2);
@@ -74,7 +86,8 @@ public final class BaselineMain {
         Path natives = Path.of(System.getProperty("blockxfer.natives.dir", "natives")).toAbsolutePath();
         Path scratch = Files.createTempDirectory("blockxfer-baselines");
         try {
-            List<Contender> contenders = args[0].equals("nixl") ? nixl(natives, scratch) : ucx(natives, perftest);
+            List<Contender> contenders = args[0].equals("nixl") ? nixl(natives, scratch, hugePages)
+                    : ucx(natives, perftest);
             List<String> chosen = only;
             contenders.removeIf(c -> !chosen.isEmpty() && !chosen.contains(c.name()));
             run(args[0], contenders, rounds, seconds);
@@ -85,17 +98,26 @@ public final class BaselineMain {
         }
     }
 
-    private static List<Contender> nixl(Path natives, Path scratch) throws IOException, InterruptedException {
+    private static List<Contender> nixl(Path natives, Path scratch, boolean hugePages)
+            throws IOException, InterruptedException {
+        System.out.println("pages: every contender's regions on " + (hugePages
+                ? "transparent huge pages (nixl.hugePages=true, numpy's madvise, madvise in C)"
+                : "4 KiB pages (nixl.hugePages=false, NUMPY_MADVISE_HUGEPAGE=0, no madvise in C)")
+                + "; the kernel's mode: " + thpMode());
+        String pages = Boolean.toString(hugePages);
         Map<String, String> original = new LinkedHashMap<>();
+        original.put("nixl.hugePages", pages);
         original.put("nixl.ucx.num_threads", "4");
         original.put("nixl.telemetry", "true");
         original.put("nixl.progressThread", "true");
         original.put("nixl.progressDelayMicros", "0");
         Path libs = natives.resolve("nixl/.nixl_cu12.mesonpy.libs");
-        Map<String, String> nixlEnv = Map.of("NIXL_PLUGIN_DIR", libs.resolve("plugins").toString());
+        Map<String, String> nixlEnv = Map.of("NIXL_PLUGIN_DIR", libs.resolve("plugins").toString(),
+                "NIXL_FLOOR_HUGE_PAGES", hugePages ? "1" : "0");
         Path python = extract("nixl_driver.py", scratch);
         Map<String, String> pyEnv = new LinkedHashMap<>(nixlEnv);
         pyEnv.put("PYTHONPATH", natives.resolve("nixl") + ":" + natives.resolve("python"));
+        pyEnv.put("NUMPY_MADVISE_HUGEPAGE", hugePages ? "1" : "0");
         String floor = scratch.resolve("nixl_floor").toString();
         String cProblem = compile(extract("nixl_floor.c", scratch), floor, libs);
         List<Contender> list = new ArrayList<>();
@@ -110,13 +132,23 @@ public final class BaselineMain {
         list.add(new TransportContender("Java NIXL (mutex)", "nixl", original, ProgressMode.POLLING_THREAD, false));
         list.add(new TransportContender("Java NIXL (wait/mutex)", "nixl", original, ProgressMode.POLLING_THREAD,
                 false, TransportContender.Caller.WAIT));
-        list.add(new TransportContender("Java NIXL (defaults)", "nixl", Map.of(), ProgressMode.AUTO, false));
+        list.add(new TransportContender("Java NIXL (defaults)", "nixl", Map.of("nixl.hugePages", pages),
+                ProgressMode.AUTO, false));
         list.add(new DriverContender("Python NIXL", "NIXL's Python API, called as vLLM's NixlTransport calls it,"
                 + " its agent configured the same (num_threads=4, capture_telemetry=True, progress thread)",
                 List.of("python3", python.toString()), pyEnv, null));
+        if (hugePages) {
+            // the original on memory its caller allocated without asking for huge pages, as torch's CPU
+            // tensors are by default: what the pages alone are worth, in the same run
+            Map<String, String> smallPages = new LinkedHashMap<>(pyEnv);
+            smallPages.put("NUMPY_MADVISE_HUGEPAGE", "0");
+            list.add(new DriverContender("Python NIXL (4 KiB pages)", "the same, its regions on 4 KiB pages (numpy"
+                    + " told not to ask for huge pages, as torch's CPU tensors are allocated by default)",
+                    List.of("python3", python.toString()), smallPages, null));
+        }
         list.add(new DriverContender("C NIXL", "the same calls in C over libnixl_capi.so (the floor), same agent"
                 + " configuration", List.of(floor, "nixl"), nixlEnv, cProblem));
-        list.add(new MemcpyContender());
+        list.add(new MemcpyContender(hugePages));
         list.add(new DriverContender("memcpy (C)", "C memcpy of the same blocks, one block at a time",
                 List.of(floor, "memcpy"), nixlEnv, cProblem));
         return list;
@@ -126,13 +158,25 @@ public final class BaselineMain {
         List<Contender> list = new ArrayList<>();
         list.add(new TransportContender("Java UCX", "ucx", Map.of(), ProgressMode.AUTO, true));
         list.add(new RawJucx());
-        list.add(new MemcpyContender());
+        list.add(new MemcpyContender(false));
         if (perftest != null) {
             Path ucx = natives.resolve("ucx");
             list.add(new PerftestContender(perftest, Map.of("LD_LIBRARY_PATH", ucx.resolve("libucx/lib") + ":"
                     + ucx.resolve("libucx_cu12.libs"), "UCX_MM_ERROR_HANDLING", "y", "UCX_WARN_UNUSED_ENV_VARS", "n")));
         }
         return list;
+    }
+
+    /** The kernel's transparent huge page mode, the bracketed word of its setting, or "unknown". */
+    private static String thpMode() {
+        try {
+            String line = Files.readString(Path.of("/sys/kernel/mm/transparent_hugepage/enabled"));
+            int open = line.indexOf('[');
+            int close = line.indexOf(']');
+            return open >= 0 && close > open ? line.substring(open + 1, close) : "unknown";
+        } catch (IOException e) {
+            return "unknown";
+        }
     }
 
     /** Copies a driver from the class path into {@code dir}. */
@@ -291,6 +335,8 @@ public final class BaselineMain {
             pairs.add(new String[] {"Java NIXL", "C NIXL"});
             pairs.add(new String[] {"Java NIXL", "Python NIXL"});
             pairs.add(new String[] {"Java NIXL (wait)", "Python NIXL"});
+            pairs.add(new String[] {"Java NIXL (wait)", "Python NIXL (4 KiB pages)"});
+            pairs.add(new String[] {"Python NIXL", "Python NIXL (4 KiB pages)"});
             pairs.add(new String[] {"Java NIXL (wait)", "Java NIXL"});
             pairs.add(new String[] {"Java NIXL (mutex)", "Python NIXL"});
             pairs.add(new String[] {"Java NIXL (wait/mutex)", "Python NIXL"});

@@ -1,5 +1,6 @@
 package io.blockxfer.benchmarks.baseline;
 
+import io.blockxfer.nixl.internal.RegionMemory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumMap;
@@ -14,6 +15,13 @@ import java.util.Map;
  */
 final class MemcpyContender implements Contender {
 
+    private final boolean hugePages;
+
+    /** A memcpy on 4 KiB pages, or on transparent huge pages as the NIXL backend allocates its regions. */
+    MemcpyContender(boolean hugePages) {
+        this.hugePages = hugePages;
+    }
+
     @Override
     public String name() {
         return "memcpy (Java)";
@@ -21,7 +29,8 @@ final class MemcpyContender implements Contender {
 
     @Override
     public String description() {
-        return "MemorySegment.copy of the same blocks, one block at a time, in this JVM";
+        return "MemorySegment.copy of the same blocks, one block at a time, in this JVM"
+                + (hugePages ? ", on transparent huge pages" : "");
     }
 
     @Override
@@ -30,8 +39,8 @@ final class MemcpyContender implements Contender {
         for (BaselineCase c : cases) {
             try (Arena arena = Arena.ofConfined()) {
                 long bytes = c.regionBlocks() * c.blockBytes();
-                MemorySegment src = arena.allocate(bytes, 4096);
-                MemorySegment dst = arena.allocate(bytes, 4096);
+                MemorySegment src = hugePages ? RegionMemory.map(arena, bytes, true) : arena.allocate(bytes, 4096);
+                MemorySegment dst = hugePages ? RegionMemory.map(arena, bytes, true) : arena.allocate(bytes, 4096);
                 src.fill((byte) 1);
                 dst.fill((byte) 2);
                 int[][] local = new int[c.slots()][];

@@ -10,18 +10,21 @@
  * for nixl followed by get_xfer_status calls per transfer and the cores of this process (warm-up included).
  * NIXL_FLOOR_THREAD_SYNC=0|1|2 (environment) sets the agents' thread_sync (NONE, the default and the
  * original's; STRICT; RW, what blockxfer's backend uses), to measure what NIXL's own locking costs.
+ * NIXL_FLOOR_HUGE_PAGES=1 (environment) puts every region on 2 MiB boundaries advised to transparent
+ * huge pages before first use, as blockxfer's backend and numpy allocate theirs; otherwise 4 KiB pages.
  *
  * The declarations below are this project's own, written for the C ABI of nixl-cu12 1.5.1 (its
  * wrapper.h is not shipped in the wheel): every handle is an opaque pointer and every function
  * returns a status, 0 for success and 1 for in progress.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -96,6 +99,21 @@ typedef struct {
     unsigned char *buf;
 } side;
 
+/* Region memory: 4 KiB pages, or transparent huge pages with NIXL_FLOOR_HUGE_PAGES=1. Freed with free(). */
+static unsigned char *alloc_region(size_t bytes) {
+    const char *huge = getenv("NIXL_FLOOR_HUGE_PAGES");
+    if (huge != NULL && strcmp(huge, "1") == 0) {
+        size_t page = (size_t) 2 << 20;
+        size_t span = (bytes + page - 1) & ~(page - 1);
+        unsigned char *p = aligned_alloc(page, span);
+        if (p != NULL) {
+            madvise(p, span, MADV_HUGEPAGE);
+        }
+        return p;
+    }
+    return aligned_alloc(4096, bytes);
+}
+
 static void open_side(side *s, const char *name, const test_case *c, int fill) {
     const char *sync = getenv("NIXL_FLOOR_THREAD_SYNC");
     agent_config cfg = {true, false, 0, sync != NULL ? atoi(sync) : 0, 1, 0, 100000, true};
@@ -106,7 +124,7 @@ static void open_side(side *s, const char *name, const test_case *c, int fill) {
     check(nixl_capi_create_backend(s->agent, "UCX", params, &s->backend), "create UCX backend");
     nixl_capi_destroy_params(params);
     size_t bytes = c->block * (size_t) c->blocks;
-    s->buf = aligned_alloc(4096, bytes);
+    s->buf = alloc_region(bytes);
     memset(s->buf, fill, bytes);
     check(nixl_capi_create_reg_dlist(MEM_DRAM, &s->reg), "create reg dlist");
     check(nixl_capi_reg_dlist_add_desc(s->reg, (uintptr_t) s->buf, bytes, 0, NULL, 0), "reg add desc");
@@ -237,8 +255,8 @@ static double run_nixl(const test_case *c, double seconds) {
 /* memcpy of the same blocks, one block at a time, "transfer" after "transfer". */
 static double run_memcpy(const test_case *c, double seconds) {
     size_t bytes = c->block * (size_t) c->blocks;
-    unsigned char *src = aligned_alloc(4096, bytes);
-    unsigned char *dst = aligned_alloc(4096, bytes);
+    unsigned char *src = alloc_region(bytes);
+    unsigned char *dst = alloc_region(bytes);
     memset(src, 1, bytes);
     memset(dst, 2, bytes);
     int slots = c->blocks / c->batch;

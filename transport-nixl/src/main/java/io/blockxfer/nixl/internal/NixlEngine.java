@@ -112,8 +112,8 @@ public final class NixlEngine implements TransferEngine {
             } else {
                 MemoryBudget.check(spec.byteSize());
                 memory = Arena.ofShared();
-                r = new BlockRegion(memory.allocate(spec.byteSize(), 4096), spec.numBlocks(), spec.blockLength(),
-                        BlockRegion.Ownership.BACKEND);
+                r = new BlockRegion(RegionMemory.map(memory, spec.byteSize(), settings.hugePages()), spec.numBlocks(),
+                        spec.blockLength(), BlockRegion.Ownership.BACKEND);
             }
             created = NixlAgent.create(agentName, settings);
             reg = created.register(r.baseAddress(), r.byteSize());

@@ -102,6 +102,13 @@ public final class NixlNative {
             JAVA_LONG.withName("total_bytes"),
             JAVA_LONG.withName("desc_count")).withName("nixl_capi_xfer_telemetry_s");
 
+    // Linux's values on x86-64 and AArch64
+    private static final int PROT_READ = 1;
+    private static final int PROT_WRITE = 2;
+    private static final int MAP_PRIVATE = 0x02;
+    private static final int MAP_ANONYMOUS = 0x20;
+    private static final int MADV_HUGEPAGE = 14;
+
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIBC = LINKER.defaultLookup();
     private static final FunctionDescriptor I_P = FunctionDescriptor.of(JAVA_INT, ADDRESS);
@@ -129,6 +136,11 @@ public final class NixlNative {
     private static final MethodHandle DLOPEN = libc("dlopen", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
     private static final MethodHandle DLERROR = libc("dlerror", FunctionDescriptor.of(ADDRESS));
     private static final MethodHandle GETPID = libc("getpid", FunctionDescriptor.of(JAVA_INT));
+    private static final MethodHandle MMAP = libc("mmap", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
+            JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle MADVISE = libc("madvise", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG,
+            JAVA_INT));
+    private static final MethodHandle MUNMAP = libc("munmap", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
 
     // ---------------------------------------------------------------- the library
     private static final Loaded LOADED = Loaded.load();
@@ -466,6 +478,36 @@ public final class NixlNative {
     public static int getpid() {
         try {
             return (int) GETPID.invokeExact();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * libc {@code mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)}: zeroed
+     * memory of this process alone; its address, or -1 ({@code MAP_FAILED}).
+     */
+    public static long mapAnonymous(long length) {
+        try {
+            return (long) MMAP.invokeExact(0L, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0L);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** libc {@code madvise(address, length, MADV_HUGEPAGE)}: 0, or -1 where the kernel has no such pages. */
+    public static int adviseHugePages(long address, long length) {
+        try {
+            return (int) MADVISE.invokeExact(address, length, MADV_HUGEPAGE);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** libc {@code munmap}: 0, or -1. */
+    public static int unmap(long address, long length) {
+        try {
+            return (int) MUNMAP.invokeExact(address, length);
         } catch (Throwable t) {
             throw rethrow(t);
         }

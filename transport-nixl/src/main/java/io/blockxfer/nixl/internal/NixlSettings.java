@@ -39,10 +39,11 @@ import org.jspecify.annotations.Nullable;
  * @param telemetry whether NIXL captures per-transfer telemetry
  * @param telemetryHistory how many transfers the telemetry ring keeps
  * @param idleConnections how many connections to removed peers stay open for re-adding
+ * @param hugePages whether a region the backend allocates is advised to transparent huge pages
  */
 public record NixlSettings(List<String> backends, Map<String, Map<String, String>> backendParams,
         boolean progressThread, ProgressMode progressMode, long progressDelayMicros, boolean telemetry,
-        int telemetryHistory, int idleConnections) {
+        int telemetryHistory, int idleConnections, boolean hugePages) {
 
     /** The UCX context setting that makes the worker's lock a mutex. */
     static final String MT_MUTEX = "USE_MT_MUTEX";
@@ -96,6 +97,7 @@ public record NixlSettings(List<String> backends, Map<String, Map<String, String
                 1 << 20);
         int idle = (int) number(options, NixlOptions.IDLE_CONNECTIONS, NixlOptions.DEFAULT_IDLE_CONNECTIONS, 0,
                 1 << 16);
+        boolean hugePages = bool(options, NixlOptions.HUGE_PAGES, true);
         Map<String, Map<String, String>> params = new LinkedHashMap<>();
         for (String b : backends) {
             params.put(b, new LinkedHashMap<>());
@@ -104,7 +106,8 @@ public record NixlSettings(List<String> backends, Map<String, Map<String, String
             String key = e.getKey();
             if (!key.startsWith("nixl.") || key.equals(NixlOptions.BACKENDS) || key.equals(NixlOptions.PROGRESS_THREAD)
                     || key.equals(NixlOptions.PROGRESS_DELAY_MICROS) || key.equals(NixlOptions.TELEMETRY)
-                    || key.equals(NixlOptions.TELEMETRY_HISTORY) || key.equals(NixlOptions.IDLE_CONNECTIONS)) {
+                    || key.equals(NixlOptions.TELEMETRY_HISTORY) || key.equals(NixlOptions.IDLE_CONNECTIONS)
+                    || key.equals(NixlOptions.HUGE_PAGES)) {
                 continue;
             }
             String rest = key.substring("nixl.".length());
@@ -113,7 +116,8 @@ public record NixlSettings(List<String> backends, Map<String, Map<String, String
             if (backend == null || dot == rest.length() - 1) {
                 throw new IllegalArgumentException("unknown NIXL option '" + key + "': expected one of "
                         + List.of(NixlOptions.BACKENDS, NixlOptions.PROGRESS_THREAD, NixlOptions.PROGRESS_DELAY_MICROS,
-                                NixlOptions.TELEMETRY, NixlOptions.TELEMETRY_HISTORY, NixlOptions.IDLE_CONNECTIONS)
+                                NixlOptions.TELEMETRY, NixlOptions.TELEMETRY_HISTORY, NixlOptions.IDLE_CONNECTIONS,
+                                NixlOptions.HUGE_PAGES)
                         + " or nixl.<backend>.<param> for a backend in " + backends);
             }
             // matchBackend answers only names in backends, and each of them has its map
@@ -127,7 +131,7 @@ public record NixlSettings(List<String> backends, Map<String, Map<String, String
         Map<String, Map<String, String>> frozen = new LinkedHashMap<>();
         params.forEach((k, v) -> frozen.put(k, Map.copyOf(v)));
         return new NixlSettings(List.copyOf(backends), Map.copyOf(frozen), progress, resolved, delay, telemetry,
-                history, idle);
+                history, idle, hugePages);
     }
 
     /** {@code engineConfig} (UCX's KEY=VALUE,...) with the worker lock a mutex, unless it sets that lock itself. */

@@ -3,6 +3,7 @@ package io.blockxfer.nixl.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blockxfer.nixl.NixlOptions;
 import io.blockxfer.transport.ProgressMode;
@@ -72,5 +73,14 @@ class NixlSettingsTest {
             assertThrows(IllegalArgumentException.class,
                     () -> NixlSettings.from(Map.of(NixlOptions.PROGRESS_DELAY_MICROS, "-1"), mode), mode.name());
         }
+    }
+
+    @Test
+    void regionsTheBackendAllocatesAreInHugePagesUnlessTurnedOff() {
+        assertTrue(NixlSettings.from(Map.of()).hugePages());
+        assertFalse(NixlSettings.from(Map.of(NixlOptions.HUGE_PAGES, "false")).hugePages());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> NixlSettings.from(Map.of(NixlOptions.HUGE_PAGES, "sometimes")));
+        assertTrue(e.getMessage().contains(NixlOptions.HUGE_PAGES), e.getMessage());
     }
 }
