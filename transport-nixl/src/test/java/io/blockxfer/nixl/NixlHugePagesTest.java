@@ -72,9 +72,9 @@ class NixlHugePagesTest {
             for (int b = 0; b < BLOCKS; b++) {
                 assertEquals(-1, NixlTests.mismatch(target.region().block(BLOCKS - 1 - b), 7, b), "block " + b);
             }
-            assertTrue(RegionMemory.hugePageBytes(source.address()) > 0,
+            assertTrue(RegionMemory.hugePageBytes(source.address(), source.byteSize()) > 0,
                     "the initiator's region, filled by this thread, is in huge pages");
-            assertTrue(RegionMemory.hugePageBytes(destination.address()) > 0,
+            assertTrue(RegionMemory.hugePageBytes(destination.address(), destination.byteSize()) > 0,
                     "the target's region, first touched by NIXL's copy, is in huge pages");
         }
     }
@@ -86,8 +86,9 @@ class NixlHugePagesTest {
         Assumptions.assumeTrue(mode.equals("madvise"),
                 "only where huge pages are given on advice can their absence be told (mode " + mode + ")");
         try (DataTransport t = NixlTests.open(config("thp-off", Map.of(NixlOptions.HUGE_PAGES, "false")))) {
-            t.region().segment().fill((byte) 1);
-            assertEquals(0, RegionMemory.hugePageBytes(t.region().segment().address()));
+            MemorySegment region = t.region().segment();
+            region.fill((byte) 1);
+            assertEquals(0, RegionMemory.hugePageBytes(region.address(), region.byteSize()));
         }
     }
 

@@ -232,6 +232,7 @@ public final class BaselineMain {
         contenders.forEach(c -> results.put(c.name(), new EnumMap<>(BaselineCase.class)));
         Map<String, Map<BaselineCase, Samples>> checks = new LinkedHashMap<>();
         Map<String, Map<BaselineCase, Samples>> cores = new LinkedHashMap<>();
+        Map<String, Map<BaselineCase, Samples>> hugePages = new LinkedHashMap<>();
         List<String> loads = new ArrayList<>();
         // what runs in this JVM is compiled by the JIT as it runs: one round that is not counted, so
         // that the JIT's threads do not compete in the first counted round (the drivers start afresh
@@ -266,6 +267,10 @@ public final class BaselineMain {
                                 .computeIfAbsent(k, x -> new Samples()).add(v.checksPerTransfer());
                         cores.computeIfAbsent(c.name(), n -> new EnumMap<>(BaselineCase.class))
                                 .computeIfAbsent(k, x -> new Samples()).add(v.cores());
+                        if (!Double.isNaN(v.hugePageShare())) {
+                            hugePages.computeIfAbsent(c.name(), n -> new EnumMap<>(BaselineCase.class))
+                                    .computeIfAbsent(k, x -> new Samples()).add(v.hugePageShare());
+                        }
                     });
                     System.out.print(" " + c.name() + " ok;");
                 } catch (Exception | Error e) {
@@ -283,6 +288,12 @@ public final class BaselineMain {
                     + " (poll, check_xfer_state, get_xfer_status or wait), and cores of the contender's process:");
             table(contenders, cases, checks, "status calls per transfer");
             table(contenders, cases, cores, "cores");
+        }
+        if (!hugePages.isEmpty()) {
+            System.out.println();
+            System.out.println("the pages under the regions: the share of the initiator's and the target's regions in"
+                    + " transparent huge pages at the end of each case (from the process's /proc/self/smaps):");
+            table(contenders, cases, hugePages, "share in huge pages");
         }
     }
 

@@ -54,7 +54,9 @@ interface Contender {
      * @param checksPerTransfer status calls (poll, {@code check_xfer_state}, {@code get_xfer_status},
      *     or waits) per transfer
      * @param cores CPU time of the contender's whole process over the wall time
+     * @param hugePageShare the share of the initiator's and the target's regions that lay in
+     *     transparent huge pages at the end of the case, or NaN where the contender does not say
      */
-    record Cost(double checksPerTransfer, double cores) {
+    record Cost(double checksPerTransfer, double cores, double hugePageShare) {
     }
 }

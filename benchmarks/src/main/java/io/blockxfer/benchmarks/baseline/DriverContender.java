@@ -83,7 +83,8 @@ final class DriverContender implements Contender {
                     String[] f = line.split(" ", -1);
                     rates.put(BaselineCase.of(f[1]), Double.parseDouble(f[2]));
                     if (f.length >= 5) {
-                        costs.put(BaselineCase.of(f[1]), new Cost(Double.parseDouble(f[3]), Double.parseDouble(f[4])));
+                        costs.put(BaselineCase.of(f[1]), new Cost(Double.parseDouble(f[3]), Double.parseDouble(f[4]),
+                                f.length >= 6 ? Double.parseDouble(f[5]) : Double.NaN));
                     }
                 } else {
                     tail.addLast(line);

@@ -11,6 +11,7 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +20,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Targets of the baseline contenders in a child JVM (same JDK and class path, the
@@ -39,6 +41,11 @@ final class TargetChild {
         /** What the initiator registers. */
         PeerDescriptor descriptor();
 
+        /** The target's region, where it lies in this process; null in a child. */
+        default @Nullable MemorySegment region() {
+            return null;
+        }
+
         @Override
         void close();
     }
@@ -50,6 +57,11 @@ final class TargetChild {
             @Override
             public PeerDescriptor descriptor() {
                 return target.localDescriptor();
+            }
+
+            @Override
+            public MemorySegment region() {
+                return target.region().segment();
             }
 
             @Override

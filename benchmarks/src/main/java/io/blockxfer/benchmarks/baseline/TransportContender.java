@@ -1,5 +1,6 @@
 package io.blockxfer.benchmarks.baseline;
 
+import io.blockxfer.nixl.internal.RegionMemory;
 import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
@@ -9,6 +10,8 @@ import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.Transports;
 import io.blockxfer.transport.spi.TransportProvider;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -122,11 +125,25 @@ final class TransportContender implements Contender, CompletionHandler {
                 long cpuStart = CPU.getProcessCpuTime();
                 long start = System.nanoTime();
                 rates.put(c, OneInFlight.rate(c, s -> transfer(initiator, local[s], remote[s]), seconds));
-                costs.put(c, new Cost((double) checks / transfers,
-                        (CPU.getProcessCpuTime() - cpuStart) / (double) (System.nanoTime() - start)));
+                double cores = (CPU.getProcessCpuTime() - cpuStart) / (double) (System.nanoTime() - start);
+                costs.put(c, new Cost((double) checks / transfers, cores,
+                        hugePageShare(initiator.region().segment(), target.region())));
             }
         }
         return rates;
+    }
+
+    /**
+     * The share of both regions in transparent huge pages, read from this process's
+     * {@code /proc/self/smaps}; NaN when the target is in a child.
+     */
+    private static double hugePageShare(MemorySegment initiator, @Nullable MemorySegment target) throws IOException {
+        if (target == null) {
+            return Double.NaN;
+        }
+        long huge = RegionMemory.hugePageBytes(initiator.address(), initiator.byteSize())
+                + RegionMemory.hugePageBytes(target.address(), target.byteSize());
+        return huge / (double) (initiator.byteSize() + target.byteSize());
     }
 
     private void transfer(DataTransport initiator, int[] local, int[] remote) throws InterruptedException {

@@ -13,7 +13,9 @@ Two agents live in this process (initiator and target), one transfer in flight a
 distinct blocks, with the indices of BaselineCase.java.
 
 usage: python3 nixl_driver.py SECONDS CASE...   (CASE: small, large); prints
-"RESULT <case> <rate> <check_xfer_state calls per transfer> <cores of this process>" (warm-up included)
+"RESULT <case> <rate> <check_xfer_state calls per transfer> <cores of this process> <share of both
+regions in transparent huge pages>" (warm-up included). numpy advises large arrays to huge pages
+unless NUMPY_MADVISE_HUGEPAGE=0.
 """
 import os
 import sys
@@ -28,6 +30,21 @@ except ImportError:
 
 # case: (block bytes, blocks per transfer, blocks per region)
 CASES = {"small": (4096, 1, 4096), "large": (262144, 64, 256)}
+
+
+def huge_page_bytes(base, length):
+    """AnonHugePages of the mappings of this process that overlap [base, base + length)."""
+    total = 0
+    overlaps = False
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            head = line.split(" ", 1)[0]
+            if "-" in head and all(c in "0123456789abcdef-" for c in head):
+                low, high = (int(x, 16) for x in head.split("-"))
+                overlaps = low < base + length and high > base
+            elif overlaps and line.startswith("AnonHugePages:"):
+                total += int(line.split()[1]) * 1024
+    return min(total, length)
 
 
 def slot_indices(batch, slot):
@@ -105,17 +122,20 @@ def run_case(key, seconds):
     if key != "small":
         rate = rate * batch * block_len / 1e9
 
+    region = blocks * block_len
+    huge = (huge_page_bytes(init.base, region) + huge_page_bytes(target.base, region)) / (2.0 * region)
+
     a.release_dlist_handle(remote)
     a.remove_remote_agent(name)
     init.close()
     target.close()
-    return rate, checks_per_transfer, cores
+    return rate, checks_per_transfer, cores, huge
 
 
 def main():
     seconds = float(sys.argv[1])
     for key in sys.argv[2:]:
-        print("RESULT %s %.6g %.6g %.6g" % ((key,) + run_case(key, seconds)), flush=True)
+        print("RESULT %s %.6g %.6g %.6g %.6g" % ((key,) + run_case(key, seconds)), flush=True)
 
 
 if __name__ == "__main__":

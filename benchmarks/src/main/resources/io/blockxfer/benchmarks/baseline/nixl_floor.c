@@ -7,7 +7,8 @@
  * blocks, with the indices of BaselineCase.java.
  *
  * usage: nixl_floor nixl|memcpy SECONDS CASE...   (CASE: small, large); prints "RESULT <case> <rate>",
- * for nixl followed by get_xfer_status calls per transfer and the cores of this process (warm-up included).
+ * for nixl followed by get_xfer_status calls per transfer, the cores of this process (warm-up included)
+ * and the share of both regions in transparent huge pages.
  * NIXL_FLOOR_THREAD_SYNC=0|1|2 (environment) sets the agents' thread_sync (NONE, the default and the
  * original's; STRICT; RW, what blockxfer's backend uses), to measure what NIXL's own locking costs.
  * NIXL_FLOOR_HUGE_PAGES=1 (environment) puts every region on 2 MiB boundaries advised to transparent
@@ -99,6 +100,29 @@ typedef struct {
     unsigned char *buf;
 } side;
 
+/* AnonHugePages of the mappings of this process that overlap [base, base + length). */
+static size_t huge_page_bytes(const unsigned char *base, size_t length) {
+    FILE *smaps = fopen("/proc/self/smaps", "r");
+    if (smaps == NULL) {
+        return 0;
+    }
+    uintptr_t from = (uintptr_t) base, to = from + length;
+    size_t total = 0;
+    bool overlaps = false;
+    char line[512];
+    while (fgets(line, sizeof line, smaps) != NULL) {
+        unsigned long low, high, kb;
+        char dash;
+        if (sscanf(line, "%lx%c%lx ", &low, &dash, &high) == 3 && dash == '-') {
+            overlaps = low < to && high > from;
+        } else if (overlaps && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1) {
+            total += kb * 1024;
+        }
+    }
+    fclose(smaps);
+    return total < length ? total : length;
+}
+
 /* Region memory: 4 KiB pages, or transparent huge pages with NIXL_FLOOR_HUGE_PAGES=1. Freed with free(). */
 static unsigned char *alloc_region(size_t bytes) {
     const char *huge = getenv("NIXL_FLOOR_HUGE_PAGES");
@@ -168,6 +192,7 @@ typedef struct {
 /* One transfer, as the original's write_blocks and poll make it: make, post, status until done, release. */
 static long checks;        /* get_xfer_status calls, warm-up included */
 static double cores = -1;
+static double huge_share = 0;
 static long x_transfers = 1;  /* CPU of this process over the wall time, warm-up included */
 
 static double cpu_now(void) {
@@ -242,6 +267,8 @@ static double run_nixl(const test_case *c, double seconds) {
     double rate = n / (t - start);
     x_transfers = x.k;
     cores = (cpu_now() - cpu_start) / (t - wall_start);
+    size_t region = c->block * (size_t) c->blocks;
+    huge_share = (double) (huge_page_bytes(a.buf, region) + huge_page_bytes(b.buf, region)) / (2.0 * region);
     nixl_capi_release_xfer_dlist_handle(a.agent, remote);
     nixl_capi_invalidate_remote_md(a.agent, remote_name);
     free(remote_name);
@@ -312,7 +339,8 @@ int main(int argc, char **argv) {
         double per_second = strcmp(argv[1], "nixl") == 0 ? run_nixl(c, seconds) : run_memcpy(c, seconds);
         double rate = strcmp(c->key, "small") == 0 ? per_second : per_second * c->batch * c->block / 1e9;
         if (cores >= 0) {
-            printf("RESULT %s %.6g %.6g %.6g\n", c->key, rate, (double) checks / (double) x_transfers, cores);
+            printf("RESULT %s %.6g %.6g %.6g %.6g\n", c->key, rate, (double) checks / (double) x_transfers, cores,
+                   huge_share);
         } else {
             printf("RESULT %s %.6g\n", c->key, rate);
         }

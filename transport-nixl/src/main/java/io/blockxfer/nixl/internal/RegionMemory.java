@@ -7,7 +7,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HexFormat;
-import java.util.List;
 
 /**
  * The memory of a region the backend allocates: an anonymous private mapping of this process,
@@ -61,27 +60,29 @@ public final class RegionMemory {
     }
 
     /**
-     * How many bytes of the mapping that holds {@code address} are in transparent huge pages now
-     * ({@code AnonHugePages} of {@code /proc/self/smaps}); 0 where no mapping holds it.
+     * How many bytes of the mappings that overlap {@code [address, address + length)} are in
+     * transparent huge pages now (their {@code AnonHugePages} in {@code /proc/self/smaps}, at most
+     * {@code length}); 0 where no mapping overlaps it.
      *
      * @throws IOException if {@code /proc/self/smaps} cannot be read
      */
-    public static long hugePageBytes(long address) throws IOException {
-        List<String> lines = Files.readAllLines(Path.of("/proc/self/smaps"));
-        boolean inside = false;
-        for (String line : lines) {
+    public static long hugePageBytes(long address, long length) throws IOException {
+        long end = address + length;
+        long total = 0;
+        boolean overlaps = false;
+        for (String line : Files.readAllLines(Path.of("/proc/self/smaps"))) {
             int dash = line.indexOf('-');
             int space = line.indexOf(' ');
             if (dash > 0 && space > dash && isHex(line, 0, dash)) {
                 long from = HexFormat.fromHexDigitsToLong(line, 0, dash);
                 long to = HexFormat.fromHexDigitsToLong(line, dash + 1, space);
-                inside = Long.compareUnsigned(address, from) >= 0 && Long.compareUnsigned(address, to) < 0;
-            } else if (inside && line.startsWith("AnonHugePages:")) {
+                overlaps = Long.compareUnsigned(from, end) < 0 && Long.compareUnsigned(to, address) > 0;
+            } else if (overlaps && line.startsWith("AnonHugePages:")) {
                 String kb = line.substring("AnonHugePages:".length()).replace("kB", "").trim();
-                return Long.parseLong(kb) * 1024;
+                total += Long.parseLong(kb) * 1024;
             }
         }
-        return 0;
+        return Math.min(total, length);
     }
 
     private static boolean isHex(String s, int from, int to) {
