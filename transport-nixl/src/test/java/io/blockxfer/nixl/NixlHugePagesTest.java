@@ -31,25 +31,13 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class NixlHugePagesTest {
 
-    private static final Path THP_MODE = Path.of("/sys/kernel/mm/transparent_hugepage/enabled");
     private static final int BLOCKS = 32;
     private static final long BLOCK = 256 * 1024;
-
-    /** The kernel's transparent huge page mode (the bracketed word), or "absent". */
-    private static String thpMode() throws IOException {
-        if (!Files.isReadable(THP_MODE)) {
-            return "absent";
-        }
-        String line = Files.readString(THP_MODE);
-        int open = line.indexOf('[');
-        int close = line.indexOf(']');
-        return open >= 0 && close > open ? line.substring(open + 1, close) : "absent";
-    }
 
     @Test
     void aBackendRegionLiesInHugePagesOnBothSidesAndMovesTheRightBytes() throws IOException {
         NixlTests.assumeNixl();
-        String mode = thpMode();
+        String mode = RegionMemory.transparentHugePageMode();
         Assumptions.assumeTrue(mode.equals("madvise") || mode.equals("always"),
                 "this kernel gives no transparent huge pages (mode " + mode + ")");
         try (DataTransport initiator = NixlTests.open(config("thp-initiator", Map.of()));
@@ -82,7 +70,7 @@ class NixlHugePagesTest {
     @Test
     void turnedOffTheRegionHasOrdinaryPages() throws IOException {
         NixlTests.assumeNixl();
-        String mode = thpMode();
+        String mode = RegionMemory.transparentHugePageMode();
         Assumptions.assumeTrue(mode.equals("madvise"),
                 "only where huge pages are given on advice can their absence be told (mode " + mode + ")");
         try (DataTransport t = NixlTests.open(config("thp-off", Map.of(NixlOptions.HUGE_PAGES, "false")))) {

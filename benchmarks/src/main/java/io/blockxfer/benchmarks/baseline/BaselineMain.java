@@ -1,5 +1,6 @@
 package io.blockxfer.benchmarks.baseline;
 
+import io.blockxfer.nixl.internal.RegionMemory;
 import io.blockxfer.transport.ProgressMode;
 import java.io.IOException;
 import java.io.InputStream;
@@ -103,7 +104,7 @@ public final class BaselineMain {
         System.out.println("pages: every contender's regions on " + (hugePages
                 ? "transparent huge pages (nixl.hugePages=true, numpy's madvise, madvise in C)"
                 : "4 KiB pages (nixl.hugePages=false, NUMPY_MADVISE_HUGEPAGE=0, no madvise in C)")
-                + "; the kernel's mode: " + thpMode());
+                + "; the kernel's mode: " + RegionMemory.transparentHugePageMode());
         String pages = Boolean.toString(hugePages);
         Map<String, String> original = new LinkedHashMap<>();
         original.put("nixl.hugePages", pages);
@@ -165,18 +166,6 @@ public final class BaselineMain {
                     + ucx.resolve("libucx_cu12.libs"), "UCX_MM_ERROR_HANDLING", "y", "UCX_WARN_UNUSED_ENV_VARS", "n")));
         }
         return list;
-    }
-
-    /** The kernel's transparent huge page mode, the bracketed word of its setting, or "unknown". */
-    private static String thpMode() {
-        try {
-            String line = Files.readString(Path.of("/sys/kernel/mm/transparent_hugepage/enabled"));
-            int open = line.indexOf('[');
-            int close = line.indexOf(']');
-            return open >= 0 && close > open ? line.substring(open + 1, close) : "unknown";
-        } catch (IOException e) {
-            return "unknown";
-        }
     }
 
     /** Copies a driver from the class path into {@code dir}. */

@@ -85,6 +85,22 @@ public final class RegionMemory {
         return Math.min(total, length);
     }
 
+    /**
+     * The kernel's transparent huge page mode: {@code always}, {@code madvise} or {@code never} (the
+     * bracketed word of {@code /sys/kernel/mm/transparent_hugepage/enabled}), or {@code absent} where
+     * the kernel has no such setting.
+     */
+    public static String transparentHugePageMode() {
+        try {
+            String line = Files.readString(Path.of("/sys/kernel/mm/transparent_hugepage/enabled"));
+            int open = line.indexOf('[');
+            int close = line.indexOf(']');
+            return open >= 0 && close > open ? line.substring(open + 1, close) : "absent";
+        } catch (IOException e) {
+            return "absent";
+        }
+    }
+
     private static boolean isHex(String s, int from, int to) {
         for (int i = from; i < to; i++) {
             if (Character.digit(s.charAt(i), 16) < 0) {
