@@ -477,6 +477,22 @@ public enum ConformanceRules {
         return EnumSet.of(W1, W12, R1, W8, X4, F1, F2, T2, K2, A1);
     }
 
+    /**
+     * The rules whose outcome a release of the backend's native library can change, for a suite that
+     * certifies another release of a library already certified by the whole kit (the NIXL version
+     * matrix, {@code scripts/nixl-matrix}): what the library's metadata, registrations, transfers,
+     * status reports, handle releases, threads and failure detection decide (geometry, registration
+     * and replacement, every byte-moving rule, completions as the library reports them, cancels of
+     * native handles in flight, dead and stalled peers, garbled and lying metadata handed to the
+     * library, the timeliness and close rules, the stress runs). Left out are the rules the managed
+     * layer above every engine decides alone, whatever the library: argument checks, ids,
+     * bookkeeping of reports, envelopes and key rings, waits and futures. A new set on each call.
+     */
+    public static Set<ConformanceRules> nativeLibrary() {
+        return EnumSet.of(G1, G2, P2, P3, P5, P6, P7, W1, W2, W3, W4, W8, W9, W10, W12, R1, R2, R4, C7, C8, X1,
+                X2, X4, F1, F2, F3, M2, M3, T1, T2, L3, L4, L5, S1, S2);
+    }
+
     /** The display name of the rule: {@code [W2] (required) a batch WRITE ...}. */
     public String displayName() {
         return "[" + name() + "] (" + kind.name().toLowerCase(Locale.ROOT) + ") " + checks;

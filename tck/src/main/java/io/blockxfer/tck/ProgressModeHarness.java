@@ -73,6 +73,11 @@ public final class ProgressModeHarness implements TckHarness {
     }
 
     @Override
+    public boolean targetsInOtherProcesses() {
+        return harness.targetsInOtherProcesses();
+    }
+
+    @Override
     public Memory memory() {
         return harness.memory();
     }

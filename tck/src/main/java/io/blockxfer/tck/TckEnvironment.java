@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * The kit's settings, read from system properties (or the environment variables named in
@@ -29,8 +31,9 @@ import java.util.Optional;
  *       rules of waits and futures), default 1000;</li>
  *   <li>{@code blockxfer.tck.isolate} ({@code true}): whether the descriptor attack rules run in a
  *       child JVM where the harness can be recreated there;</li>
- *   <li>{@code blockxfer.tck.rules}: comma-separated rule ids to run (e.g. {@code F2,X4}); the
- *       others are skipped; default all;</li>
+ *   <li>{@code blockxfer.tck.rules}: comma-separated rule ids to run (e.g. {@code F2,X4}), or sets
+ *       of them by name ({@code @acrossProcesses}, {@code @nativeLibrary}: the sets of
+ *       {@link ConformanceRules} of those names); the others are skipped; default all;</li>
  *   <li>{@code blockxfer.tck.require} ({@code BLOCKXFER_TCK_REQUIRE}): comma-separated backend
  *       names that must be available; for them an unavailable backend fails every rule instead
  *       of skipping it.</li>
@@ -67,7 +70,27 @@ public final class TckEnvironment {
         this.required = Arrays.stream(setting("blockxfer.tck.require").orElse("").split(","))
                 .map(String::trim).filter(s -> !s.isEmpty()).toArray(String[]::new);
         this.selected = Arrays.stream(setting("blockxfer.tck.rules").orElse("").split(","))
-                .map(s -> s.trim().toUpperCase(Locale.ROOT)).filter(s -> !s.isEmpty()).toArray(String[]::new);
+                .map(String::trim).filter(s -> !s.isEmpty()).flatMap(TckEnvironment::ruleIds).toArray(String[]::new);
+    }
+
+    /**
+     * The rule ids one entry of {@code blockxfer.tck.rules} names: a rule id, or a set of
+     * {@link ConformanceRules} by its method's name after {@code @} ({@code @acrossProcesses},
+     * {@code @nativeLibrary}).
+     *
+     * @throws IllegalArgumentException for an {@code @} name that is no such set
+     */
+    private static Stream<String> ruleIds(String entry) {
+        if (!entry.startsWith("@")) {
+            return Stream.of(entry.toUpperCase(Locale.ROOT));
+        }
+        Set<ConformanceRules> set = switch (entry.substring(1)) {
+            case "acrossProcesses" -> ConformanceRules.acrossProcesses();
+            case "nativeLibrary" -> ConformanceRules.nativeLibrary();
+            default -> throw new IllegalArgumentException("blockxfer.tck.rules: " + entry
+                    + " names no set of rules (@acrossProcesses, @nativeLibrary)");
+        };
+        return set.stream().map(Enum::name);
     }
 
     /** The settings of this JVM. */

@@ -42,6 +42,15 @@ public interface TckHarness {
     /** Opens a target with the same config, where this harness places targets. */
     TargetPeer openTarget(TransportConfig config);
 
+    /**
+     * Whether the targets this harness opens live in other processes than the initiator, so that a
+     * rule can stall or kill them and their bytes cross an address space; {@code false} unless the
+     * harness says otherwise ({@link TwoProcessHarness}).
+     */
+    default boolean targetsInOtherProcesses() {
+        return false;
+    }
+
     /** Where the kit's regions come from; {@link Memory#DEFAULT} unless the harness says otherwise. */
     default Memory memory() {
         return Memory.DEFAULT;

@@ -82,6 +82,11 @@ public final class TwoProcessHarness implements TckHarness {
     }
 
     @Override
+    public boolean targetsInOtherProcesses() {
+        return true;
+    }
+
+    @Override
     public Memory memory() {
         return local.memory();
     }
