@@ -10,7 +10,9 @@ import java.util.Set;
  * The fast tier's two-process run of NIXL: the rules a target in another process changes
  * ({@link ConformanceRules#acrossProcesses()}), each target in its own JVM (killed with SIGKILL),
  * in the default progress mode. {@link NixlBackendThreadConformanceTest} runs the whole kit in one
- * JVM; the full tier runs the whole kit in two processes ({@link NixlTwoProcessConformanceTest}).
+ * JVM in the other mode; the full tier runs the whole kit in this mode in one JVM
+ * ({@link NixlConformanceTest}) and these rules in the other mode in two processes
+ * ({@link NixlTwoProcessBackendThreadConformanceTest}).
  */
 class NixlAcrossProcessesConformanceTest extends TransportConformanceSuite {
 

@@ -13,7 +13,9 @@ import java.util.Set;
  * The fast tier's two-process run of UCX: the rules a target in another process changes
  * ({@link ConformanceRules#acrossProcesses()}), each target in its own JVM, in
  * {@link ProgressMode#BACKEND_THREAD}. {@link UcxConformanceTest} runs the whole kit in one JVM in
- * the default mode; the full tier runs the whole kit in two processes in both modes.
+ * the default mode; the full tier runs it in this mode in one JVM
+ * ({@link UcxBackendThreadConformanceTest}) and these rules in the default mode in two processes
+ * ({@link UcxTwoProcessConformanceTest}).
  */
 class UcxAcrossProcessesConformanceTest extends TransportConformanceSuite {
 

@@ -6,11 +6,18 @@ import io.blockxfer.tck.TransportConformanceSuite;
 import io.blockxfer.tck.TwoProcessHarness;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Tag;
 
-/** The UCX backend, certified by the whole kit with targets in child JVMs, every region in caller memory. */
+/**
+ * The rules a target in another process changes ({@link ConformanceRules#acrossProcesses()}) on UCX
+ * with targets in child JVMs and every region in caller memory (RMA emulated with messages), the
+ * bytes crossing address spaces on that path; the whole kit runs on that path in one JVM
+ * ({@link UcxCallerMemoryConformanceTest}).
+ */
 // full tier: the two-process placement in caller memory (RMA emulated with messages); the fast tier certifies
-// two processes in backend memory, for the rules a second process changes (UcxAcrossProcessesConformanceTest)
+// two processes in backend memory, for the rules a second process changes (UcxAcrossProcessesConformanceTest),
+// and the full tier the whole kit in caller memory in one JVM (UcxCallerMemoryConformanceTest)
 @Tag("full")
 class UcxTwoProcessCallerMemoryConformanceTest extends TransportConformanceSuite {
 
@@ -18,6 +25,11 @@ class UcxTwoProcessCallerMemoryConformanceTest extends TransportConformanceSuite
     protected TckHarness harness() {
         return TwoProcessHarness.of(UcxTck.inJvm().withCallerMemory())
                 .withJvmArgs(List.of("-Djava.io.tmpdir=" + ChildTemp.directory()));
+    }
+
+    @Override
+    protected Set<ConformanceRules> rules() {
+        return ConformanceRules.acrossProcesses();
     }
 
     /**
