@@ -16,6 +16,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -37,6 +39,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Timeout(value = 15, unit = TimeUnit.MINUTES)
 class ServiceSoakTest {
 
+    // the backends side by side: the soak waits on its schedule and checks ids and bytes, not timings
+    // (junit-platform.properties)
+    @Execution(ExecutionMode.CONCURRENT)
     @ParameterizedTest(name = "service soak of {0}: ids exactly once, bytes verified, peers back, resources flat")
     @ValueSource(strings = {"loopback", "ucx", "nixl"})
     void soakPasses(String backend) throws Exception {

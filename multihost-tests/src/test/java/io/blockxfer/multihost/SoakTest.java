@@ -9,6 +9,8 @@ import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -29,6 +31,9 @@ class SoakTest {
 
     private static final Duration DEADLINE = Duration.ofSeconds(10);
 
+    // the backends side by side: the soak waits on its schedule and checks ids and bytes, not timings
+    // (junit-platform.properties)
+    @Execution(ExecutionMode.CONCURRENT)
     @ParameterizedTest(name = "[e] {0}: soak of 3 peers, every completion verified, none lost or duplicated")
     @MethodSource("io.blockxfer.multihost.BackendProfile#enabled")
     void soak(String backend) throws Exception {
