@@ -1,6 +1,8 @@
 # Sourced by scripts/test: times its steps and prints where the wall time went, one row per step
 # and per Maven module (from Maven's reactor summary), with each module's tests run and skipped
-# (from its surefire summary line, or its reports when modules build side by side).
+# (from its surefire summary line, or its reports when modules build side by side), then the long
+# test classes (from their surefire reports), each beside its budget in scripts/lib/test-budget.tsv,
+# and how far the run is from its tier's budget and, for the full tier, from CI's 90-minute limit.
 #
 #   test_times_start                      # the clock starts
 #   test_times_step NAME COMMAND...       # runs and times a step; returns its status
@@ -10,7 +12,8 @@
 #
 # When modules build side by side (TEST_TIMES_SIDE_BY_SIDE=1) their surefire lines interleave, so
 # each module's tests run and skipped come from its surefire reports instead: those newer than the
-# file TEST_TIMES_SINCE (without it, the total only).
+# file TEST_TIMES_SINCE (without it, the total only). The test classes' times come from the reports
+# newer than TEST_TIMES_SINCE (without it, none are listed).
 
 _tt_now() {
   if [ -n "${EPOCHREALTIME:-}" ]; then echo "${EPOCHREALTIME/,/.}"; else date +%s.%N; fi
@@ -87,11 +90,21 @@ test_times_report() {
                 END { if (tests) printf "counts\t%s\t%d\t%d\n", id, tests, skipped }'
           fi
         done
+        if [ -n "${TEST_TIMES_SINCE:-}" ]; then
+          # each test class's time: the root element of each report this run wrote; a kit suite's
+          # nested classes (Suite$Writes) count as their suite's
+          find . -path ./natives -prune -o -path '*/target/surefire-reports/TEST-*.xml' -newer "$TEST_TIMES_SINCE" -print0 2>/dev/null \
+            | xargs -0 -r grep -h -o -m1 '<testsuite [^>]*' 2>/dev/null \
+            | sed -n 's/.* name="\([^"]*\)".* time="\([0-9.,]*\)".*/\1\t\2/p; t; s/.* time="\([0-9.,]*\)".* name="\([^"]*\)".*/\2\t\1/p' \
+            | awk -F'\t' '{ n = $1; sub(/\$.*$/, "", n); t = $2; gsub(/,/, "", t); secs[n] += t }
+                END { for (n in secs) printf "class\t%s\t%.1f\n", n, secs[n] }'
+        fi
         sed 's/\x1b\[[0-9;]*m//g' "$_tt_maven_log"
       } | awk -v sidebyside="${TEST_TIMES_SIDE_BY_SIDE:-}" '
         # "[INFO] ---------< io.blockxfer:transport-ucx >---------" then "[INFO] Building <name> <version> [i/n]"
         /^map\t/ { split($0, f, "\t"); artifact[f[2]] = f[3]; next }
         /^counts\t/ { split($0, f, "\t"); tests[f[2]] = f[3]; skipped[f[2]] = f[4]; next }
+        /^class\t/ { print; next }
         /^\[INFO\] -+< [^ ]+:[^ ]+ >-+$/ { id = $0; sub(/^[^<]*< [^:]+:/, "", id); sub(/ >.*$/, "", id); next }
         /^\[INFO\] Building .* \[[0-9]+\/[0-9]+\]$/ && id != "" {
           name = $0; sub(/^\[INFO\] Building /, "", name); sub(/[[:space:]]+\[[0-9]+\/[0-9]+\]$/, "", name)
@@ -131,33 +144,79 @@ test_times_report() {
         END { printf "alltests\t%d\t%d\n", alltests, allskipped }'
     fi
   } | awk -F'\t' -v wall="$wall" -v cpu="$cpu" -v tier="$tier" -v verdict="$verdict" \
+        -v budgets="${TEST_TIMES_BUDGET:-$root/scripts/lib/test-budget.tsv}" -v ci_limit="${TEST_TIMES_CI_LIMIT:-5400}" \
         -v cpus="$(nproc 2>/dev/null || echo '?')" -v load0="$_tt_load_start" -v load1="$(_tt_load)" '
-    function row(label, secs, tests, skipped, note,    line) {
-      line = sprintf("  %-28s %8.1f %6.1f%% %7s %8s  %s", label, secs, (wall > 0 ? 100 * secs / wall : 0), tests, skipped, note)
+    function mmss(secs) { return sprintf("%d:%02d", int(secs / 60), int(secs % 60)) }
+    function row(label, secs, key, tests, skipped, note,    line, b) {
+      b = (key in budget) ? budget[key] : ""
+      if (b != "" && secs > b) { note = (note == "" ? "" : note "; ") "OVER its budget by " sprintf("%.0f", secs - b) " s"; over++ }
+      line = sprintf("  %-44s %8.1f %6.1f%% %7s %7s %8s  %s", label, secs, (wall > 0 ? 100 * secs / wall : 0), b, tests, skipped, note)
       sub(/[[:space:]]+$/, "", line)
       print line
+    }
+    BEGIN {
+      # the budgets of this tier: "tier kind name seconds"
+      while ((getline l < budgets) > 0) {
+        if (l ~ /^#/ || l ~ /^[[:space:]]*$/) continue
+        split(l, f, "\t")
+        if (f[1] != tier) continue
+        if (f[2] == "total") total_budget = f[4]
+        else if (f[2] == "module") budget["module:" f[3]] = f[4]
+        else if (f[2] == "class") budget["class:" f[3]] = f[4]
+      }
+      long_class = (tier == "full" ? 60 : 20)
     }
     $1 == "step" { n++; label[n] = $2; secs[n] = $3 }
     $1 == "alltests" { alltests = $2; allskipped = $3 }
     $1 == "module" { m++; mlabel[m] = $2; msecs[m] = $3; mtests[m] = $4; mskip[m] = $5; mstate[m] = $6; msum += $3 }
+    $1 == "class" { c++; clabel[c] = $2; csecs[c] = $3 }
     END {
       printf "\nscripts/test: %s tier %s in %d:%02d (%.1f s wall%s); %s CPUs, load average %s at the start, %s at the end\n",
         tier, verdict, int(wall / 60), int(wall % 60), wall, (cpu == "" ? "" : ", " cpu " s of CPU"), cpus, load0, load1
-      printf "  %-28s %8s %7s %7s %8s\n", "step / module", "seconds", "share", "tests", "skipped"
+      printf "  %-44s %8s %7s %7s %7s %8s\n", "step / module", "seconds", "share", "budget", "tests", "skipped"
       for (i = 1; i <= n; i++) {
-        if (label[i] != "maven") { row(label[i], secs[i], "", "", ""); other -= secs[i]; continue }
-        if (m == 0) { row("maven", secs[i], "", "", "no reactor summary"); other -= secs[i]; continue }
-        row("maven", secs[i], "", "", "")
+        if (label[i] != "maven") { row(label[i], secs[i], "module:" label[i], "", "", ""); other -= secs[i]; continue }
+        if (m == 0) { row("maven", secs[i], "", "", "", "no reactor summary"); other -= secs[i]; continue }
+        row("maven", secs[i], "", "", "", "")
         for (j = 1; j <= m; j++) {
-          row("  " mlabel[j], msecs[j], mtests[j], mskip[j], (mstate[j] == "SUCCESS" ? "" : mstate[j]))
-          tt += mtests[j]; ts += mskip[j]
+          row("  " mlabel[j], msecs[j], "module:" mlabel[j], mtests[j], mskip[j], (mstate[j] == "SUCCESS" ? "" : mstate[j]))
         }
-        if (msum <= secs[i]) row("  (Maven itself)", secs[i] - msum, "", "", "")
+        if (msum <= secs[i]) row("  (Maven itself)", secs[i] - msum, "", "", "", "")
         else printf "  (modules built side by side: their times overlap, %.1f s in all)\n", msum
         other -= secs[i]
       }
       other += wall
-      row("(between steps)", other, "", "", "")
-      row("total", wall, alltests, allskipped, "")
+      row("(between steps)", other, "", "", "", "")
+      budget["total"] = total_budget
+      row("total", wall, "total", alltests, allskipped, "")
+      # the long test classes, longest first (a class runs within its module: their shares overlap)
+      shown = 0
+      for (k = 1; k <= c; k++) order[k] = k
+      for (a = 1; a <= c; a++) for (b = a + 1; b <= c; b++) if (csecs[order[b]] > csecs[order[a]]) { t = order[a]; order[a] = order[b]; order[b] = t }
+      for (k = 1; k <= c; k++) {
+        j = order[k]
+        if (csecs[j] < long_class && !(("class:" clabel[j]) in budget)) continue
+        if (!shown++) printf "  %-44s %8s %7s %7s\n", "test class (" long_class " s or more, or budgeted)", "seconds", "share", "budget"
+        name = clabel[j]; sub(/^io\.blockxfer\./, "", name)
+        row("  " name, csecs[j], "class:" clabel[j], "", "", "")
+      }
+      if (total_budget != "") {
+        printf "scripts/test: the %s tier took %s against its budget of %s: %s\n", tier, mmss(wall), mmss(total_budget),
+          (wall <= total_budget ? sprintf("%s to spare", mmss(total_budget - wall)) : sprintf("OVER by %s", mmss(wall - total_budget)))
+      }
+      if (over > 0) printf "scripts/test: %d row%s above over budget (scripts/lib/test-budget.tsv)\n", over, (over == 1 ? "" : "s")
+      if (tier == "full") {
+        if (wall <= ci_limit) printf "scripts/test: CI stops a run at %s: this one took %s (%.0f%% of it), %s below the limit\n",
+          mmss(ci_limit), mmss(wall), 100 * wall / ci_limit, mmss(ci_limit - wall)
+        else printf "scripts/test: CI stops a run at %s: this one took %s, OVER the limit by %s\n", mmss(ci_limit), mmss(wall),
+          mmss(wall - ci_limit)
+        if (wall > 3600) {
+          print  "scripts/test: ****************************************************************************"
+          printf "scripts/test: ** THE FULL TIER TOOK %s, OVER 60 MINUTES: CI STOPS AT %s.\n", mmss(wall), mmss(ci_limit)
+          print  "scripts/test: ** The change that adds a suite pays for it: shorten it, move it, or run it beside"
+          print  "scripts/test: ** the suites that wait (README, \"Tests and CI\"; scripts/lib/test-budget.tsv)."
+          print  "scripts/test: ****************************************************************************"
+        }
+      }
     }'
 }
