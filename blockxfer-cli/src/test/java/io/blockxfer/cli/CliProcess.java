@@ -1,5 +1,6 @@
 package io.blockxfer.cli;
 
+import io.blockxfer.cli.internal.LauncherScript;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -15,9 +16,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The {@code blockxfer} command in a child JVM (same JDK, same class path, the {@code blockxfer.*}
- * system properties passed on), optionally behind a command prefix such as {@code ip netns exec
- * NS}; its standard output and error are collected line by line.
+ * The {@code blockxfer} command in a child JVM as the launcher starts it (same JDK, same class path,
+ * the launcher's JVM options read from {@code ./blockxfer}, the {@code blockxfer.*} system
+ * properties passed on), optionally behind a command prefix such as {@code ip netns exec NS}; its
+ * standard output and error are collected line by line, together.
  *
  * <p>The child starts with SIGINT at its default action ({@code env --default-signal=INT}), so that
  * {@link #signal signal("INT")} acts as Ctrl-C does in a terminal. A process inherits an ignored
@@ -74,7 +76,7 @@ final class CliProcess implements AutoCloseable {
         cmd.addAll(sigint);
         cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin",
                 "java").toString()));
-        cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.addAll(LauncherScript.jvmOptions());
         cmd.add("-Xmx512m");
         System.getProperties().forEach((k, v) -> {
             if (String.valueOf(k).startsWith("blockxfer.")) {

@@ -15,8 +15,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * An initiator here and its target in a child JVM running the conformance kit's
- * {@link TargetProcess} (same JDK, same class path, the {@code blockxfer.*} system properties and
- * the backend options passed on; its progress mode stays the backend's default), driven over its
+ * {@link TargetProcess} (same JDK, same class path, the launcher's JVM options, the
+ * {@code blockxfer.*} system properties and the backend options passed on; its progress mode stays
+ * the backend's default), driven over its
  * line protocol: {@code READY <descriptor>}, {@code FILL}, {@code CHECK}, {@code CLOSE}. The child
  * is a {@link ChildJvm}: it exits when its stdin closes or this JVM exits, so no orphan outlives us.
  *
@@ -64,7 +65,7 @@ final class ChildProcessPair implements PeerPair {
                 "bench-target-" + ProcessHandle.current().pid(),
                 Long.toString(BenchConfigs.TRANSFER_TIMEOUT.toMillis())));
         tuning.options().forEach((k, v) -> args.add("opt:" + k + "=" + v));
-        return ChildJvm.builder(TargetProcess.class)
+        return LauncherJvmOptions.addTo(ChildJvm.builder(TargetProcess.class))
                 .name("bench-target")
                 .jvmArgs(List.of("-Xmx256m"))
                 .forwardSystemProperties(key -> key.startsWith("blockxfer."))

@@ -31,8 +31,7 @@ public final class CpuHog implements AutoCloseable {
         int threads = Runtime.getRuntime().availableProcessors();
         ChildJvm child = null;
         try {
-            child = ChildJvm.builder(CpuHog.class).name("cpu-hog").jvmArgs(List.of("-Xmx32m", "-XX:+UseSerialGC"))
-                    .args(Integer.toString(threads)).exitGrace(Duration.ofSeconds(5)).start();
+            child = command(threads).start();
             String ready = child.nextLine(Duration.ofSeconds(60));
             if (!ready.equals(READY)) {
                 throw new ChildJvmException("it said '" + ready + "' instead of " + READY);
@@ -44,6 +43,13 @@ public final class CpuHog implements AutoCloseable {
             }
             throw new CliException("could not start the CPU hog: " + e.getMessage(), CliException.FAILURE, e);
         }
+    }
+
+    /** The command line of a hog with {@code threads} busy threads (its JVM flags, arguments). */
+    static ChildJvm.Builder command(int threads) {
+        return LauncherJvmOptions.addTo(ChildJvm.builder(CpuHog.class)).name("cpu-hog")
+                .jvmArgs(List.of("-Xmx32m", "-XX:+UseSerialGC")).args(Integer.toString(threads))
+                .exitGrace(Duration.ofSeconds(5));
     }
 
     /** How many busy threads run. */
