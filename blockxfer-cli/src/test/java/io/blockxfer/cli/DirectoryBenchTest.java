@@ -67,7 +67,8 @@ class DirectoryBenchTest {
 
     /**
      * A keyed server publishes a signed entry; an initiator with the same key finds it with no
-     * address and measures it; once the server stops (SIGTERM) its entry is gone at once.
+     * address and measures it; once the server stops (SIGTERM) its entry is gone at once. The
+     * server printed only its own lines.
      */
     @Test
     void aServerPublishedInEtcdIsFoundMeasuredAndWithdrawn(@TempDir Path dir) throws Exception {
@@ -94,6 +95,8 @@ class DirectoryBenchTest {
 
             server.signal("TERM");
             assertEquals(143, server.awaitExit(Duration.ofSeconds(30)), server::output);
+            // no SLF4J line, no JDK warning about jetcd's sun.misc.Unsafe, no library log (QuietLibrariesTest)
+            OwnLines.assertOnlyOwn(server.output());
         }
         Cli.Result after = Cli.run("bench", "--connect", "--directory", endpoints(), "--prefix", prefix);
         assertEquals(1, after.exitCode(), after::toString);

@@ -85,6 +85,7 @@ class RemoteBenchTest {
             server.signal("TERM");
             assertEquals(143, server.awaitExit(Duration.ofSeconds(30)), server::output);
             assertTrue(server.output().contains("stopped after 3 sessions"), server::output);
+            OwnLines.assertOnlyOwn(server.output());
             assertNothingLeft(mapped, server.pid());
         }
     }
