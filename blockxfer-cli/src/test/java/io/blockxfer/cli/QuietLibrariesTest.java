@@ -103,8 +103,12 @@ class QuietLibrariesTest {
     void theEnvironmentSetsTheLevelAndTheOptionWins() throws Exception {
         assertLibrariesLogged(connect(Map.of(BlockxferCli.LOG_LEVEL_ENV, "debug")));
 
-        String off = connect(Map.of(BlockxferCli.LOG_LEVEL_ENV, "debug"), "--log-level", "off");
-        assertEquals(List.of(noServer()), off.lines().toList(), off);
+        // before the command's name, as after it
+        try (CliProcess cli = CliProcess.start(List.of(), Map.of(BlockxferCli.LOG_LEVEL_ENV, "debug"), "--log-level",
+                "off", "bench", "--connect", "--directory", endpoints(), "--prefix", PREFIX)) {
+            assertEquals(1, cli.awaitExit(EXIT), cli::output);
+            assertEquals(List.of(noServer()), cli.output().lines().toList(), cli::output);
+        }
     }
 
     /**
