@@ -478,6 +478,20 @@ public enum ConformanceRules {
     }
 
     /**
+     * The rules whose outcome depends on where the regions' memory comes from (the backend's own
+     * allocation or the caller's, {@code RegionSpec.wrap}), for a suite in caller memory beside a
+     * whole-kit suite in backend memory on the same engine path: the region and its descriptor (G1,
+     * G2), a peer's region replaced (P6), every rule that checks where bytes land (W1-W4, W9, W10,
+     * W12, R1, R2, R4), the bounds a descriptor claims (M3) and close releasing the registration
+     * under a transfer (L3). A backend whose engine takes another path for caller memory (UCX
+     * emulates RMA with messages there) runs the whole kit in caller memory instead. A new set on
+     * each call.
+     */
+    public static Set<ConformanceRules> regionMemory() {
+        return EnumSet.of(G1, G2, P6, W1, W2, W3, W4, W9, W10, W12, R1, R2, R4, M3, L3);
+    }
+
+    /**
      * The rules whose outcome a release of the backend's native library can change, for a suite that
      * certifies another release of a library already certified by the whole kit (the NIXL version
      * matrix, {@code scripts/nixl-matrix}): what the library's metadata, registrations, transfers,

@@ -32,7 +32,7 @@ import java.util.stream.Stream;
  *   <li>{@code blockxfer.tck.isolate} ({@code true}): whether the descriptor attack rules run in a
  *       child JVM where the harness can be recreated there;</li>
  *   <li>{@code blockxfer.tck.rules}: comma-separated rule ids to run (e.g. {@code F2,X4}), or sets
- *       of them by name ({@code @acrossProcesses}, {@code @nativeLibrary}: the sets of
+ *       of them by name ({@code @acrossProcesses}, {@code @nativeLibrary}, {@code @regionMemory}: the sets of
  *       {@link ConformanceRules} of those names); the others are skipped; default all;</li>
  *   <li>{@code blockxfer.tck.require} ({@code BLOCKXFER_TCK_REQUIRE}): comma-separated backend
  *       names that must be available; for them an unavailable backend fails every rule instead
@@ -76,7 +76,7 @@ public final class TckEnvironment {
     /**
      * The rule ids one entry of {@code blockxfer.tck.rules} names: a rule id, or a set of
      * {@link ConformanceRules} by its method's name after {@code @} ({@code @acrossProcesses},
-     * {@code @nativeLibrary}).
+     * {@code @nativeLibrary}, {@code @regionMemory}).
      *
      * @throws IllegalArgumentException for an {@code @} name that is no such set
      */
@@ -87,8 +87,9 @@ public final class TckEnvironment {
         Set<ConformanceRules> set = switch (entry.substring(1)) {
             case "acrossProcesses" -> ConformanceRules.acrossProcesses();
             case "nativeLibrary" -> ConformanceRules.nativeLibrary();
+            case "regionMemory" -> ConformanceRules.regionMemory();
             default -> throw new IllegalArgumentException("blockxfer.tck.rules: " + entry
-                    + " names no set of rules (@acrossProcesses, @nativeLibrary)");
+                    + " names no set of rules (@acrossProcesses, @nativeLibrary, @regionMemory)");
         };
         return set.stream().map(Enum::name);
     }

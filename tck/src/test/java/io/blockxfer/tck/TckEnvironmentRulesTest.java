@@ -42,8 +42,11 @@ class TckEnvironmentRulesTest {
         }
         System.setProperty("blockxfer.tck.rules", "@acrossProcesses");
         TckEnvironment across = TckEnvironment.fromSystem();
+        System.setProperty("blockxfer.tck.rules", "@regionMemory");
+        TckEnvironment memory = TckEnvironment.fromSystem();
         for (ConformanceRules rule : ConformanceRules.values()) {
             assertEquals(ConformanceRules.acrossProcesses().contains(rule), across.selects(rule.name()), rule.name());
+            assertEquals(ConformanceRules.regionMemory().contains(rule), memory.selects(rule.name()), rule.name());
         }
     }
 
