@@ -1,7 +1,7 @@
 # Sourced by scripts/test: times its steps and prints where the wall time went, one row per step
 # and per Maven module (from Maven's reactor summary), with each module's tests run and skipped
 # (from its surefire summary line, or its reports when modules build side by side), then the long
-# test classes (from their surefire reports), each beside its budget in scripts/lib/test-budget.tsv,
+# test classes (from their surefire lines), each beside its budget in scripts/lib/test-budget.tsv,
 # and how far the run is from its tier's budget and, for the full tier, from CI's 90-minute limit.
 #
 #   test_times_start                      # the clock starts
@@ -12,8 +12,8 @@
 #
 # When modules build side by side (TEST_TIMES_SIDE_BY_SIDE=1) their surefire lines interleave, so
 # each module's tests run and skipped come from its surefire reports instead: those newer than the
-# file TEST_TIMES_SINCE (without it, the total only). The test classes' times come from the reports
-# newer than TEST_TIMES_SINCE (without it, none are listed).
+# file TEST_TIMES_SINCE (without it, the total only). The test classes' times come from their surefire
+# lines in Maven's output.
 
 _tt_now() {
   if [ -n "${EPOCHREALTIME:-}" ]; then echo "${EPOCHREALTIME/,/.}"; else date +%s.%N; fi
@@ -90,21 +90,19 @@ test_times_report() {
                 END { if (tests) printf "counts\t%s\t%d\t%d\n", id, tests, skipped }'
           fi
         done
-        if [ -n "${TEST_TIMES_SINCE:-}" ]; then
-          # each test class's time: the root element of each report this run wrote; a kit suite's
-          # nested classes (Suite$Writes) count as their suite's
-          find . -path ./natives -prune -o -path '*/target/surefire-reports/TEST-*.xml' -newer "$TEST_TIMES_SINCE" -print0 2>/dev/null \
-            | xargs -0 -r grep -h -o -m1 '<testsuite [^>]*' 2>/dev/null \
-            | sed -n 's/.* name="\([^"]*\)".* time="\([0-9.,]*\)".*/\1\t\2/p; t; s/.* time="\([0-9.,]*\)".* name="\([^"]*\)".*/\2\t\1/p' \
-            | awk -F'\t' '{ n = $1; sub(/\$.*$/, "", n); t = $2; gsub(/,/, "", t); secs[n] += t }
-                END { for (n in secs) printf "class\t%s\t%.1f\n", n, secs[n] }'
-        fi
         sed 's/\x1b\[[0-9;]*m//g' "$_tt_maven_log"
       } | awk -v sidebyside="${TEST_TIMES_SIDE_BY_SIDE:-}" '
         # "[INFO] ---------< io.blockxfer:transport-ucx >---------" then "[INFO] Building <name> <version> [i/n]"
         /^map\t/ { split($0, f, "\t"); artifact[f[2]] = f[3]; next }
         /^counts\t/ { split($0, f, "\t"); tests[f[2]] = f[3]; skipped[f[2]] = f[4]; next }
-        /^class\t/ { print; next }
+        # each test class'"'"'s time: its surefire line (a kit suite'"'"'s nested classes, Suite$Writes, are part of it)
+        /Tests run: [0-9]+, .*Time elapsed: [0-9.,]+ (s|min).* -- in [^$]+$/ {
+          line = $0; cls = line; sub(/^.* -- in /, "", cls); sub(/[[:space:]].*$/, "", cls)
+          t = line; sub(/^.*Time elapsed: /, "", t); unit = t; sub(/^[0-9.,]+ /, "", unit); sub(/[[:space:]].*$/, "", unit)
+          sub(/ .*$/, "", t); gsub(/,/, "", t); t += 0; if (unit == "min") t *= 60
+          csecs[cls] += t
+        }
+        END { for (cls in csecs) printf "class\t%s\t%.1f\n", cls, csecs[cls] }
         /^\[INFO\] -+< [^ ]+:[^ ]+ >-+$/ { id = $0; sub(/^[^<]*< [^:]+:/, "", id); sub(/ >.*$/, "", id); next }
         /^\[INFO\] Building .* \[[0-9]+\/[0-9]+\]$/ && id != "" {
           name = $0; sub(/^\[INFO\] Building /, "", name); sub(/[[:space:]]+\[[0-9]+\/[0-9]+\]$/, "", name)
