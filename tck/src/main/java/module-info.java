@@ -12,6 +12,9 @@ module io.blockxfer.tck {
     requires jdk.jfr;
     requires static io.blockxfer.transport.loopback;
     requires static org.jspecify;
+    // EtcdCluster's TLS and TestCertificates only: the tests that use them have BouncyCastle
+    requires static org.bouncycastle.pkix;
+    requires static org.bouncycastle.provider;
 
     exports io.blockxfer.tck;
     exports io.blockxfer.tck.process;

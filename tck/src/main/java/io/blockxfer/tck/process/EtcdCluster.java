@@ -12,16 +12,21 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
@@ -35,6 +40,11 @@ import org.junit.jupiter.api.Assumptions;
  * ({@code SIGSTOP}) and started again on its data. No member outlives the test JVM
  * ({@link ChildProcess}'s shutdown hook kills any left), and {@link #close()} kills every member it
  * started.
+ *
+ * <p>{@link #builder(int)} starts it with client and peer TLS ({@code https://} URLs,
+ * {@code --client-cert-auth}, certificates of a throwaway CA made by {@link TestCertificates}:
+ * {@link #tls()}) and with authentication (a {@code root} user, {@code auth enable}, deployment
+ * users limited to a prefix by {@link #addUser}), and with short token TTLs (simple or JWT).
  *
  * <p>Without an {@code etcd} binary the tests skip with the cause, or fail instead when
  * {@code -Dblockxfer.etcd.require=true} (CI sets it).
@@ -54,6 +64,8 @@ public final class EtcdCluster implements AutoCloseable {
     private final String version;
     private final Path dir;
     private final List<Member> members = new ArrayList<>();
+    private @Nullable Tls tls;
+    private @Nullable String rootPassword;
     private boolean closed;
 
     private EtcdCluster(Path binary, Path dir) {
@@ -114,48 +126,243 @@ public final class EtcdCluster implements AutoCloseable {
 
     /** Starts a cluster of {@code size} (1 or 3) members and waits until each is healthy. */
     public static EtcdCluster start(int size) {
+        return builder(size).start();
+    }
+
+    /** A cluster of {@code size} (1 or 3) members to configure (TLS, authentication) and start. */
+    public static Builder builder(int size) {
         if (size != 1 && size != 3) {
             throw new IllegalArgumentException("size must be 1 or 3: " + size);
         }
-        Path binary = requireBinary();
-        Path dir;
-        try {
-            dir = Files.createTempDirectory("blockxfer-etcd-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        return new Builder(size);
+    }
+
+    /**
+     * How a cluster starts: plain text unless {@link #tls()}, without authentication unless
+     * {@link #auth()}.
+     *
+     * <p><b>Thread safety:</b> not thread-safe.
+     */
+    public static final class Builder {
+        private final int size;
+        private boolean tls;
+        private boolean auth;
+        private @Nullable Duration simpleTokenTtl;
+        private @Nullable Duration jwtTokenTtl;
+
+        private Builder(int size) {
+            this.size = size;
         }
-        EtcdCluster cluster = new EtcdCluster(binary, dir);
-        try {
-            List<Integer> ports = freePorts(2 * size);
-            String token = "blockxfer-test-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
-            for (int i = 0; i < size; i++) {
-                cluster.members.add(new Member("m" + (i + 1), ports.get(2 * i), ports.get(2 * i + 1),
-                        dir.resolve("m" + (i + 1) + ".etcd")));
+
+        /**
+         * Client and peer TLS with certificates of a throwaway CA ({@link EtcdCluster#tls()}):
+         * {@code https://} client URLs, {@code --client-cert-auth} (clients present a certificate
+         * of that CA) and the same for the members among themselves. Needs BouncyCastle.
+         */
+        public Builder tls() {
+            this.tls = true;
+            return this;
+        }
+
+        /**
+         * etcd's authentication on: a {@code root} user (password {@link EtcdCluster#rootPassword()})
+         * with the root role, then {@code auth enable}; {@link EtcdCluster#addUser} adds deployment users.
+         */
+        public Builder auth() {
+            this.auth = true;
+            return this;
+        }
+
+        /** Simple tokens expire after {@code ttl} unused ({@code --auth-token-ttl}; whole seconds). */
+        public Builder simpleTokenTtl(Duration ttl) {
+            this.simpleTokenTtl = ttl;
+            this.jwtTokenTtl = null;
+            return this;
+        }
+
+        /** JWT tokens ({@code --auth-token jwt,...,sign-method=RS256,ttl=...}) that expire after {@code ttl}. */
+        public Builder jwtTokenTtl(Duration ttl) {
+            this.jwtTokenTtl = ttl;
+            this.simpleTokenTtl = null;
+            return this;
+        }
+
+        /** Starts the members and waits until each is healthy (and, with {@link #auth()}, auth is on). */
+        public EtcdCluster start() {
+            Path binary = requireBinary();
+            Path dir;
+            try {
+                dir = Files.createTempDirectory("blockxfer-etcd-");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-            String initial = cluster.members.stream().map(m -> m.name + "=http://127.0.0.1:" + m.peerPort)
-                    .collect(Collectors.joining(","));
-            for (Member m : cluster.members) {
-                m.args = List.of("--name=" + m.name, "--data-dir=" + m.dataDir,
-                        "--listen-client-urls=http://127.0.0.1:" + m.clientPort,
-                        "--advertise-client-urls=http://127.0.0.1:" + m.clientPort,
-                        "--listen-peer-urls=http://127.0.0.1:" + m.peerPort,
-                        "--initial-advertise-peer-urls=http://127.0.0.1:" + m.peerPort,
-                        "--initial-cluster=" + initial, "--initial-cluster-token=" + token,
-                        "--initial-cluster-state=new", "--logger=zap", "--log-outputs=stderr");
-                cluster.launch(m);
+            EtcdCluster cluster = new EtcdCluster(binary, dir);
+            try {
+                cluster.launchAll(this);
+                return cluster;
+            } catch (RuntimeException | Error e) {
+                cluster.close();
+                throw e;
             }
-            for (int i = 0; i < size; i++) {
-                cluster.awaitHealthy(i, START_TIMEOUT);
-            }
-            return cluster;
-        } catch (RuntimeException | Error e) {
-            cluster.close();
-            throw e;
         }
     }
 
-    /** The client endpoints of every member: {@code etcd://127.0.0.1:P1,...}. */
+    private void launchAll(Builder b) {
+        List<Integer> ports = freePorts(2 * b.size);
+        String token = "blockxfer-test-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+        for (int i = 0; i < b.size; i++) {
+            members.add(new Member("m" + (i + 1), ports.get(2 * i), ports.get(2 * i + 1),
+                    dir.resolve("m" + (i + 1) + ".etcd")));
+        }
+        if (b.tls) {
+            tls = new Tls(dir.resolve("tls"), members.size());
+        }
+        String scheme = tls != null ? "https" : "http";
+        String initial = members.stream().map(m -> m.name + "=" + scheme + "://127.0.0.1:" + m.peerPort)
+                .collect(Collectors.joining(","));
+        for (int i = 0; i < members.size(); i++) {
+            Member m = members.get(i);
+            List<String> args = new ArrayList<>(List.of("--name=" + m.name, "--data-dir=" + m.dataDir,
+                    "--listen-client-urls=" + scheme + "://127.0.0.1:" + m.clientPort,
+                    "--advertise-client-urls=" + scheme + "://127.0.0.1:" + m.clientPort,
+                    "--listen-peer-urls=" + scheme + "://127.0.0.1:" + m.peerPort,
+                    "--initial-advertise-peer-urls=" + scheme + "://127.0.0.1:" + m.peerPort,
+                    "--initial-cluster=" + initial, "--initial-cluster-token=" + token,
+                    "--initial-cluster-state=new", "--logger=zap", "--log-outputs=stderr"));
+            if (tls != null) {
+                Tls t = tls;
+                args.addAll(List.of("--cert-file=" + t.serverCertFile(i), "--key-file=" + t.serverKeyFile(i),
+                        "--client-cert-auth", "--trusted-ca-file=" + t.serverTrustFile(),
+                        "--peer-cert-file=" + t.serverCertFile(i), "--peer-key-file=" + t.serverKeyFile(i),
+                        "--peer-client-cert-auth", "--peer-trusted-ca-file=" + t.serverTrustFile()));
+            }
+            if (b.jwtTokenTtl != null) {
+                Path privateKey = dir.resolve("jwt.key");
+                Path publicKey = dir.resolve("jwt.pub");
+                if (!Files.exists(privateKey)) {
+                    TestCertificates.writeJwtKeys(privateKey, publicKey);
+                }
+                args.add("--auth-token=jwt,pub-key=" + publicKey + ",priv-key=" + privateKey
+                        + ",sign-method=RS256,ttl=" + b.jwtTokenTtl.toMillis() + "ms");
+            } else if (b.simpleTokenTtl != null) {
+                args.add("--auth-token-ttl=" + Math.max(1, b.simpleTokenTtl.toSeconds()));
+            }
+            m.args = List.copyOf(args);
+            launch(m);
+        }
+        for (int i = 0; i < members.size(); i++) {
+            awaitHealthy(i, START_TIMEOUT);
+        }
+        if (b.auth) {
+            String password = "root-" + Long.toHexString(System.nanoTime());
+            admin("/v3/auth/user/add", "{\"name\":\"root\",\"password\":\"" + password + "\"}", null);
+            admin("/v3/auth/user/grant", "{\"user\":\"root\",\"role\":\"root\"}", null);
+            admin("/v3/auth/enable", "{}", null);
+            rootPassword = password;
+        }
+    }
+
+    /** The root user's password; null unless the cluster was started with authentication. */
+    public synchronized @Nullable String rootPassword() {
+        return rootPassword;
+    }
+
+    /** The cluster's TLS files and CA; null unless it was started with TLS. */
+    public synchronized @Nullable Tls tls() {
+        return tls;
+    }
+
+    /**
+     * Adds etcd user {@code user} with {@code password} and a role {@code user-role} that may read
+     * and write keys under {@code prefix} only (as {@code etcdctl role add}, {@code role
+     * grant-permission --prefix=true readwrite}, {@code user add}, {@code user grant-role} do),
+     * through etcd's JSON gateway as root.
+     */
+    public void addUser(String user, String password, String prefix) {
+        addUser(user, password, prefix, "READWRITE");
+    }
+
+    /** As {@link #addUser(String, String, String)} with {@code permission} READ, WRITE or READWRITE. */
+    public void addUser(String user, String password, String prefix, String permission) {
+        String token = rootToken();
+        String role = user + "-role";
+        Base64.Encoder b64 = Base64.getEncoder();
+        byte[] start = prefix.getBytes(StandardCharsets.UTF_8);
+        byte[] end = start.clone();
+        end[end.length - 1]++;
+        admin("/v3/auth/role/add", "{\"name\":\"" + role + "\"}", token);
+        admin("/v3/auth/role/grant", "{\"name\":\"" + role + "\",\"perm\":{\"permType\":\"" + permission
+                + "\",\"key\":\"" + b64.encodeToString(start) + "\",\"range_end\":\"" + b64.encodeToString(end)
+                + "\"}}", token);
+        admin("/v3/auth/user/add", "{\"name\":\"" + user + "\",\"password\":\"" + password + "\"}", token);
+        admin("/v3/auth/user/grant", "{\"user\":\"" + user + "\",\"role\":\"" + role + "\"}", token);
+    }
+
+    /**
+     * etcdctl's variables for a client of this cluster as {@code user} (with {@code password}):
+     * {@code ETCDCTL_ENDPOINTS}, {@code ETCDCTL_USER}, and with TLS {@code ETCDCTL_CACERT} and a
+     * client certificate of the cluster's CA for {@code user} written to the cluster's folder
+     * ({@code ETCDCTL_CERT}, {@code ETCDCTL_KEY}). For child processes and commands under test.
+     */
+    public synchronized Map<String, String> etcdctlEnvironment(String user, String password) {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("ETCDCTL_ENDPOINTS", endpoints());
+        env.put("ETCDCTL_USER", user + ":" + password);
+        Tls t = tls;
+        if (t != null) {
+            TestCertificates.Issued client = t.client(user, TestCertificates.KeyKind.EC);
+            env.put("ETCDCTL_CACERT", t.caFile().toString());
+            env.put("ETCDCTL_CERT", client.writeCertificate(dir.resolve("tls").resolve("client-" + user + ".pem"))
+                    .toString());
+            env.put("ETCDCTL_KEY", client.writeKey(dir.resolve("tls").resolve("client-" + user + "-key.pem"),
+                    TestCertificates.KeyFormat.TRADITIONAL).toString());
+        }
+        return env;
+    }
+
+    /** A token for root, or null without authentication. */
+    private @Nullable String rootToken() {
+        String password = rootPassword();
+        if (password == null) {
+            return null;
+        }
+        String answer = admin("/v3/auth/authenticate", "{\"name\":\"root\",\"password\":\"" + password + "\"}",
+                null);
+        String token = jsonString(answer, "token");
+        if (token == null) {
+            throw new AssertionError("etcd gave root no token: " + answer);
+        }
+        return token;
+    }
+
+    /** POSTs {@code json} to {@code path} of a running member's gateway; the body, or fails naming the answer. */
+    private String admin(String path, String json, @Nullable String token) {
+        int port = -1;
+        for (int i = 0; i < size(); i++) {
+            if (pid(i) >= 0) {
+                port = clientPort(i);
+                break;
+            }
+        }
+        byte[] body = json.getBytes(StandardCharsets.UTF_8);
+        String answer = http(port, "POST " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + (token == null ? "" : "Authorization: " + token + "\r\n") + "Content-Length: " + body.length
+                + "\r\n\r\n" + json);
+        if (!answer.startsWith("HTTP/1.0 200") && !answer.startsWith("HTTP/1.1 200")) {
+            throw new AssertionError("etcd refused " + path + ": " + answer);
+        }
+        int split = answer.indexOf("\r\n\r\n");
+        return split < 0 ? answer : answer.substring(split + 4);
+    }
+
+    /**
+     * The client endpoints of every member: {@code etcd://127.0.0.1:P1,...}, or
+     * {@code https://127.0.0.1:P1,https://127.0.0.1:P2,...} with TLS.
+     */
     public synchronized String endpoints() {
+        if (tls != null) {
+            return members.stream().map(m -> "https://127.0.0.1:" + m.clientPort).collect(Collectors.joining(","));
+        }
         return members.stream().map(m -> "127.0.0.1:" + m.clientPort).collect(Collectors.joining(",", "etcd://", ""));
     }
 
@@ -248,11 +455,13 @@ public final class EtcdCluster implements AutoCloseable {
     public int leader() {
         int n = size();
         StringBuilder answers = new StringBuilder();
+        String token = rootToken();
         for (int i = 0; i < n; i++) {
             if (pid(i) < 0) {
                 continue;
             }
             String answer = http(clientPort(i), "POST /v3/maintenance/status HTTP/1.0\r\nHost: 127.0.0.1\r\n"
+                    + (token == null ? "" : "Authorization: " + token + "\r\n")
                     + "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
             answers.append(" m").append(i + 1).append(": ").append(answer.lines().reduce((a, b) -> b).orElse(""));
             String self = jsonString(answer, "member_id");
@@ -320,16 +529,22 @@ public final class EtcdCluster implements AutoCloseable {
                 .exitGrace(Duration.ofSeconds(2)).start();
     }
 
-    /** GET /health over a plain socket (no HTTP client needed): the body, or the error. */
-    private static String health(int port) {
+    /** GET /health over a socket (no HTTP client needed): the body, or the error. */
+    private String health(int port) {
         return http(port, "GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
     }
 
-    /** One HTTP/1.0 exchange with a member's client port: the whole answer, or the error. */
-    private static String http(int port, String request) {
-        try (Socket s = new Socket()) {
-            s.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
-            s.setSoTimeout(2000);
+    /** One HTTP/1.0 exchange with a member's client port (TLS with the root certificate): the answer, or the error. */
+    private String http(int port, String request) {
+        Tls t;
+        synchronized (this) {
+            t = tls;
+        }
+        try (Socket plain = new Socket()) {
+            plain.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
+            plain.setSoTimeout(2000);
+            Socket s = t == null ? plain : t.adminContext().getSocketFactory().createSocket(plain, "127.0.0.1", port,
+                    true);
             OutputStream out = s.getOutputStream();
             out.write(request.getBytes(StandardCharsets.US_ASCII));
             out.flush();
@@ -363,6 +578,87 @@ public final class EtcdCluster implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted", e);
+        }
+    }
+
+    /**
+     * A TLS cluster's files: a throwaway CA ({@link #ca()}), each member's certificate (for
+     * clients and peers, with SANs 127.0.0.1 and localhost), the file of CAs the members trust
+     * for clients and peers ({@link #serverTrustFile()}), a file with the CA for clients to trust
+     * ({@link #caFile()}), and a client certificate without a CN for the cluster's own calls. The
+     * members read the files when they start: {@link #rotate()} renews them all with a new CA, and
+     * {@link EtcdCluster#restart} makes a member use them.
+     *
+     * <p><b>Thread safety:</b> thread-safe.
+     */
+    public static final class Tls {
+        private final Path dir;
+        private final int size;
+        private TestCertificates.Ca ca;
+        private SSLContext adminContext;
+
+        Tls(Path dir, int size) {
+            this.dir = dir;
+            this.size = size;
+            this.ca = TestCertificates.ca("etcd-test-ca");
+            this.adminContext = write(ca);
+        }
+
+        private SSLContext write(TestCertificates.Ca authority) {
+            for (int i = 0; i < size; i++) {
+                TestCertificates.Issued server = authority.server("etcd-m" + (i + 1));
+                server.writeCertificate(serverCertFile(i));
+                server.writeKey(serverKeyFile(i), TestCertificates.KeyFormat.PKCS8);
+            }
+            authority.write(serverTrustFile());
+            authority.write(caFile());
+            // no CN: etcd's JSON gateway refuses a client certificate with one once authentication is on
+            return authority.client("", TestCertificates.KeyKind.EC).sslContext(authority.certificate());
+        }
+
+        /** The CA of the members' certificates, and the one they trust for clients. */
+        public synchronized TestCertificates.Ca ca() {
+            return ca;
+        }
+
+        /** A PEM file with the CA's certificate, for clients to trust (etcdctl's {@code --cacert}). */
+        public Path caFile() {
+            return dir.resolve("ca.pem");
+        }
+
+        /** The members' {@code --trusted-ca-file} (and {@code --peer-trusted-ca-file}). */
+        public Path serverTrustFile() {
+            return dir.resolve("server-trust.pem");
+        }
+
+        /** Member {@code i}'s {@code --cert-file} (and {@code --peer-cert-file}). */
+        public Path serverCertFile(int i) {
+            return dir.resolve("m" + (i + 1) + ".pem");
+        }
+
+        /** Member {@code i}'s {@code --key-file} (and {@code --peer-key-file}). */
+        public Path serverKeyFile(int i) {
+            return dir.resolve("m" + (i + 1) + "-key.pem");
+        }
+
+        /** A client certificate of the CA for user {@code cn}, valid now for a day. */
+        public synchronized TestCertificates.Issued client(String cn, TestCertificates.KeyKind kind) {
+            return ca.client(cn, kind);
+        }
+
+        /**
+         * A new CA: every member's certificate, the members' trust and {@link #caFile()} are
+         * rewritten with it (in place); members use it once restarted. Returns the new CA.
+         */
+        public synchronized TestCertificates.Ca rotate() {
+            TestCertificates.Ca fresh = TestCertificates.ca("etcd-test-ca-" + Instant.now().toEpochMilli());
+            adminContext = write(fresh);
+            ca = fresh;
+            return fresh;
+        }
+
+        synchronized SSLContext adminContext() {
+            return adminContext;
         }
     }
 

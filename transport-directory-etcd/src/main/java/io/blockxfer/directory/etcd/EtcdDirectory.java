@@ -4,20 +4,29 @@ import io.blockxfer.directory.Directory;
 import io.blockxfer.directory.DirectoryDispatcher;
 import io.blockxfer.directory.DirectoryLimits;
 import io.blockxfer.directory.DirectoryListener;
+import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.DirectoryWatch;
 import io.blockxfer.directory.Publication;
 import io.blockxfer.directory.PublicationListener;
+import io.blockxfer.directory.etcd.internal.AccessProbe;
 import io.blockxfer.directory.etcd.internal.EtcdConnection;
+import io.blockxfer.directory.etcd.internal.EtcdTls;
 import io.blockxfer.directory.etcd.internal.LeasedEntry;
 import io.blockxfer.directory.etcd.internal.PrefixWatch;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.kv.PutResponse;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
 import io.etcd.jetcd.options.PutOption;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -26,6 +35,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link Directory} on etcd (3.4 or newer), through jetcd: a member's entry is a key
@@ -54,6 +64,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       timeouts); {@link Publication#ttl()} is the TTL granted.</li>
  *   <li><b>Listings</b> are read in pages at one revision, so a deployment of many members lists
  *       within the client's response limit.</li>
+ *   <li><b>TLS and authentication</b> as etcdctl configures them ({@link Builder#trustedCa},
+ *       {@link Builder#clientCertificate}, {@link Builder#user}, {@link #fromEnvironment()}),
+ *       checked against etcd by {@link Builder#build()}; certificate files renewed in place are
+ *       used from the next connection on. Failures are {@link EtcdTlsException}s and
+ *       {@link EtcdAuthException}s, never retried as unavailability.</li>
  *   <li><b>Threads.</b> jetcd calls back on a Vert.x event loop; nothing of ours runs or blocks
  *       there: events go to the dispatcher's thread ({@code blockxfer-directory-<name>}), lease
  *       renewals and reconnects to a timer thread ({@code blockxfer-etcd-<name>}).</li>
@@ -72,6 +87,11 @@ public final class EtcdDirectory implements Directory {
     /** The longest operation timeout accepted. */
     public static final Duration MAX_OPERATION_TIMEOUT = Duration.ofMinutes(5);
 
+    /** etcdctl's variables that {@link Builder#environment(Map)} reads. */
+    public static final List<String> ENVIRONMENT_VARIABLES = List.of("ETCDCTL_ENDPOINTS", "ETCDCTL_CACERT",
+            "ETCDCTL_CERT", "ETCDCTL_KEY", "ETCDCTL_USER", "ETCDCTL_PASSWORD", "ETCDCTL_INSECURE_SKIP_TLS_VERIFY");
+
+    private static final System.Logger LOG = System.getLogger(EtcdDirectory.class.getName());
     private static final AtomicInteger COUNT = new AtomicInteger();
 
     private final String name;
@@ -82,10 +102,28 @@ public final class EtcdDirectory implements Directory {
     private final Set<PrefixWatch> watches = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    private EtcdDirectory(Builder b) {
+    private EtcdDirectory(Builder b, @Nullable EtcdTls tls, @Nullable String user, byte @Nullable [] password) {
         this.name = b.name != null ? b.name : "etcd-" + COUNT.incrementAndGet();
         this.prefix = b.prefix;
-        this.connection = new EtcdConnection(b.endpoints, b.operationTimeout, name, describe(name, b.endpoints, prefix));
+        String owner = describe(name, b.endpoints, prefix);
+        this.connection = new EtcdConnection(b.endpoints, b.operationTimeout, name, owner, tls, user, password);
+        if (tls != null || user != null) {
+            // TLS or a user: what is misconfigured is refused here, not at the first publish or watch
+            try {
+                long deadline = connection.deadline();
+                if (tls != null) {
+                    tls.check(b.endpoints.hostPorts(), deadline, owner);
+                }
+                AccessProbe.check(connection, prefix, deadline);
+            } catch (DirectoryUnavailableException e) {
+                // etcd may be down while a process starts: the calls will find out, as without TLS
+                LOG.log(Level.WARNING, owner + ": TLS and access to etcd are not checked now, etcd cannot be"
+                        + " reached (" + e.getMessage() + "); the first call checks them");
+            } catch (RuntimeException | Error e) {
+                connection.close();
+                throw e;
+            }
+        }
         this.dispatcher = new DirectoryDispatcher(name);
     }
 
@@ -102,6 +140,37 @@ public final class EtcdDirectory implements Directory {
     /** A builder for a client of the etcd cluster at {@code endpoints}. */
     public static Builder builder(EtcdEndpoints endpoints) {
         return new Builder(Objects.requireNonNull(endpoints, "endpoints"));
+    }
+
+    /**
+     * A builder configured as etcdctl is by this process's environment: the endpoints from
+     * {@code ETCDCTL_ENDPOINTS}, the rest as {@link Builder#environment(Map)} reads it.
+     *
+     * @throws IllegalArgumentException naming the variable that is missing or malformed
+     */
+    public static Builder fromEnvironment() {
+        return fromEnvironment(System.getenv());
+    }
+
+    /**
+     * A builder configured by {@code environment} as etcdctl would be: the endpoints from
+     * {@code ETCDCTL_ENDPOINTS}, the rest as {@link Builder#environment(Map)} reads it.
+     *
+     * @throws IllegalArgumentException naming the variable that is missing or malformed
+     */
+    public static Builder fromEnvironment(Map<String, String> environment) {
+        String endpoints = environment.get("ETCDCTL_ENDPOINTS");
+        if (endpoints == null || endpoints.isBlank()) {
+            throw new IllegalArgumentException("ETCDCTL_ENDPOINTS is not set: it names the etcd endpoints"
+                    + " (https://HOST:PORT[,https://HOST:PORT...])");
+        }
+        EtcdEndpoints parsed;
+        try {
+            parsed = EtcdEndpoints.parse(endpoints);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("ETCDCTL_ENDPOINTS: " + e.getMessage(), e);
+        }
+        return builder(parsed).environment(environment);
     }
 
     /** The client's name, as in its threads' names ({@code blockxfer-directory-<name>}). */
@@ -252,7 +321,21 @@ public final class EtcdDirectory implements Directory {
     }
 
     /**
-     * Builds an {@link EtcdDirectory}. Nothing is contacted until the first call.
+     * Builds an {@link EtcdDirectory}. Without TLS or a user nothing is contacted until the first
+     * call. With TLS or a user, {@link #build()} checks them against etcd within the operation
+     * timeout, so that a misconfiguration is refused there: a TLS handshake with every endpoint, a
+     * read of the prefix, and a write check under it. When etcd cannot be reached then (it may be
+     * down while a process starts), the build succeeds with a warning and the first call checks.
+     *
+     * <p>TLS and authentication are configured as etcdctl's are: {@link #trustedCa} (etcdctl's
+     * {@code --cacert}), {@link #clientCertificate} ({@code --cert}, {@code --key}), {@link #user}
+     * and {@link #password} or {@link #passwordFile} ({@code --user}, {@code --password}),
+     * {@link #insecureSkipTlsVerify} ({@code --insecure-skip-tls-verify}), or all at once from
+     * etcdctl's {@code ETCDCTL_*} variables ({@link #environment(Map)}). TLS is on with
+     * {@code https://} endpoints, and with {@code etcd://} (or scheme-less) endpoints when a CA, a
+     * client certificate or {@code insecureSkipTlsVerify} is given; {@code http://} endpoints with
+     * TLS settings are refused. The files are read again when they change (see the module README,
+     * "Certificate rotation").
      *
      * <p><b>Thread safety:</b> not thread-safe; build on one thread.
      */
@@ -260,10 +343,22 @@ public final class EtcdDirectory implements Directory {
         private final EtcdEndpoints endpoints;
         private String prefix = DEFAULT_PREFIX;
         private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
-        private @org.jspecify.annotations.Nullable String name;
+        private @Nullable String name;
+        private @Nullable Path trustedCa;
+        private @Nullable Path clientCertificate;
+        private @Nullable Path clientKey;
+        private boolean insecureSkipTlsVerify;
+        private @Nullable String user;
+        private char @Nullable [] password;
+        private @Nullable Path passwordFile;
 
         private Builder(EtcdEndpoints endpoints) {
             this.endpoints = endpoints;
+        }
+
+        /** The endpoints the client will connect to. */
+        public EtcdEndpoints endpoints() {
+            return endpoints;
         }
 
         /**
@@ -308,9 +403,201 @@ public final class EtcdDirectory implements Directory {
             return this;
         }
 
-        /** The client; it connects on its first call. */
+        /**
+         * The CA bundle (PEM, one or more certificates) that etcd's certificate must be signed by
+         * (etcdctl's {@code --cacert}); the JDK's default CAs unless set. Turns TLS on.
+         */
+        public Builder trustedCa(Path caFile) {
+            this.trustedCa = Objects.requireNonNull(caFile, "caFile");
+            return this;
+        }
+
+        /**
+         * This client's certificate (PEM, with its intermediate CAs if any) and private key (PEM:
+         * PKCS#1, PKCS#8 or SEC1; RSA or EC; unencrypted), for etcd's {@code --client-cert-auth}
+         * (etcdctl's {@code --cert} and {@code --key}). Turns TLS on.
+         */
+        public Builder clientCertificate(Path certFile, Path keyFile) {
+            this.clientCertificate = Objects.requireNonNull(certFile, "certFile");
+            this.clientKey = Objects.requireNonNull(keyFile, "keyFile");
+            return this;
+        }
+
+        /**
+         * Whether to skip checking etcd's certificate (its CA, its validity and its names; etcdctl's
+         * {@code --insecure-skip-tls-verify}); off unless set. For tests only: {@link #build()} logs a
+         * warning that says it is on. Turns TLS on.
+         */
+        public Builder insecureSkipTlsVerify(boolean skip) {
+            this.insecureSkipTlsVerify = skip;
+            return this;
+        }
+
+        /**
+         * The etcd user to authenticate as (etcdctl's {@code --user}), with {@link #password} or
+         * {@link #passwordFile}.
+         *
+         * @throws IllegalArgumentException if it is empty or holds a ':'
+         */
+        public Builder user(String user) {
+            Objects.requireNonNull(user, "user");
+            if (user.isEmpty() || user.indexOf(':') >= 0) {
+                throw new IllegalArgumentException("etcd user must be non-empty and hold no ':': '" + user + "'");
+            }
+            this.user = user;
+            return this;
+        }
+
+        /** The user's password (copied; the caller may clear its array). */
+        public Builder password(char[] password) {
+            this.password = Objects.requireNonNull(password, "password").clone();
+            this.passwordFile = null;
+            return this;
+        }
+
+        /**
+         * A file holding the user's password (its first line, without the line end), read by
+         * {@link #build()}; instead of {@link #password}.
+         */
+        public Builder passwordFile(Path file) {
+            this.passwordFile = Objects.requireNonNull(file, "file");
+            this.password = null;
+            return this;
+        }
+
+        /**
+         * Applies etcdctl's variables that are set in {@code environment} (those unset leave the
+         * builder as it is): {@code ETCDCTL_CACERT}, {@code ETCDCTL_CERT} with {@code ETCDCTL_KEY},
+         * {@code ETCDCTL_USER} ({@code name:password}, or {@code name} with
+         * {@code ETCDCTL_PASSWORD}), {@code ETCDCTL_INSECURE_SKIP_TLS_VERIFY} ({@code true} or
+         * {@code false}). {@code ETCDCTL_ENDPOINTS} is read by {@link EtcdDirectory#fromEnvironment()}.
+         *
+         * @throws IllegalArgumentException naming the variable that is malformed or lacks its pair
+         */
+        public Builder environment(Map<String, String> environment) {
+            String ca = nonBlank(environment, "ETCDCTL_CACERT");
+            String cert = nonBlank(environment, "ETCDCTL_CERT");
+            String key = nonBlank(environment, "ETCDCTL_KEY");
+            String userVariable = nonBlank(environment, "ETCDCTL_USER");
+            String passwordVariable = environment.get("ETCDCTL_PASSWORD");
+            String insecure = nonBlank(environment, "ETCDCTL_INSECURE_SKIP_TLS_VERIFY");
+            if (ca != null) {
+                trustedCa(Path.of(ca));
+            }
+            if ((cert == null) != (key == null)) {
+                throw new IllegalArgumentException(cert == null ? "ETCDCTL_KEY is set without ETCDCTL_CERT"
+                        : "ETCDCTL_CERT is set without ETCDCTL_KEY");
+            }
+            if (cert != null && key != null) {
+                clientCertificate(Path.of(cert), Path.of(key));
+            }
+            if (userVariable != null) {
+                int colon = userVariable.indexOf(':');
+                if (colon >= 0) {
+                    user(userVariable.substring(0, colon));
+                    password(userVariable.substring(colon + 1).toCharArray());
+                } else {
+                    user(userVariable);
+                    if (passwordVariable == null) {
+                        throw new IllegalArgumentException("ETCDCTL_USER names user '" + userVariable
+                                + "' without a password: set ETCDCTL_USER=name:password, or ETCDCTL_PASSWORD");
+                    }
+                    password(passwordVariable.toCharArray());
+                }
+            } else if (passwordVariable != null) {
+                throw new IllegalArgumentException("ETCDCTL_PASSWORD is set without ETCDCTL_USER");
+            }
+            if (insecure != null) {
+                insecureSkipTlsVerify(switch (insecure) {
+                    case "1", "t", "T", "true", "TRUE", "True" -> true;
+                    case "0", "f", "F", "false", "FALSE", "False" -> false;
+                    default -> throw new IllegalArgumentException("ETCDCTL_INSECURE_SKIP_TLS_VERIFY must be true or"
+                            + " false, not '" + insecure + "'");
+                });
+            }
+            return this;
+        }
+
+        private static @Nullable String nonBlank(Map<String, String> environment, String variable) {
+            String value = environment.get(variable);
+            return value == null || value.isBlank() ? null : value.strip();
+        }
+
+        /**
+         * The client. Without TLS or a user it connects on its first call; with either, it checks
+         * them against etcd first, within the operation timeout (when etcd cannot be reached, the
+         * check is left to the first call, with a warning).
+         *
+         * @throws IllegalArgumentException when the settings contradict each other (TLS settings with
+         *     {@code http://} endpoints, a user without a password, a password without a user) or the
+         *     password file cannot be read
+         * @throws EtcdTlsException when a certificate, key or CA file cannot be used, the client
+         *     certificate is out of its validity, or a handshake with an endpoint fails
+         * @throws EtcdAuthException when etcd refuses the user, or its roles lack read or write on
+         *     the prefix
+         */
         public EtcdDirectory build() {
-            return new EtcdDirectory(this);
+            boolean tlsSettings = trustedCa != null || clientCertificate != null || insecureSkipTlsVerify;
+            if (tlsSettings && endpoints.scheme() == EtcdEndpoints.Scheme.HTTP) {
+                throw new IllegalArgumentException("etcd endpoints " + endpoints + " are plain text (http://) but TLS"
+                        + " settings are given (a CA, a client certificate or insecureSkipTlsVerify): write them"
+                        + " https://HOST:PORT");
+            }
+            byte[] secret = secret();
+            if (user != null && secret == null) {
+                throw new IllegalArgumentException("etcd user '" + user + "' has no password: give password(...) or"
+                        + " passwordFile(...)");
+            }
+            if (user == null && secret != null) {
+                throw new IllegalArgumentException("an etcd password is given without a user");
+            }
+            boolean tlsOn = tlsSettings || endpoints.scheme() == EtcdEndpoints.Scheme.HTTPS;
+            EtcdTls tls = tlsOn ? new EtcdTls(new EtcdTls.Settings(trustedCa, clientCertificate, clientKey,
+                    insecureSkipTlsVerify)) : null;
+            if (insecureSkipTlsVerify) {
+                LOG.log(Level.WARNING, "TLS VERIFICATION IS OFF for etcd " + endpoints + " (insecureSkipTlsVerify,"
+                        + " ETCDCTL_INSECURE_SKIP_TLS_VERIFY): etcd's certificate is not checked, so anyone between"
+                        + " this process and etcd can pose as etcd and read or change the directory. For tests only.");
+            }
+            if (user != null && !tlsOn) {
+                LOG.log(Level.WARNING, "etcd user '" + user + "' authenticates over plain text to " + endpoints
+                        + ": its password can be read on the network; use https:// endpoints");
+            }
+            try {
+                return new EtcdDirectory(this, tls, user, secret);
+            } finally {
+                if (secret != null) {
+                    Arrays.fill(secret, (byte) 0);
+                }
+            }
+        }
+
+        /** The password as UTF-8 bytes, from {@link #password} or the file; null without one. */
+        private byte @Nullable [] secret() {
+            Path file = passwordFile;
+            if (file != null) {
+                String text;
+                try {
+                    text = Files.readString(file, StandardCharsets.UTF_8);
+                } catch (IOException e) {
+                    throw new IllegalArgumentException("the etcd password file " + file + " cannot be read: " + e, e);
+                }
+                int end = text.indexOf('\n');
+                String line = end < 0 ? text : text.substring(0, end);
+                if (line.endsWith("\r")) {
+                    line = line.substring(0, line.length() - 1);
+                }
+                if (line.isEmpty()) {
+                    throw new IllegalArgumentException("the etcd password file " + file + " is empty (its first line"
+                            + " is the password)");
+                }
+                return line.getBytes(StandardCharsets.UTF_8);
+            }
+            char[] chars = password;
+            if (chars == null) {
+                return null;
+            }
+            return new String(chars).getBytes(StandardCharsets.UTF_8);
         }
     }
 }

@@ -12,22 +12,48 @@ import java.util.stream.Collectors;
  * The client endpoints of one etcd cluster, parsed from the forms a user writes:
  * <ul>
  *   <li>{@code etcd://HOST:PORT[,HOST:PORT...]}, the project's form (as in
- *       {@code --directory etcd://198.18.0.1:2379,198.18.0.2:2379});</li>
+ *       {@code --directory etcd://198.18.0.1:2379,198.18.0.2:2379}), or bare
+ *       {@code HOST:PORT[,HOST:PORT...]}: plain text, or TLS when the directory is given TLS
+ *       settings (a CA, a client certificate), as etcdctl does with endpoints without a scheme;</li>
  *   <li>{@code http://HOST:PORT[,http://HOST:PORT...]}, etcd's own form (as in
- *       {@code etcdctl --endpoints}); the scheme may be left off after the first.</li>
+ *       {@code etcdctl --endpoints}): plain text;</li>
+ *   <li>{@code https://HOST:PORT[,https://HOST:PORT...]}: TLS.</li>
  * </ul>
- * A host is a name, an IPv4 address or a bracketed IPv6 address; the port is required. TLS
- * ({@code https://}) is not supported yet and is refused with that reason. Duplicates are dropped,
- * the order is kept.
+ * The scheme may be left off after the first item; items with different schemes are refused. A
+ * host is a name, an IPv4 address or a bracketed IPv6 address; the port is required. Duplicates
+ * are dropped, the order is kept.
  *
  * <p><b>Thread safety:</b> immutable.
  */
 public final class EtcdEndpoints {
 
-    private final List<String> hostPorts;
+    /** How the endpoints were written, which decides plain text or TLS. */
+    public enum Scheme {
+        /** {@code etcd://} or no scheme: plain text unless the directory has TLS settings. */
+        ETCD("etcd://"),
+        /** {@code http://}: plain text. */
+        HTTP("http://"),
+        /** {@code https://}: TLS. */
+        HTTPS("https://");
 
-    private EtcdEndpoints(List<String> hostPorts) {
+        private final String prefix;
+
+        Scheme(String prefix) {
+            this.prefix = prefix;
+        }
+
+        /** {@code etcd://}, {@code http://} or {@code https://}. */
+        public String prefix() {
+            return prefix;
+        }
+    }
+
+    private final List<String> hostPorts;
+    private final Scheme scheme;
+
+    private EtcdEndpoints(List<String> hostPorts, Scheme scheme) {
         this.hostPorts = List.copyOf(hostPorts);
+        this.scheme = scheme;
     }
 
     /**
@@ -47,23 +73,32 @@ public final class EtcdEndpoints {
             throw invalid(endpoints, "it names no endpoint");
         }
         Set<String> parsed = new LinkedHashSet<>();
+        Scheme scheme = etcdScheme ? Scheme.ETCD : null;
         for (String raw : list.split(",", -1)) {
             String item = raw.strip();
-            if (item.startsWith("https://")) {
-                throw invalid(endpoints, "TLS (https://) is not supported yet; use http:// or etcd://");
+            Scheme itemScheme = null;
+            for (Scheme s : List.of(Scheme.HTTP, Scheme.HTTPS)) {
+                if (item.startsWith(s.prefix())) {
+                    itemScheme = s;
+                }
             }
-            if (item.startsWith("http://")) {
+            if (itemScheme != null) {
                 if (etcdScheme) {
                     throw invalid(endpoints, "etcd:// is followed by HOST:PORT items, not by URLs");
                 }
-                item = item.substring("http://".length());
+                if (scheme != null && scheme != itemScheme) {
+                    throw invalid(endpoints, "it mixes " + scheme.prefix() + " and " + itemScheme.prefix()
+                            + " (all endpoints of a cluster speak TLS, or none)");
+                }
+                scheme = itemScheme;
+                item = item.substring(itemScheme.prefix().length());
                 if (item.endsWith("/")) {
                     item = item.substring(0, item.length() - 1);
                 }
             }
             parsed.add(hostPort(endpoints, item));
         }
-        return new EtcdEndpoints(new ArrayList<>(parsed));
+        return new EtcdEndpoints(new ArrayList<>(parsed), scheme == null ? Scheme.ETCD : scheme);
     }
 
     private static String hostPort(String endpoints, String item) {
@@ -100,7 +135,8 @@ public final class EtcdEndpoints {
     private static IllegalArgumentException invalid(String endpoints, String problem) {
         String shown = endpoints.length() > 200 ? endpoints.substring(0, 200) + "..." : endpoints;
         return new IllegalArgumentException("etcd endpoints '" + shown + "' are invalid: " + problem
-                + " (expected etcd://HOST:PORT[,HOST:PORT...] or http://HOST:PORT[,http://HOST:PORT...])");
+                + " (expected etcd://HOST:PORT[,HOST:PORT...], http://HOST:PORT[,http://HOST:PORT...] or"
+                + " https://HOST:PORT[,https://HOST:PORT...])");
     }
 
     /** The endpoints as {@code HOST:PORT} items, in the order given. */
@@ -108,24 +144,39 @@ public final class EtcdEndpoints {
         return hostPorts;
     }
 
-    /** The endpoints as {@code http://HOST:PORT} URIs, for the etcd client. */
+    /** How the endpoints were written: {@code etcd://} (or no scheme), {@code http://} or {@code https://}. */
+    public Scheme scheme() {
+        return scheme;
+    }
+
+    /**
+     * The endpoints as {@code http://HOST:PORT} URIs ({@code https://} for {@link Scheme#HTTPS}),
+     * for the etcd client. jetcd reads only their hosts and ports: TLS is its SSL context.
+     */
     public List<URI> uris() {
-        return hostPorts.stream().map(h -> URI.create("http://" + h)).toList();
+        String prefix = scheme == Scheme.HTTPS ? "https://" : "http://";
+        return hostPorts.stream().map(h -> URI.create(prefix + h)).toList();
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof EtcdEndpoints e && hostPorts.equals(e.hostPorts);
+        return o instanceof EtcdEndpoints e && hostPorts.equals(e.hostPorts) && scheme == e.scheme;
     }
 
     @Override
     public int hashCode() {
-        return hostPorts.hashCode();
+        return hostPorts.hashCode() * 31 + scheme.hashCode();
     }
 
-    /** {@code etcd://HOST:PORT[,HOST:PORT...]}: the form {@link #parse} reads back. */
+    /**
+     * {@code etcd://HOST:PORT[,HOST:PORT...]}, or {@code http://HOST:PORT,http://...} /
+     * {@code https://HOST:PORT,https://...} as given: the form {@link #parse} reads back.
+     */
     @Override
     public String toString() {
-        return hostPorts.stream().collect(Collectors.joining(",", "etcd://", ""));
+        if (scheme == Scheme.ETCD) {
+            return hostPorts.stream().collect(Collectors.joining(",", "etcd://", ""));
+        }
+        return hostPorts.stream().map(h -> scheme.prefix() + h).collect(Collectors.joining(","));
     }
 }

@@ -3,7 +3,11 @@ package io.blockxfer.directory.etcd.internal;
 import io.blockxfer.directory.DirectoryException;
 import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.etcd.EtcdEndpoints;
+import io.blockxfer.directory.etcd.EtcdAuthException;
+import io.blockxfer.directory.etcd.EtcdTlsException;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.Watch;
@@ -11,7 +15,9 @@ import io.grpc.ManagedChannel;
 import java.lang.System.Logger.Level;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -31,7 +37,10 @@ import org.jspecify.annotations.Nullable;
  * callbacks on the directory's dispatcher. The jetcd client is built with a deadline on every call
  * but the watch ({@link DeadlineInterceptor}), gRPC keepalive pings while calls are open, and a
  * response limit large enough for etcd's largest values; while etcd cannot be reached, its channel
- * tries to connect every {@link #RECONNECT_INTERVAL} ({@link #unreachable()}).
+ * tries to connect every {@link #RECONNECT_INTERVAL} ({@link #unreachable()}), unless TLS
+ * handshakes fail (then gRPC's growing backoff applies). With TLS ({@link EtcdTls}) and a user,
+ * failures of either are typed ({@link EtcdTlsException}, {@link EtcdAuthException}) and not
+ * retried.
  *
  * <p><b>Thread safety:</b> thread-safe.
  */
@@ -55,10 +64,15 @@ public final class EtcdConnection implements AutoCloseable {
     /** The pause between two attempts of a call that failed because etcd could not serve it. */
     private static final long RETRY_PAUSE_MILLIS = 200;
 
+    /** With TLS, how often a call waiting for a connection looks whether every handshake failed. */
+    private static final long TLS_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
     /** How often a channel that lost etcd tries to connect again (instead of gRPC's backoff of up to 2 min). */
     public static final Duration RECONNECT_INTERVAL = Duration.ofMillis(500);
 
     private final EtcdEndpoints endpoints;
+    private final @Nullable EtcdTls tls;
+    private final @Nullable String user;
     private final String owner;
     private final Duration operationTimeout;
     private final Client client;
@@ -71,12 +85,17 @@ public final class EtcdConnection implements AutoCloseable {
      *
      * @param name names the timer thread, {@code blockxfer-etcd-<name>}
      * @param owner what uses this connection, for messages (the directory's {@code toString()})
+     * @param tls TLS to etcd, or null for plain text
+     * @param user etcd's user to authenticate as, or null; with {@code password}
      */
-    public EtcdConnection(EtcdEndpoints endpoints, Duration operationTimeout, String name, String owner) {
+    public EtcdConnection(EtcdEndpoints endpoints, Duration operationTimeout, String name, String owner,
+            @Nullable EtcdTls tls, @Nullable String user, byte @Nullable [] password) {
         this.endpoints = endpoints;
+        this.tls = tls;
+        this.user = user;
         this.owner = owner;
         this.operationTimeout = operationTimeout;
-        this.client = Client.builder()
+        ClientBuilder builder = Client.builder()
                 .endpoints(endpoints.uris())
                 .interceptor(new DeadlineInterceptor(operationTimeout))
                 .maxInboundMessageSize(MAX_INBOUND_BYTES)
@@ -85,8 +104,14 @@ public final class EtcdConnection implements AutoCloseable {
                 // etcd's servers refuse pings without an open call (GOAWAY "too_many_pings")
                 .keepaliveWithoutCalls(false)
                 .connectTimeout(operationTimeout)
-                .retryMaxDuration(operationTimeout)
-                .build();
+                .retryMaxDuration(operationTimeout);
+        if (tls != null) {
+            builder.sslContext(tls.sslContext());
+        }
+        if (user != null && password != null) {
+            builder.user(ByteSequence.from(user, StandardCharsets.UTF_8)).password(ByteSequence.from(password));
+        }
+        this.client = builder.build();
         // the clients' first use builds the gRPC channel, loading gRPC, Netty and Vert.x (over a
         // thousand classes, seconds on a loaded machine): done here, it does not count against the
         // operation timeout of the first call
@@ -133,9 +158,14 @@ public final class EtcdConnection implements AutoCloseable {
             return;
         }
         ManagedChannel c = channel;
+        EtcdTls t = tls;
         try {
-            reconnecting = timer.scheduleWithFixedDelay(c::resetConnectBackoff, 0, RECONNECT_INTERVAL.toMillis(),
-                    TimeUnit.MILLISECONDS);
+            reconnecting = timer.scheduleWithFixedDelay(() -> {
+                // a handshake that fails fails again: gRPC's growing backoff, not one every 500 ms
+                if (t == null || t.failures().since(System.nanoTime() - 2 * RECONNECT_INTERVAL.toNanos()).isEmpty()) {
+                    c.resetConnectBackoff();
+                }
+            }, 0, RECONNECT_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             // closing
         }
@@ -147,6 +177,11 @@ public final class EtcdConnection implements AutoCloseable {
             reconnecting.cancel(false);
             reconnecting = null;
         }
+    }
+
+    /** What uses this connection, for messages: "etcd directory NAME ENDPOINTS PREFIX". */
+    public String owner() {
+        return owner;
     }
 
     /** The endpoints, for messages. */
@@ -190,28 +225,34 @@ public final class EtcdConnection implements AutoCloseable {
      *
      * @param what what is being done, for the message: {@code "publish 'm1'"}
      * @throws DirectoryUnavailableException naming the endpoints when etcd did not answer in time
-     * @throws DirectoryException when etcd refused the call
+     * @throws EtcdTlsException when the TLS handshakes failed (at once when every endpoint's did)
+     * @throws EtcdAuthException when etcd refused the user or its permissions
+     * @throws DirectoryException when etcd refused the call otherwise
      */
     public <T> T call(Supplier<CompletableFuture<T>> call, long deadline, String what) {
+        long started = System.nanoTime();
         @Nullable Throwable last = null;
         while (true) {
             long remaining = deadline - System.nanoTime();
             if (remaining <= 0) {
-                throw unavailable(what, last);
+                throw unavailableOrTls(what, last, started);
             }
             CompletableFuture<T> future = call.get();
             try {
-                T result = future.get(remaining, TimeUnit.NANOSECONDS);
+                T result = await(future, deadline, started, what);
                 reachable();
                 return result;
             } catch (TimeoutException e) {
                 unreachable();
-                throw unavailable(what, last == null ? e : last);
+                throw unavailableOrTls(what, last == null ? e : last, started);
             } catch (ExecutionException e) {
                 Throwable cause = EtcdErrors.unwrap(e);
+                Optional<EtcdTlsException> tlsFailure = tlsFailure(cause, started);
+                if (tlsFailure.isPresent()) {
+                    throw withOwner(tlsFailure.get(), what);
+                }
                 if (!EtcdErrors.isUnavailable(cause)) {
-                    throw new DirectoryException(owner + " could not " + what + ": etcd refused: "
-                            + EtcdErrors.describe(cause), cause);
+                    throw refused(what, cause);
                 }
                 unreachable();
                 last = cause;
@@ -230,6 +271,110 @@ public final class EtcdConnection implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * The result of {@code future} by {@code deadline}; with TLS, it gives up as soon as the
+     * handshake with every endpoint has failed since {@code started} (jetcd's calls wait for a
+     * connection, which a refused certificate never gives).
+     */
+    private <T> T await(CompletableFuture<T> future, long deadline, long started, String what)
+            throws ExecutionException, TimeoutException, InterruptedException {
+        EtcdTls t = tls;
+        if (t == null) {
+            return future.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+        }
+        while (true) {
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                throw new TimeoutException();
+            }
+            try {
+                return future.get(Math.min(remaining, TLS_POLL_NANOS), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                Optional<EtcdTlsException> everywhere = t.failures().everywhereSince(endpoints.hostPorts(), started);
+                if (everywhere.isPresent()) {
+                    future.cancel(true);
+                    throw withOwner(everywhere.get(), what);
+                }
+            }
+        }
+    }
+
+    /** The TLS failure that {@code cause} means, or that a handshake since {@code started} recorded. */
+    private Optional<EtcdTlsException> tlsFailure(Throwable cause, long started) {
+        EtcdTls t = tls;
+        if (t == null) {
+            return Optional.empty();
+        }
+        Optional<EtcdTlsException> classified = t.failures().classify(null, cause);
+        Optional<EtcdTlsException> recorded = t.failures().since(started);
+        // the recorded one names its endpoint and certificate
+        return classified.isPresent() && recorded.isPresent() ? recorded : classified;
+    }
+
+    /** A timeout, or a TLS failure when the handshakes since {@code started} failed. */
+    private DirectoryException unavailableOrTls(String what, @Nullable Throwable cause, long started) {
+        EtcdTls t = tls;
+        if (t != null) {
+            Optional<EtcdTlsException> failure = cause == null ? Optional.empty() : tlsFailure(cause, started);
+            failure = failure.or(() -> t.failures().since(started));
+            if (failure.isPresent()) {
+                return withOwner(failure.get(), what);
+            }
+        }
+        return unavailable(what, cause);
+    }
+
+    private EtcdTlsException withOwner(EtcdTlsException e, String what) {
+        return new EtcdTlsException(e.reason(), e.endpoint(), owner + " could not " + what + ": " + e.getMessage(), e);
+    }
+
+    /** etcd refused a call: an {@link EtcdAuthException} when it is about the user or its roles. */
+    private DirectoryException refused(String what, Throwable cause) {
+        Optional<EtcdAuthException.Reason> auth = EtcdErrors.authFailure(cause);
+        if (auth.isPresent()) {
+            return new EtcdAuthException(auth.get(), owner + " could not " + what + ": etcd refused "
+                    + userDescription() + ": " + authText(auth.get()) + authHint(auth.get()) + " ["
+                    + EtcdErrors.describe(cause) + "]", cause);
+        }
+        return new DirectoryException(owner + " could not " + what + ": etcd refused: " + EtcdErrors.describe(cause),
+                cause);
+    }
+
+    /** What an auth refusal means, for messages. */
+    static String authText(EtcdAuthException.Reason reason) {
+        return switch (reason) {
+            case AUTHENTICATION_FAILED -> "authentication failed: a wrong password, or no such user";
+            case AUTH_NOT_ENABLED -> "authentication is not enabled in etcd";
+            case PERMISSION_DENIED -> "permission denied";
+            case NO_USER -> "etcd's authentication is on and no user is given";
+        };
+    }
+
+    /** What to do about an auth refusal, for messages. */
+    static String authHint(EtcdAuthException.Reason reason) {
+        return switch (reason) {
+            case AUTHENTICATION_FAILED -> " (check the user and its password: etcdctl's --user, ETCDCTL_USER and"
+                    + " ETCDCTL_PASSWORD)";
+            case AUTH_NOT_ENABLED -> " (etcd's authentication is off, so a user means nothing to it: enable it with"
+                    + " etcdctl auth enable, or configure no user)";
+            case PERMISSION_DENIED -> " (the user's roles must grant readwrite on the directory's prefix: etcdctl role"
+                    + " grant-permission ROLE --prefix=true readwrite PREFIX)";
+            case NO_USER -> " (etcd's authentication is on: configure a user and password, or a client certificate"
+                    + " whose CN names a user)";
+        };
+    }
+
+    /** "user 'alice'", "the client certificate's user 'CN'" or "a client without a user", for messages. */
+    public String userDescription() {
+        if (user != null) {
+            return "user '" + user + "'";
+        }
+        EtcdTls t = tls;
+        String cn = t == null ? null : t.clientCommonName();
+        return cn != null ? "the user '" + cn + "' of the client certificate's CN (no user configured)"
+                : "a client without a user";
     }
 
     /**

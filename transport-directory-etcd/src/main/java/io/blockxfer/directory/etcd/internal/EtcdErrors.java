@@ -1,9 +1,11 @@
 package io.blockxfer.directory.etcd.internal;
 
+import io.blockxfer.directory.etcd.EtcdAuthException;
 import io.etcd.jetcd.common.exception.CompactedException;
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.grpc.Status;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -11,7 +13,8 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Classifies what jetcd reports: whether a failure means "etcd could not be reached" (and may be
- * retried), that a lease or revision is gone, or something else.
+ * retried), that a lease or revision is gone, that etcd's authentication refused the client, or
+ * something else. TLS failures are {@link TlsFailures}'.
  *
  * <p><b>Thread safety:</b> stateless.
  */
@@ -60,8 +63,43 @@ public final class EtcdErrors {
      */
     public static boolean isUnavailable(Throwable t) {
         Status.Code code = code(t);
+        if (code == Status.Code.UNAUTHENTICATED && authFailure(t).isEmpty()) {
+            // jetcd reports a failed authentication call as UNAUTHENTICATED with that call's error as the
+            // cause: etcd could not be reached to authenticate
+            for (Throwable c = unwrap(t).getCause(); c != null; c = c.getCause()) {
+                Status.Code inner = Status.fromThrowable(c).getCode();
+                if (inner == Status.Code.UNAVAILABLE || inner == Status.Code.DEADLINE_EXCEEDED) {
+                    return true;
+                }
+            }
+        }
         return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
                 || code == Status.Code.CANCELLED;
+    }
+
+    /**
+     * What an authentication or permission refusal of etcd's means (its texts are etcd's
+     * {@code rpctypes} errors, anywhere in the cause chain: jetcd wraps a failed authentication);
+     * empty when the failure is of another kind.
+     */
+    public static Optional<EtcdAuthException.Reason> authFailure(Throwable t) {
+        int depth = 0;
+        for (Throwable c = unwrap(t); c != null && depth < 16; c = c.getCause(), depth++) {
+            String message = String.valueOf(c.getMessage());
+            if (message.contains("etcdserver: authentication failed")) {
+                return Optional.of(EtcdAuthException.Reason.AUTHENTICATION_FAILED);
+            }
+            if (message.contains("etcdserver: authentication is not enabled")) {
+                return Optional.of(EtcdAuthException.Reason.AUTH_NOT_ENABLED);
+            }
+            if (message.contains("etcdserver: permission denied")) {
+                return Optional.of(EtcdAuthException.Reason.PERMISSION_DENIED);
+            }
+            if (message.contains("etcdserver: user name is empty")) {
+                return Optional.of(EtcdAuthException.Reason.NO_USER);
+            }
+        }
+        return Optional.empty();
     }
 
     /** Whether etcd answered that the lease does not exist (expired or revoked). */
