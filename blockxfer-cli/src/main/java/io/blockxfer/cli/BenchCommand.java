@@ -142,10 +142,42 @@ public final class BenchCommand implements Callable<Integer> {
             description = "With --serve: where to listen. Default: 0.0.0.0:" + ControlProtocol.DEFAULT_PORT + ".")
     private @Nullable String listen;
 
-    @Option(names = "--directory", paramLabel = "ENDPOINTS",
-            description = "The etcd cluster where servers and initiators meet (etcd://HOST:PORT[,HOST:PORT...]). With"
-                    + " --serve: publish this server there while it serves; with --connect: find the server there.")
+    @Option(names = "--directory", paramLabel = "ENDPOINTS", arity = "0..1", fallbackValue = "",
+            description = "The etcd cluster where servers and initiators meet (etcd://HOST:PORT[,HOST:PORT...],"
+                    + " http://... or https://HOST:PORT[,https://HOST:PORT...] for TLS; without a value:"
+                    + " $ETCDCTL_ENDPOINTS). With --serve: publish this server there while it serves; with --connect:"
+                    + " find the server there. etcdctl's variables (ETCDCTL_CACERT, ETCDCTL_CERT, ETCDCTL_KEY,"
+                    + " ETCDCTL_USER, ETCDCTL_PASSWORD, ETCDCTL_INSECURE_SKIP_TLS_VERIFY) are read; the --etcd-*"
+                    + " options override them.")
     private @Nullable String directory;
+
+    @Option(names = "--etcd-cacert", paramLabel = "FILE",
+            description = "With --directory: the CA bundle (PEM) etcd's certificate must be signed by; turns TLS on"
+                    + " (etcdctl's --cacert).")
+    private @Nullable Path etcdCacert;
+
+    @Option(names = "--etcd-cert", paramLabel = "FILE",
+            description = "With --directory: this client's certificate (PEM), for etcd's --client-cert-auth; with"
+                    + " --etcd-key (etcdctl's --cert).")
+    private @Nullable Path etcdCert;
+
+    @Option(names = "--etcd-key", paramLabel = "FILE",
+            description = "With --directory: the key of --etcd-cert (PEM: PKCS#1, PKCS#8 or SEC1; etcdctl's --key).")
+    private @Nullable Path etcdKey;
+
+    @Option(names = "--etcd-user", paramLabel = "NAME[:PASSWORD]",
+            description = "With --directory: the etcd user (etcdctl's --user); its password after a colon, or in"
+                    + " --etcd-password-file.")
+    private @Nullable String etcdUser;
+
+    @Option(names = "--etcd-password-file", paramLabel = "FILE",
+            description = "With --directory: a file whose first line is the password of --etcd-user.")
+    private @Nullable Path etcdPasswordFile;
+
+    @Option(names = "--etcd-insecure-skip-tls-verify",
+            description = "With --directory: do not check etcd's certificate (for tests only; says so loudly)"
+                    + " (etcdctl's --insecure-skip-tls-verify).")
+    private boolean etcdInsecure;
 
     @Option(names = "--prefix", paramLabel = "PREFIX",
             description = "With --directory: the deployment's key prefix. Default: " + BenchDirectory.DEFAULT_PREFIX
@@ -278,7 +310,7 @@ public final class BenchCommand implements Callable<Integer> {
                 remoteLabel = connect;
                 return new RemoteSite(BenchClient.connect(address(connect, "--connect"), keys()));
             }
-            BenchDirectory where = BenchDirectory.etcd(directory, prefix());
+            BenchDirectory where = etcdDirectory(directory);
             ServerEntry found = where.list(keys().map(KeyFile::ring)).choose(target);
             String origin = "bench server '" + found.name() + "', found in " + where.where();
             remoteLabel = found.control() + ", " + origin;
@@ -296,7 +328,8 @@ public final class BenchCommand implements Callable<Integer> {
     private void checkDirectoryOptions() {
         ParseResult parsed = spec.commandLine().getParseResult();
         if (directory == null) {
-            for (String option : List.of("--prefix", "--target", "--advertise")) {
+            for (String option : List.of("--prefix", "--target", "--advertise", "--etcd-cacert", "--etcd-cert",
+                    "--etcd-key", "--etcd-user", "--etcd-password-file", "--etcd-insecure-skip-tls-verify")) {
                 if (parsed.hasMatchedOption(option)) {
                     throw CliException.usage(option + " goes with --directory");
                 }
@@ -325,6 +358,19 @@ public final class BenchCommand implements Callable<Integer> {
 
     private String prefix() {
         return prefix == null ? BenchDirectory.DEFAULT_PREFIX : prefix;
+    }
+
+    /**
+     * The etcd directory of {@code --directory ENDPOINTS} (empty: $ETCDCTL_ENDPOINTS), with etcdctl's
+     * variables and the --etcd-* options.
+     */
+    private BenchDirectory etcdDirectory(String endpoints) {
+        if ((etcdCert == null) != (etcdKey == null)) {
+            throw CliException.usage(etcdCert == null ? "--etcd-key goes with --etcd-cert" : "--etcd-cert goes with"
+                    + " --etcd-key");
+        }
+        return BenchDirectory.etcd(endpoints, prefix(), new BenchDirectory.EtcdAccess(etcdCacert, etcdCert, etcdKey,
+                etcdUser, etcdPasswordFile, etcdInsecure, System.getenv()));
     }
 
     /** The name a server publishes itself under without --target: its host name, as a member id. */
@@ -393,7 +439,7 @@ public final class BenchCommand implements Callable<Integer> {
                     + " from the initiator");
         }
         HostPort at = address(listen == null ? "0.0.0.0:" + ControlProtocol.DEFAULT_PORT : listen, "--listen");
-        BenchDirectory where = directory == null ? null : BenchDirectory.etcd(directory, prefix());
+        BenchDirectory where = directory == null ? null : etcdDirectory(directory);
         List<String> names = parsed.hasMatchedOption("--backend") ? backends.stream()
                 .filter(b -> !b.equals("all")).toList() : List.of();
         ServerConfig config = new ServerConfig(source.providers(), names, options(),

@@ -243,7 +243,10 @@ class DirectoryBenchTest {
                 List.of("bench", "--connect"), "--connect needs HOST[:PORT], or --directory ENDPOINTS",
                 List.of("bench", "--connect", "--directory", e, "--advertise", "h"), "--advertise is for --serve",
                 List.of("bench", "--connect", "--directory", e, "--target", "bad/name"), "--target must be 1-",
-                List.of("bench", "--connect", "--directory", "https://h:1"), "--directory: ",
+                List.of("bench", "--connect", "--directory", "http://h:1,https://h:2"), "--directory: ",
+                List.of("bench", "--connect", "--directory", e, "--etcd-cert", "c.pem"), "--etcd-cert goes with"
+                        + " --etcd-key",
+                List.of("bench", "--etcd-user", "u"), "--etcd-user goes with --directory",
                 List.of("bench", "--connect", "--directory", e, "--prefix", "no-slash"), "--prefix: ");
         cases.forEach((args, message) -> {
             Cli.Result r = Cli.run(args.toArray(String[]::new));

@@ -21,9 +21,11 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -77,25 +79,95 @@ public final class BenchDirectory {
     }
 
     /**
+     * How to reach a secured etcd: the {@code --etcd-*} options (each null when not given) and the
+     * environment whose etcdctl variables ({@code ETCDCTL_*}) apply where an option is not given.
+     */
+    public record EtcdAccess(@Nullable Path caFile, @Nullable Path certFile, @Nullable Path keyFile,
+            @Nullable String user, @Nullable Path passwordFile, boolean insecureSkipTlsVerify,
+            Map<String, String> environment) {
+        /** Plain etcd, as etcdctl without settings: no option, no variable. */
+        public static final EtcdAccess NONE = new EtcdAccess(null, null, null, null, null, false, Map.of());
+    }
+
+    /**
      * The etcd cluster at {@code endpoints} ({@code etcd://HOST:PORT[,HOST:PORT...]}), deployment
-     * {@code prefix}.
+     * {@code prefix}, without TLS or a user.
      *
      * @throws CliException a usage error naming the option when either is malformed
      */
     public static BenchDirectory etcd(String endpoints, String prefix) {
-        EtcdEndpoints parsed;
-        try {
-            parsed = EtcdEndpoints.parse(endpoints);
-        } catch (IllegalArgumentException e) {
-            throw CliException.usage("--directory: " + e.getMessage());
-        }
+        return etcd(endpoints, prefix, EtcdAccess.NONE);
+    }
+
+    /**
+     * The etcd cluster at {@code endpoints} (etcdctl's {@code ETCDCTL_ENDPOINTS} when empty),
+     * deployment {@code prefix}, reached as {@code access} says (TLS, a user).
+     *
+     * @throws CliException a usage error naming the option or variable that is malformed
+     */
+    public static BenchDirectory etcd(String endpoints, String prefix, EtcdAccess access) {
         try {
             DirectoryLimits.checkPrefix(prefix);
         } catch (IllegalArgumentException e) {
             throw CliException.usage("--prefix: " + e.getMessage());
         }
-        return new BenchDirectory(() -> EtcdDirectory.builder(parsed).prefix(prefix).name("bench")
-                .operationTimeout(OPERATION_TIMEOUT).build(), parsed + " under " + prefix, parsed.hostPorts());
+        EtcdDirectory.Builder builder;
+        if (endpoints.isBlank()) {
+            try {
+                builder = EtcdDirectory.fromEnvironment(access.environment());
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage("--directory without ENDPOINTS: " + e.getMessage());
+            }
+        } else {
+            EtcdEndpoints parsed;
+            try {
+                parsed = EtcdEndpoints.parse(endpoints);
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage("--directory: " + e.getMessage());
+            }
+            try {
+                builder = EtcdDirectory.builder(parsed).environment(access.environment());
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(String.valueOf(e.getMessage()));
+            }
+        }
+        Path ca = access.caFile();
+        Path cert = access.certFile();
+        Path key = access.keyFile();
+        String user = access.user();
+        Path passwordFile = access.passwordFile();
+        if (ca != null) {
+            builder.trustedCa(ca);
+        }
+        if (cert != null && key != null) {
+            builder.clientCertificate(cert, key);
+        }
+        try {
+            if (user != null) {
+                int colon = user.indexOf(':');
+                builder.user(colon < 0 ? user : user.substring(0, colon));
+                if (colon >= 0) {
+                    builder.password(user.substring(colon + 1).toCharArray());
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage("--etcd-user: " + e.getMessage());
+        }
+        if (passwordFile != null) {
+            builder.passwordFile(passwordFile);
+        }
+        if (access.insecureSkipTlsVerify()) {
+            builder.insecureSkipTlsVerify(true);
+        }
+        builder.prefix(prefix).name("bench").operationTimeout(OPERATION_TIMEOUT);
+        EtcdEndpoints parsed = builder.endpoints();
+        return new BenchDirectory(() -> {
+            try {
+                return builder.build();
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage("--directory: " + e.getMessage());
+            }
+        }, parsed + " under " + prefix, parsed.hostPorts());
     }
 
     /** {@code etcd://HOST:PORT under /PREFIX/}, for messages. */
@@ -155,7 +227,12 @@ public final class BenchDirectory {
      *     or the name is taken
      */
     public Announcement announce(ServerEntry entry, Optional<DeploymentKeyRing> ring, Consumer<String> log) {
-        Directory directory = connector.get();
+        Directory directory;
+        try {
+            directory = connector.get();
+        } catch (DirectoryException e) {
+            throw unavailable("publish this bench server", e);
+        }
         try {
             Listing now = list(directory, ring);
             for (ServerEntry other : now.servers()) {
