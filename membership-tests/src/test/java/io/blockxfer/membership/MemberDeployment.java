@@ -47,11 +47,12 @@ final class MemberDeployment implements AutoCloseable {
     private final Map<String, MemberProcess> members = new LinkedHashMap<>();
     private final List<MemberProcess> all = new ArrayList<>();
     private @Nullable EtcdDirectory writer;
+    private @Nullable Map<String, String> etcdEnvironment;
 
     private MemberDeployment(String backend, EtcdCluster cluster, Duration ttl, Duration flap) {
         this.backend = backend;
         this.cluster = cluster;
-        this.prefix = "/blockxfer-faults/" + backend + "-" + COUNT.incrementAndGet() + "-" + ProcessHandle.current().pid()
+        this.prefix = PREFIXES + backend + "-" + COUNT.incrementAndGet() + "-" + ProcessHandle.current().pid()
                 + "/";
         this.ttl = ttl;
         this.flap = flap;
@@ -93,6 +94,29 @@ final class MemberDeployment implements AutoCloseable {
 
     String endpoints() {
         return cluster.endpoints();
+    }
+
+    /** The deployments' etcd user, whose role may read and write {@link #PREFIXES} (with authentication). */
+    static final String USER = "faults";
+    /** Its password. */
+    static final String PASSWORD = "faults-password";
+    /** The prefix every deployment's prefix is under. */
+    static final String PREFIXES = "/blockxfer-faults/";
+
+    /**
+     * etcdctl's variables for the members and the test's writer: with a cluster with TLS or
+     * authentication, the CA, a client certificate and the deployments' user; empty otherwise.
+     */
+    synchronized Map<String, String> etcdEnvironment() {
+        if (cluster.tls() == null && cluster.rootPassword() == null) {
+            return Map.of();
+        }
+        if (etcdEnvironment == null) {
+            Map<String, String> env = new LinkedHashMap<>(cluster.etcdctlEnvironment(USER, PASSWORD));
+            env.remove("ETCDCTL_ENDPOINTS"); // the members are given the endpoints
+            etcdEnvironment = Map.copyOf(env);
+        }
+        return etcdEnvironment;
     }
 
     String prefix() {
@@ -183,7 +207,8 @@ final class MemberDeployment implements AutoCloseable {
         EtcdDirectory w;
         synchronized (this) {
             if (writer == null) {
-                writer = EtcdDirectory.builder(cluster.endpoints()).prefix(prefix).name("test-writer")
+                writer = EtcdDirectory.builder(cluster.endpoints()).environment(etcdEnvironment()).prefix(prefix)
+                        .name("test-writer")
                         .operationTimeout(Duration.ofSeconds(30)).build();
             }
             w = writer;

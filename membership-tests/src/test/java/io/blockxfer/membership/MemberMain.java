@@ -118,7 +118,9 @@ public final class MemberMain {
                 .agentName(memberId).transferTimeout(TRANSFER_TIMEOUT).closeTimeout(Duration.ofSeconds(5))
                 .keyRing(keys).build();
         try (DataTransport transport = Transports.select(backend, MemberMain.class.getClassLoader()).open(config);
-                EtcdDirectory directory = EtcdDirectory.builder(endpoints).prefix(prefix).name(memberId)
+                // TLS and a user, when the test gives them, as etcdctl's variables
+                EtcdDirectory directory = EtcdDirectory.builder(endpoints).environment(System.getenv())
+                        .prefix(prefix).name(memberId)
                         .operationTimeout(Duration.ofSeconds(5)).build()) {
             MemberMain member = new MemberMain(out, memberId, transport);
             Membership m = member.start(directory, ttl, flap, keys);

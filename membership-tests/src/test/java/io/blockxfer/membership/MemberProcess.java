@@ -89,6 +89,7 @@ final class MemberProcess implements AutoCloseable {
                 .jvmArgs(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"))
                 .forwardSystemProperties(k -> k.startsWith("blockxfer.") && !k.startsWith("blockxfer.tck."))
                 .exitGrace(Duration.ofSeconds(20));
+        deployment.etcdEnvironment().forEach(b::environment);
         return new MemberProcess(id, b);
     }
 

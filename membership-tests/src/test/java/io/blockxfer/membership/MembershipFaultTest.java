@@ -35,6 +35,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * <p>The members use a TTL of 2 s (etcd's shortest) and a flap interval of 250 ms, so that a
  * removal ({@code TTL after the last renewal + etcd's 500 ms expiry check + the flap interval})
  * stays within TTL + 1 s of a kill.
+ *
+ * <p>The etcd cluster runs as a production one does: client and peer TLS with client certificates
+ * ({@code --client-cert-auth}) and authentication, the members reaching it as a user whose role may
+ * read and write the deployments' prefixes only, configured by etcdctl's variables
+ * ({@link MemberDeployment#etcdEnvironment()}).
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class MembershipFaultTest {
@@ -49,7 +54,10 @@ class MembershipFaultTest {
 
     @BeforeAll
     static void startEtcd() {
-        cluster = EtcdCluster.start(3);
+        // as in production: client and peer TLS with client certificates, and a user whose role may
+        // read and write the deployments' prefixes only (plain etcd: transport-directory-etcd's tests)
+        cluster = EtcdCluster.builder(3).tls().auth().start();
+        cluster.addUser(MemberDeployment.USER, MemberDeployment.PASSWORD, MemberDeployment.PREFIXES);
     }
 
     @AfterAll
