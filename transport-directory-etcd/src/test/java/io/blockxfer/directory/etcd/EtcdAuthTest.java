@@ -17,9 +17,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -144,9 +149,31 @@ class EtcdAuthTest {
     @Test
     void thePasswordComesFromAFileOrFromEtcdctlsVariables(@TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("password"), "alice-pw\n");
+        List<String> warnings = new CopyOnWriteArrayList<>();
+        Logger logger = Logger.getLogger(EtcdDirectory.class.getName());
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                warnings.add(record.getLevel() + " " + record.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(handler);
         try (EtcdDirectory d = as("alice", "ignored", "/a/").passwordFile(file).build()) {
             assertEquals("/a/", d.prefix());
+        } finally {
+            logger.removeHandler(handler);
         }
+        // a user over plain text says that its password crosses the network in clear
+        assertTrue(warnings.stream().anyMatch(w -> w.startsWith("WARNING etcd user 'alice' authenticates over plain"
+                + " text")), warnings.toString());
         String endpoints = "http://127.0.0.1:" + etcd().clientPort(0);
         try (EtcdDirectory d = EtcdDirectory.fromEnvironment(Map.of("ETCDCTL_ENDPOINTS", endpoints,
                 "ETCDCTL_USER", "alice:alice-pw")).prefix("/a/").build()) {

@@ -142,8 +142,8 @@ class EtcdTlsTest {
         Path bundle = TestCertificates.writeBundle(dir.resolve("bundle.pem"), TestCertificates.ca("other-ca"),
                 tls().ca(), TestCertificates.ca("third-ca"));
         Path[] files = client(dir, "client", KeyKind.EC, KeyFormat.PKCS8);
-        // no password: etcd takes the certificate's CN (tenant-a) as the user
-        try (EtcdDirectory d = EtcdDirectory.builder(etcd().endpoints()).prefix(PREFIX).operationTimeout(TIMEOUT)
+        // no password: etcd takes the certificate's CN (tenant-a) as the user; etcd:// with TLS settings is TLS
+        try (EtcdDirectory d = EtcdDirectory.builder("etcd://" + endpoint()).prefix(PREFIX).operationTimeout(TIMEOUT)
                 .trustedCa(bundle).clientCertificate(files[0], files[1]).build()) {
             works(d, "by-cn");
         }
