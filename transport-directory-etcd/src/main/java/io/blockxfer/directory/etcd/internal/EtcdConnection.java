@@ -336,7 +336,7 @@ public final class EtcdConnection implements AutoCloseable {
         if (auth.isPresent()) {
             return new EtcdAuthException(auth.get(), owner + " could not " + what + ": etcd refused "
                     + userDescription() + ": " + authText(auth.get()) + authHint(auth.get()) + " ["
-                    + EtcdErrors.describe(cause) + "]", cause);
+                    + EtcdErrors.etcdMessage(cause) + "]", cause);
         }
         return new DirectoryException(owner + " could not " + what + ": etcd refused: " + EtcdErrors.describe(cause),
                 cause);

@@ -121,6 +121,21 @@ public final class EtcdErrors {
         return code(t) == Status.Code.RESOURCE_EXHAUSTED;
     }
 
+    /**
+     * etcd's own text of a failure ({@code etcdserver: ...}) wherever it is in the cause chain (jetcd
+     * wraps a failed authentication), else {@link #describe}.
+     */
+    public static String etcdMessage(Throwable t) {
+        int depth = 0;
+        for (Throwable c = unwrap(t); c != null && depth < 16; c = c.getCause(), depth++) {
+            String message = c.getMessage();
+            if (message != null && message.contains("etcdserver: ")) {
+                return message.substring(message.indexOf("etcdserver: ")).strip();
+            }
+        }
+        return describe(t);
+    }
+
     /** A one-line description of a failure for messages: its status code and text. */
     public static String describe(Throwable t) {
         Throwable cause = unwrap(t);

@@ -128,7 +128,12 @@ public final class EtcdTls {
                 unreachable.add(endpoint + " (no time left)");
                 continue;
             }
-            String problem = handshake(endpoint, (int) Math.max(1, Math.min(Integer.MAX_VALUE, remaining)));
+            String problem;
+            try {
+                problem = handshake(endpoint, (int) Math.max(1, Math.min(Integer.MAX_VALUE, remaining)));
+            } catch (EtcdTlsException e) {
+                throw new EtcdTlsException(e.reason(), e.endpoint(), owner + ": " + e.getMessage(), e.getCause());
+            }
             if (problem != null) {
                 unreachable.add(endpoint + " (" + problem + ")");
             }
