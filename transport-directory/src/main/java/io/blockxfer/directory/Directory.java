@@ -1,6 +1,7 @@
 package io.blockxfer.directory;
 
 import java.time.Duration;
+import java.util.function.LongFunction;
 
 /**
  * A client of a distributed directory (etcd, or the in-memory one of
@@ -28,7 +29,12 @@ import java.time.Duration;
  *       {@link PublicationListener} and never renewed again: the publisher publishes anew. A
  *       process that dies without a goodbye leaves its entry until the TTL runs out; etcd resets
  *       every lease to its full TTL when its leader changes, so removal can take up to about two
- *       TTLs.</li>
+ *       TTLs. The lease is granted before the value is made: {@link #publish(String, LongFunction,
+ *       Duration, PublicationListener) publish} hands its id to the caller, who binds the value to
+ *       it (a {@link MemberEntry} signs it), and every listing and event reports the lease a key
+ *       is attached to ({@link DirectoryEntry#lease()}, {@link DirectoryEvent#lease()}; 0 for a
+ *       key written without one), so that a reader can tell an entry on its publisher's live
+ *       lease from a copy written back by someone else.</li>
  *   <li><b>Watches.</b> See {@link DirectoryListener}: a snapshot with its revision, then ordered
  *       put and delete events; a reconnect resumes from the last revision delivered, and where the
  *       directory can no longer replay it (compaction) a new listing's differences are delivered
@@ -56,23 +62,43 @@ public interface Directory extends AutoCloseable {
     Duration operationTimeout();
 
     /**
-     * Writes {@code value} under {@code prefix() + memberId}, attached to a new lease of {@code ttl}
-     * that is kept alive until the returned publication is closed or its lease is lost. Returns
-     * once the directory has stored the entry. An existing entry under the key is replaced (and
-     * from then on belongs to the new lease).
+     * Grants a new lease of {@code ttl}, asks {@code value} for the value to store with the
+     * lease's id, and writes it under {@code prefix() + memberId}, attached to that lease, which is
+     * kept alive until the returned publication is closed or its lease is lost. Returns once the
+     * directory has stored the entry. An existing entry under the key is replaced (and from then
+     * on belongs to the new lease). The value function runs once, on the calling thread, between
+     * the grant and the write; the publication keeps the value it returned (for
+     * {@link Publication#restore()}).
      *
      * @param memberId the member id (see {@link DirectoryLimits#checkMemberId})
-     * @param value at most {@link DirectoryLimits#MAX_VALUE_BYTES} bytes; copied
+     * @param value makes the value from the lease's id (positive): at most
+     *     {@link DirectoryLimits#MAX_VALUE_BYTES} bytes, not null; copied
      * @param ttl the lease's time to live (see {@link DirectoryLimits#checkTtl})
      * @param listener told, on the directory's thread, if the lease is lost
-     * @throws IllegalArgumentException if the member id, value or TTL is out of range
+     * @throws IllegalArgumentException if the member id or TTL is out of range, or the value made
+     *     is; the lease is revoked then and nothing is published
      * @throws DirectoryUnavailableException if the directory did not store the entry within
      *     {@link #operationTimeout()}; nothing is published then (a late write, if any, expires
      *     with its lease)
      * @throws IllegalStateException if this directory is closed
+     * @throws NullPointerException if an argument, or the value made, is null
+     */
+    Publication publish(String memberId, LongFunction<byte[]> value, Duration ttl, PublicationListener listener);
+
+    /**
+     * Writes {@code value} (copied) under {@code prefix() + memberId}, attached to a new lease of
+     * {@code ttl}: {@link #publish(String, LongFunction, Duration, PublicationListener)} with a
+     * value that does not depend on the lease.
+     *
+     * @throws IllegalArgumentException if the member id, value or TTL is out of range
+     * @throws DirectoryUnavailableException if the directory did not store the entry in time
+     * @throws IllegalStateException if this directory is closed
      * @throws NullPointerException if an argument is null
      */
-    Publication publish(String memberId, byte[] value, Duration ttl, PublicationListener listener);
+    default Publication publish(String memberId, byte[] value, Duration ttl, PublicationListener listener) {
+        byte[] copy = DirectoryLimits.checkValue(java.util.Objects.requireNonNull(value, "value")).clone();
+        return publish(memberId, lease -> copy, ttl, listener); // which checks the rest
+    }
 
     /**
      * Watches every key under {@link #prefix()}: lists them, then follows their changes, telling

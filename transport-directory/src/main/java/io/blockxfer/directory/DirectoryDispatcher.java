@@ -155,9 +155,17 @@ public final class DirectoryDispatcher implements AutoCloseable {
             enqueue(() -> deliverListing(snapshot));
         }
 
-        /** The directory reported a put of {@code key} at {@code revision}. */
+        /** The directory reported a put of {@code key} at {@code revision}, attached to no lease. */
         public void put(String key, byte[] value, long revision) {
-            DirectoryEvent event = DirectoryEvent.put(key, value, revision, false);
+            put(key, value, revision, 0);
+        }
+
+        /**
+         * The directory reported a put of {@code key} at {@code revision}, attached to
+         * {@code lease} (0: none).
+         */
+        public void put(String key, byte[] value, long revision, long lease) {
+            DirectoryEvent event = DirectoryEvent.put(key, value, revision, lease, false);
             received.accumulateAndGet(revision, Math::max);
             enqueue(() -> deliverEvent(event));
         }
@@ -269,7 +277,7 @@ public final class DirectoryDispatcher implements AutoCloseable {
             for (DirectoryEntry e : puts) {
                 view.put(e.key(), e.revision());
                 advance(e.revision(), false);
-                DirectoryEvent event = DirectoryEvent.put(e.key(), e.value(), e.revision(), true);
+                DirectoryEvent event = DirectoryEvent.put(e.key(), e.value(), e.revision(), e.lease(), true);
                 call(listener, "changed", () -> listener.changed(event));
             }
             for (String key : deletes) {

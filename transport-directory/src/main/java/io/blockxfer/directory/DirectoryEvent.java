@@ -31,27 +31,43 @@ public final class DirectoryEvent {
     private final String key;
     private final byte[] value;
     private final long revision;
+    private final long lease;
     private final boolean resync;
 
-    private DirectoryEvent(Type type, String key, byte[] value, long revision, boolean resync) {
+    private DirectoryEvent(Type type, String key, byte[] value, long revision, long lease, boolean resync) {
         this.type = type;
         this.key = Objects.requireNonNull(key, "key");
         this.value = value;
         if (revision <= 0) {
             throw new IllegalArgumentException("revision must be positive: " + revision);
         }
+        if (lease < 0) {
+            throw new IllegalArgumentException("lease must not be negative: " + lease);
+        }
         this.revision = revision;
+        this.lease = lease;
         this.resync = resync;
     }
 
-    /** A put of {@code value} (copied) at {@code revision}. */
+    /** A put of {@code value} (copied) at {@code revision}, of a key attached to no lease. */
     public static DirectoryEvent put(String key, byte[] value, long revision, boolean resync) {
-        return new DirectoryEvent(Type.PUT, key, Objects.requireNonNull(value, "value").clone(), revision, resync);
+        return put(key, value, revision, 0, resync);
+    }
+
+    /**
+     * A put of {@code value} (copied) at {@code revision}, of a key attached to {@code lease} (0:
+     * none).
+     *
+     * @throws IllegalArgumentException if the revision is not positive or the lease negative
+     */
+    public static DirectoryEvent put(String key, byte[] value, long revision, long lease, boolean resync) {
+        return new DirectoryEvent(Type.PUT, key, Objects.requireNonNull(value, "value").clone(), revision, lease,
+                resync);
     }
 
     /** A delete at {@code revision}. */
     public static DirectoryEvent delete(String key, long revision, boolean resync) {
-        return new DirectoryEvent(Type.DELETE, key, EMPTY, revision, resync);
+        return new DirectoryEvent(Type.DELETE, key, EMPTY, revision, 0, resync);
     }
 
     /** Put or delete. */
@@ -82,6 +98,14 @@ public final class DirectoryEvent {
         return revision;
     }
 
+    /**
+     * The lease the key is attached to after a put, as the directory reports it (etcd's lease
+     * id); 0 when none (a plain put), and for a delete.
+     */
+    public long lease() {
+        return lease;
+    }
+
     /** Whether a resync found this difference (after a reconnect that could not resume). */
     public boolean isResync() {
         return resync;
@@ -90,7 +114,7 @@ public final class DirectoryEvent {
     @Override
     public boolean equals(Object o) {
         return o instanceof DirectoryEvent e && type == e.type && key.equals(e.key) && revision == e.revision
-                && resync == e.resync && Arrays.equals(value, e.value);
+                && lease == e.lease && resync == e.resync && Arrays.equals(value, e.value);
     }
 
     @Override
@@ -101,6 +125,6 @@ public final class DirectoryEvent {
     @Override
     public String toString() {
         return type + "[" + DirectoryLimits.printable(key) + (type == Type.PUT ? ", " + value.length + " B" : "")
-                + ", revision " + revision + (resync ? ", resync" : "") + "]";
+                + (lease == 0 ? "" : ", lease " + Long.toHexString(lease)) + ", revision " + revision + (resync ? ", resync" : "") + "]";
     }
 }

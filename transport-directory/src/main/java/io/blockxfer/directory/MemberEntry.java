@@ -15,9 +15,18 @@ import java.util.zip.CRC32C;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a member publishes in the directory: its member id, a publication epoch and its encoded
- * {@link PeerDescriptor}, in one versioned, checksummed envelope that is signed when a
- * {@link DeploymentKeyRing} is given.
+ * What a member publishes in the directory: its member id, a publication epoch, the lease it is
+ * published under and its encoded {@link PeerDescriptor}, in one versioned, checksummed envelope
+ * that is signed when a {@link DeploymentKeyRing} is given.
+ *
+ * <p><b>The lease</b> binds the entry to the publication that wrote it: the directory grants the
+ * lease first and the entry names it ({@link Directory#publish(String, java.util.function.LongFunction,
+ * java.time.Duration, PublicationListener)}), and a reader compares it with the lease the
+ * directory reports for the key ({@link DirectoryEntry#lease()}). A copy of the entry written back
+ * by anyone else (without a lease, or under another one) names a lease the key is not attached
+ * to, and the member's own lease ends with the member: so a replayed entry is refused by every
+ * reader, also by one that never saw the member. Under a key ring the lease is under the MAC; an
+ * unsigned entry can name any lease (see the module README).
  *
  * <p><b>The epoch</b> orders a member's publications: a publication of a member id must carry a
  * higher epoch than every earlier one of that id, across restarts, so that a reader can refuse a
@@ -29,11 +38,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Wire format</b>, version {@value #VERSION}, little-endian: magic {@code "BXDE"}, u16 version,
  * u16 flags (0, or 1 when signed), [signed only: u8 length + key id], u8 length + member id (see
- * {@link DirectoryLimits}), i64 epoch (&gt; 0), i32 length + descriptor (at least one byte), [signed
- * only: the {@value DeploymentKeyRing#MAC_LENGTH}-byte MAC of everything before it, made by
+ * {@link DirectoryLimits}), i64 epoch (&gt; 0), i64 lease (&ge; 0; 0: bound to no lease, which no
+ * reader accepts), i32 length + descriptor (at least one byte), [signed only: the
+ * {@value DeploymentKeyRing#MAC_LENGTH}-byte MAC of everything before it, made by
  * {@link DeploymentKeyRing#sign(String, byte[])} in the domain {@value #MAC_DOMAIN}], u32 CRC-32C of
- * everything before it. Nothing may follow. The MAC covers the member id, the epoch and the key id
- * as well as the descriptor, and its domain keeps it apart from descriptor signatures (which the
+ * everything before it. Nothing may follow. Version 1 (without the lease) is refused as
+ * unsupported: its entries cannot be told from replays. The MAC covers the member id, the epoch,
+ * the lease and the key id as well as the descriptor, and its domain keeps it apart from descriptor signatures (which the
  * descriptor inside carries too, when its transport has a key ring). An entry adds
  * {@value #UNSIGNED_OVERHEAD} bytes plus the member id to its descriptor, and when signed the key
  * id and {@value #SIGNED_EXTRA} bytes more; the whole is at most
@@ -44,11 +55,11 @@ import org.jspecify.annotations.Nullable;
 public final class MemberEntry {
 
     /** The current wire format version. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     /** The key ring domain of an entry's MAC. */
     public static final String MAC_DOMAIN = "blockxfer.directory.entry.v1";
     /** Bytes an unsigned entry adds to its descriptor besides the member id. */
-    public static final int UNSIGNED_OVERHEAD = 4 + 2 + 2 + 1 + 8 + 4 + 4;
+    public static final int UNSIGNED_OVERHEAD = 4 + 2 + 2 + 1 + 8 + 8 + 4 + 4;
     /** Bytes a signed entry adds to an unsigned one besides the key id: its length and the MAC. */
     public static final int SIGNED_EXTRA = 1 + DeploymentKeyRing.MAC_LENGTH;
 
@@ -58,21 +69,39 @@ public final class MemberEntry {
 
     private final String memberId;
     private final long epoch;
+    private final long lease;
     private final byte[] descriptor;
     private final @Nullable String keyId;
 
     /**
      * An entry of {@code descriptor} (an encoded {@link PeerDescriptor}, copied) for
-     * {@code memberId} at {@code epoch}.
+     * {@code memberId} at {@code epoch}, bound to no lease: a reader refuses it (see the class
+     * comment); for values that are not read by a {@link Membership}.
      *
      * @throws IllegalArgumentException if the member id is malformed, the epoch not positive, or
      *     the descriptor empty or too large for an entry
      */
     public MemberEntry(String memberId, long epoch, byte[] descriptor) {
-        this(DirectoryLimits.checkMemberId(memberId), epoch, Objects.requireNonNull(descriptor, "descriptor").clone(),
-                null);
+        this(memberId, epoch, 0, descriptor);
+    }
+
+    /**
+     * An entry of {@code descriptor} (an encoded {@link PeerDescriptor}, copied) for
+     * {@code memberId} at {@code epoch}, published under {@code lease}.
+     *
+     * @param lease the id of the lease the entry is published under (see {@link Publication#lease()});
+     *     0 for none
+     * @throws IllegalArgumentException if the member id is malformed, the epoch not positive, the
+     *     lease negative, or the descriptor empty or too large for an entry
+     */
+    public MemberEntry(String memberId, long epoch, long lease, byte[] descriptor) {
+        this(DirectoryLimits.checkMemberId(memberId), epoch, lease,
+                Objects.requireNonNull(descriptor, "descriptor").clone(), null);
         if (epoch <= 0) {
             throw new IllegalArgumentException("epoch must be positive: " + epoch);
+        }
+        if (lease < 0) {
+            throw new IllegalArgumentException("lease must not be negative: " + lease);
         }
         if (descriptor.length == 0) {
             throw new IllegalArgumentException("descriptor must not be empty");
@@ -86,16 +115,22 @@ public final class MemberEntry {
         }
     }
 
-    private MemberEntry(String memberId, long epoch, byte[] descriptor, @Nullable String keyId) {
+    private MemberEntry(String memberId, long epoch, long lease, byte[] descriptor, @Nullable String keyId) {
         this.memberId = memberId;
         this.epoch = epoch;
+        this.lease = lease;
         this.descriptor = descriptor;
         this.keyId = keyId;
     }
 
-    /** An entry of {@code descriptor}, encoded, for {@code memberId} at {@code epoch}. */
+    /** An entry of {@code descriptor}, encoded, for {@code memberId} at {@code epoch}, bound to no lease. */
     public static MemberEntry of(String memberId, long epoch, PeerDescriptor descriptor) {
-        return new MemberEntry(memberId, epoch, descriptor.encode());
+        return new MemberEntry(memberId, epoch, 0, descriptor.encode());
+    }
+
+    /** An entry of {@code descriptor}, encoded, for {@code memberId} at {@code epoch}, published under {@code lease}. */
+    public static MemberEntry of(String memberId, long epoch, long lease, PeerDescriptor descriptor) {
+        return new MemberEntry(memberId, epoch, lease, descriptor.encode());
     }
 
     /** The member id the entry claims; a reader checks it against the key it was found under. */
@@ -106,6 +141,14 @@ public final class MemberEntry {
     /** The publication epoch. */
     public long epoch() {
         return epoch;
+    }
+
+    /**
+     * The id of the lease the entry was published under, which the key it is found under must be
+     * attached to; 0 when bound to none.
+     */
+    public long lease() {
+        return lease;
     }
 
     /** A copy of the encoded descriptor. */
@@ -156,7 +199,7 @@ public final class MemberEntry {
         if (ring != null) {
             buf.put((byte) key.length).put(key);
         }
-        buf.put((byte) id.length).put(id).putLong(epoch).putInt(descriptor.length).put(descriptor);
+        buf.put((byte) id.length).put(id).putLong(epoch).putLong(lease).putInt(descriptor.length).put(descriptor);
         byte[] value = buf.array();
         if (ring != null) {
             buf.put(ring.sign(MAC_DOMAIN, Arrays.copyOf(value, buf.position())));
@@ -221,6 +264,11 @@ public final class MemberEntry {
                 throw new MalformedEntryException("directory entry of '" + memberId + "' has a non-positive epoch "
                         + epoch);
             }
+            long lease = buf.getLong();
+            if (lease < 0) {
+                throw new MalformedEntryException("directory entry of '" + memberId + "' has a negative lease "
+                        + lease);
+            }
             int length = buf.getInt();
             int trailer = signed ? DeploymentKeyRing.MAC_LENGTH : 0;
             int left = end - trailer - buf.position();
@@ -231,7 +279,7 @@ public final class MemberEntry {
             }
             byte[] descriptor = new byte[length];
             buf.get(descriptor);
-            return new MemberEntry(memberId, epoch, descriptor, keyId);
+            return new MemberEntry(memberId, epoch, lease, descriptor, keyId);
         } catch (BufferUnderflowException e) {
             throw new MalformedEntryException("directory entry truncated at byte " + buf.position(), e);
         }
@@ -243,6 +291,11 @@ public final class MemberEntry {
             throw new MalformedEntryException("not a blockxfer directory entry: magic 0x" + Integer.toHexString(magic));
         }
         int version = Short.toUnsignedInt(buf.getShort());
+        if (version == 1) {
+            throw new MalformedEntryException("unsupported directory entry version 1: it names no lease, so it"
+                    + " cannot be told from a replay (this build reads version " + VERSION + "; run one version of"
+                    + " blockxfer per prefix)");
+        }
         if (version != VERSION) {
             throw new MalformedEntryException("unsupported directory entry version " + version + " (this build reads "
                     + VERSION + ")");
@@ -289,21 +342,22 @@ public final class MemberEntry {
         return new String(bytes, StandardCharsets.US_ASCII);
     }
 
-    /** Equal when member id, epoch, descriptor bytes and signing key id are. */
+    /** Equal when member id, epoch, lease, descriptor bytes and signing key id are. */
     @Override
     public boolean equals(Object o) {
-        return o instanceof MemberEntry e && memberId.equals(e.memberId) && epoch == e.epoch
+        return o instanceof MemberEntry e && memberId.equals(e.memberId) && epoch == e.epoch && lease == e.lease
                 && Arrays.equals(descriptor, e.descriptor) && Objects.equals(keyId, e.keyId);
     }
 
     @Override
     public int hashCode() {
-        return (Objects.hash(memberId, epoch, keyId) * 31) + Arrays.hashCode(descriptor);
+        return (Objects.hash(memberId, epoch, lease, keyId) * 31) + Arrays.hashCode(descriptor);
     }
 
     @Override
     public String toString() {
-        return "MemberEntry[" + memberId + ", epoch " + epoch + ", " + descriptor.length + " B descriptor"
+        return "MemberEntry[" + memberId + ", epoch " + epoch + ", lease " + Long.toHexString(lease) + ", "
+                + descriptor.length + " B descriptor"
                 + (keyId == null ? "" : ", signed with key '" + keyId + "'") + "]";
     }
 }

@@ -36,21 +36,30 @@ import org.jspecify.annotations.Nullable;
  * {@link DirectoryLimits#MAX_VALUE_BYTES}, read no further otherwise; the envelope is well formed
  * and, with a key ring, signed by a key of the ring; the member id inside is the key's; the
  * descriptor inside is well formed and, with a ring, signed; its backend, block length and
- * fingerprint are the transport's; its epoch is newer than any seen for the member, also after
- * the member left), then calls {@link DataTransport#addPeerAsync} for a new member or a new epoch,
- * and {@link DataTransport#removePeer} when the member's entry is deleted (a goodbye, or an expired
- * lease). An entry that fails a check is refused, reported with its {@link Refusal.Reason}, and
- * never reaches the transport; it changes nothing (the member keeps its earlier registration, if
- * it had one). A flapping member is coalesced: it changes in the transport at most once per
+ * fingerprint are the transport's; the key is attached to the very lease the entry was published
+ * under; its epoch is newer than any seen for the member, also after the member left), then calls
+ * {@link DataTransport#addPeerAsync} for a new member or a new epoch, and
+ * {@link DataTransport#removePeer} when the member's entry is deleted (a goodbye, or an expired
+ * lease) or replaced by a copy off its lease. An entry that fails a check is refused, reported
+ * with its {@link Refusal.Reason}, and never reaches the transport; it changes nothing (the member
+ * keeps its earlier registration, if it had one), but for a copy of the member's entry off the
+ * member's lease ({@link Refusal.Reason#WRONG_LEASE}): a member is live only while its entry sits
+ * on its own, live lease, so such a copy removes it as a delete would, for every reader, also for
+ * one that starts after the member left. Refusals go to the listeners and JFR one by one, and to
+ * the log as the first of a quiet interval plus one summary line per 10 s. A flapping member is coalesced: it changes in the transport at most once per
  * {@linkplain Builder#flapInterval flap interval}, with its latest entry (see {@code MemberTable}
  * in the sources for the exact policy; in short, the first change after a quiet interval is
  * applied at once, later ones when the interval ends, and a delete waits one interval so that a
  * restart is one re-add).
  *
  * <p><b>Its own entry.</b> Published at {@link Builder#build()}, after the snapshot was applied,
- * with an epoch above any found under its member id. When the entry is lost (its lease expired
- * while the process was cut off or paused past the TTL, was revoked, or the entry was deleted or
- * overwritten), it is published again with a new epoch and the listener is told
+ * with an epoch above any found under its member id, on a lease the directory grants first and
+ * the entry names. When someone else overwrites or deletes the entry while its lease lives, it is
+ * restored: written again under that lease ({@link Publication#restore()}), same epoch and bytes,
+ * nothing torn down, at most {@link #MAX_RESTORES_PER_SECOND} times a second
+ * ({@link MembershipListener#entryRestored}; the log says so once and then sums up every 10 s).
+ * When the lease is lost (it expired while the process was cut off or paused past the TTL, or was
+ * revoked), the entry is published again with a new epoch and the listener is told
  * ({@link MembershipListener#leaseLost}, then {@link MembershipListener#published}); a failed
  * publication is retried with back-off, and at once when the watch reconnects. Meanwhile the
  * other members removed this process and tore down their side of its connections, so that
@@ -81,6 +90,8 @@ public final class Membership implements AutoCloseable {
     public static final Duration DEFAULT_FLAP_INTERVAL = Duration.ofSeconds(1);
     /** The longest flap interval accepted: one minute. */
     public static final Duration MAX_FLAP_INTERVAL = Duration.ofMinutes(1);
+    /** The most restores of this process's entry in a second, however fast someone overwrites it. */
+    public static final int MAX_RESTORES_PER_SECOND = MembershipCore.MAX_RESTORES_PER_SECOND;
 
     private final String memberId;
     private final Directory directory;
@@ -95,7 +106,7 @@ public final class Membership implements AutoCloseable {
         this.directory = b.directory;
         this.loop = new SerialLoop("blockxfer-membership-" + memberId, b.ticker);
         List<MembershipListener> listeners = List.copyOf(b.listeners);
-        Signals signals = new Signals(memberId, listeners);
+        Signals signals = new Signals(memberId, listeners, loop);
         this.core = new MembershipCore(b.transport, b.directory, memberId, b.ttl, b.keyRing, descriptor,
                 b.flapInterval, loop, signals);
         loop.execute(() -> signals.started(b.directory.prefix()));
@@ -121,7 +132,12 @@ public final class Membership implements AutoCloseable {
 
     /**
      * The members registered in the transport now (their registration completed), by member id,
-     * with their epochs; this process's own is not among them.
+     * with their epochs; this process's own is not among them. A member whose registration is
+     * being replaced (a new epoch, or a re-registration after this process's lease was lost) is
+     * left out until the new registration is in place: the transport tears the old one down when
+     * the new one starts, so a transfer to it would not be submitted meanwhile. A transfer to a
+     * member read here a moment before such a replacement began may still meet it: it is then not
+     * submitted ({@link DataTransport#NOT_SUBMITTED}), or, submitted, fails once.
      *
      * @throws IllegalStateException if closed
      */

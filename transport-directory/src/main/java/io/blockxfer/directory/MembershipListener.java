@@ -25,11 +25,24 @@ public interface MembershipListener {
     }
 
     /**
-     * This process's entry at {@code epoch} is gone: its lease was lost (expired while the process
-     * was cut off or paused, or revoked), or the entry was deleted or overwritten by someone else.
-     * The membership publishes again with a new epoch ({@link #published}).
+     * This process's entry at {@code epoch} is gone with its lease: the lease was lost (expired
+     * while the process was cut off or paused, or revoked), or the directory cannot restore the
+     * entry. The membership publishes again with a new epoch ({@link #published}) and re-registers
+     * its members ({@link #memberReRegistered}).
      */
     default void leaseLost(String memberId, long epoch, String reason) {
+    }
+
+    /**
+     * This process's entry at {@code epoch} was overwritten or deleted by someone else while its
+     * lease lives, and the membership wrote it again under that lease
+     * ({@link Publication#restore()}): same epoch, same bytes, nothing torn down, no member
+     * re-registered. Restores come at most {@code Membership.MAX_RESTORES_PER_SECOND} a second
+     * however fast the key is overwritten.
+     *
+     * @param reason what had happened to the entry
+     */
+    default void entryRestored(String memberId, long epoch, String reason) {
     }
 
     /**

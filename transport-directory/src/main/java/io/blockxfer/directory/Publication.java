@@ -26,6 +26,27 @@ public interface Publication extends AutoCloseable {
     long revision();
 
     /**
+     * The id of the lease the entry is attached to, as the directory reports it for the key
+     * ({@link DirectoryEntry#lease()}); positive. The value was made for it (see
+     * {@link Directory#publish(String, java.util.function.LongFunction, Duration, PublicationListener)}).
+     */
+    long lease();
+
+    /**
+     * Writes the entry's value again under its key and lease, as it was published: for a
+     * publisher whose key was overwritten or deleted by someone else while its lease lives.
+     * Nothing else changes (no new lease, no new value). Waits for the directory at most its
+     * {@link Directory#operationTimeout()}.
+     *
+     * @return the revision of the write
+     * @throws DirectoryUnavailableException if the directory did not store it in time
+     * @throws IllegalStateException if the publication is closed, or its lease is lost (also when
+     *     the directory answers now that it no longer holds the lease: the publication is lost
+     *     then, and its listener is told, once, as for any loss)
+     */
+    long restore();
+
+    /**
      * Whether the lease was lost (expired or revoked by someone else): the entry is gone or going,
      * and will not come back by itself. A closed publication is not lost.
      */

@@ -4,8 +4,10 @@ import java.util.Objects;
 
 /**
  * A directory entry a {@link Membership} refused: nothing of it reached the transport. The
- * member's earlier registration, if any, stays as it was: a refused entry neither adds, updates
- * nor removes a peer.
+ * member's earlier registration, if any, stays as it was: a refused entry neither adds nor updates
+ * a peer, and removes one only when it is the member's own entry off its lease
+ * ({@link Reason#WRONG_LEASE}): the key then no longer holds a live entry of the member, as after a
+ * delete.
  *
  * @param key the key the entry was found under (printable characters only; others replaced)
  * @param memberId the member id the key names, or {@code ""} when it names none
@@ -37,6 +39,13 @@ public record Refusal(String key, String memberId, Reason reason, String message
          * or the same epoch with other bytes.
          */
         STALE_EPOCH,
+        /**
+         * The key is not attached to the lease the entry was published under: a copy written back
+         * by someone else, without a lease or under another one (a replay of a live or departed
+         * member's entry, or a put by another tool). A member is live only while its entry sits
+         * on its own lease, so such an entry removes the member, as a delete would.
+         */
+        WRONG_LEASE,
         /** Another backend, block length or config fingerprint than the transport's. */
         INCOMPATIBLE,
         /** A valid entry of another process under this membership's own member id. */

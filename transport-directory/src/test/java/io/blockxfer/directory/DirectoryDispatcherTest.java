@@ -241,6 +241,8 @@ class DirectoryDispatcherTest {
         @Override public Duration ttl() { return Duration.ofSeconds(2); }
         @Override public long revision() { return 1; }
         @Override public boolean isLost() { return true; }
+        @Override public long lease() { return 1; }
+        @Override public long restore() { throw new IllegalStateException("lost"); }
         @Override public void close() { }
     }
 }

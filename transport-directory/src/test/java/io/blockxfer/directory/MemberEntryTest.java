@@ -53,7 +53,7 @@ class MemberEntryTest {
         assertEquals(descriptor + MemberEntry.UNSIGNED_OVERHEAD + 1, entry.encode(null).length);
         assertEquals(descriptor + MemberEntry.UNSIGNED_OVERHEAD + 1 + MemberEntry.SIGNED_EXTRA + 2,
                 entry.encode(RING).length);
-        assertEquals(25, MemberEntry.UNSIGNED_OVERHEAD);
+        assertEquals(33, MemberEntry.UNSIGNED_OVERHEAD);
     }
 
     @Test
@@ -72,6 +72,26 @@ class MemberEntryTest {
             changed[at] ^= 1;
             assertReason(UnauthenticatedPeerException.Reason.CHANGED_AFTER_SIGNING, withCrc(changed), RING);
         }
+    }
+
+    @Test
+    void theLeaseRoundTripsUnderTheMacAndVersionOneIsRefusedForLackingIt() {
+        MemberEntry entry = MemberEntry.of("m", 5, 0x694d7f1a2b3cL, DESCRIPTOR);
+        assertEquals(0x694d7f1a2b3cL, MemberEntry.decode(entry.encode(RING), RING).lease());
+        assertEquals(0x694d7f1a2b3cL, MemberEntry.decode(entry.encode(null), null).lease());
+        assertEquals(0, MemberEntry.of("m", 5, DESCRIPTOR).lease(), "bound to no lease");
+        assertThrows(IllegalArgumentException.class, () -> new MemberEntry("m", 5, -1, new byte[1]));
+        byte[] signed = entry.encode(RING);
+        int leaseAt = 4 + 2 + 2 + 1 + 2 + 1 + 1 + 8; // magic, version, flags, key id "k1", member id "m", epoch
+        for (int at = leaseAt; at < leaseAt + 8; at++) {
+            byte[] changed = signed.clone();
+            changed[at] ^= 1;
+            assertReason(UnauthenticatedPeerException.Reason.CHANGED_AFTER_SIGNING, withCrc(changed), RING);
+        }
+        byte[] v1 = entry.encode(null);
+        v1[4] = 1;
+        var e = assertThrows(MalformedEntryException.class, () -> MemberEntry.decode(withCrc(v1), null));
+        assertTrue(e.getMessage().contains("version 1") && e.getMessage().contains("no lease"), e.getMessage());
     }
 
     @Test

@@ -53,6 +53,22 @@ class MembershipTest {
         return c;
     }
 
+    private @org.jspecify.annotations.Nullable Directory side;
+
+    /**
+     * Publishes an entry of {@code id} at {@code epoch} as that member's process would: from a
+     * client of its own, under a new lease the entry names.
+     */
+    private void publishAs(String id, long epoch, io.blockxfer.transport.PeerDescriptor d) {
+        Directory s = side;
+        if (s == null) {
+            s = client();
+            side = s;
+        }
+        s.publish(id, lease -> MemberEntry.of(id, epoch, lease, d).encode(RING), Duration.ofSeconds(30),
+                PublicationListener.NONE);
+    }
+
     private DataTransport transport(String agent) {
         return keep(Transports.open(TransportConfig.builder(RegionSpec.allocate(8, 256)).transport("loopback")
                 .agentName(agent).keyRing(RING).build()));
@@ -98,12 +114,11 @@ class MembershipTest {
         DataTransport ta = transport("a");
         DataTransport tb = transport("b");
         keep(builder(ta, ra).ticker(ticker).build());
-        byte[] first = MemberEntry.of("b", 1, tb.localDescriptor()).encode(RING);
-        cluster.put(PREFIX + "b", first);
+        publishAs("b", 1, tb.localDescriptor());
         ra.await("added b 1");
         for (int epoch = 2; epoch <= 10; epoch++) {
             cluster.delete(PREFIX + "b");
-            cluster.put(PREFIX + "b", MemberEntry.of("b", epoch, tb.localDescriptor()).encode(RING));
+            publishAs("b", epoch, tb.localDescriptor());
         }
         sync(ra);
         assertEquals(0, ra.count("updated") + ra.count("removed"), "changes within the interval wait: " + ra.lines());
@@ -163,6 +178,7 @@ class MembershipTest {
         DataTransport tb = transport("b");
         keep(builder(tb, rb).flapInterval(Duration.ZERO).build());
         rb.await("added a " + firstEpoch);
+        ra.await("added b "); // a holds b before it is cut off
         cluster.cutOff(da);
         cluster.advance(Duration.ofSeconds(5)); // paused past its TTL
         ra.await("lost " + firstEpoch);
@@ -192,7 +208,7 @@ class MembershipTest {
             Membership a = keep(builder(ta, ra).ticker(ticker).build());
             for (String id : List.of("b", "c", "d", "e")) { // added once each here
                 peers.put(id, transport(id));
-                cluster.put(PREFIX + id, MemberEntry.of(id, 1, peers.get(id).localDescriptor()).encode(RING));
+                publishAs(id, 1, peers.get(id).localDescriptor());
                 ra.await("added " + id + " 1");
             }
             cluster.delete(PREFIX + "e");
@@ -253,12 +269,12 @@ class MembershipTest {
             recording.start();
             Directory da = client();
             keep(Membership.builder(ta, da).keyRing(RING).flapInterval(Duration.ZERO).listener(ra).build());
-            cluster.put(PREFIX + "b", MemberEntry.of("b", 1, dead.localDescriptor()).encode(RING));
+            publishAs("b", 1, dead.localDescriptor());
             String failed = ra.await("registration-failed b 1");
             assertTrue(failed.contains("Exception"), failed);
             assertTrue(!a(ra).contains("added b"), "a failed registration is no member: " + a(ra));
             DataTransport live = transport("b");
-            cluster.put(PREFIX + "b", MemberEntry.of("b", 2, live.localDescriptor()).encode(RING));
+            publishAs("b", 2, live.localDescriptor());
             ra.await("added b 2");
             assertWriteLands(ta, "b", live, (byte) 2);
             cluster.loseLease(PREFIX + "a");

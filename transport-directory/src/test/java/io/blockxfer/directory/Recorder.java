@@ -45,6 +45,9 @@ final class Recorder implements MembershipListener {
 
     @Override public void published(String memberId, long epoch) { add("published " + epoch); }
     @Override public void leaseLost(String memberId, long epoch, String reason) { add("lost " + epoch + " " + reason); }
+    @Override public void entryRestored(String memberId, long epoch, String reason) {
+        add("restored " + epoch + " " + reason);
+    }
     @Override public void publishFailed(String memberId, Throwable cause) { add("publish-failed " + cause); }
     @Override public void memberAdded(String memberId, long epoch) { add("added " + memberId + " " + epoch); }
     @Override public void memberUpdated(String memberId, long epoch) { add("updated " + memberId + " " + epoch); }

@@ -23,7 +23,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code blockxfer.membership.refusals} (counter; reason = one of {@link Refusal.Reason}, in lower
  *       case with dashes; every reason is registered at zero from the start);</li>
  *   <li>{@code blockxfer.membership.connection} (counter; change = disconnected|resumed|resynced);</li>
- *   <li>{@code blockxfer.membership.own} (counter; change = published|lease-lost|publish-failed).</li>
+ *   <li>{@code blockxfer.membership.own} (counter; change = published|lease-lost|publish-failed|restored;
+ *       restored: this process's entry, overwritten or deleted by someone else, written again under its
+ *       lease).</li>
  * </ul>
  * Use one instance per membership:
  * {@code Membership.builder(transport, directory).listener(new MicrometerMembershipListener(registry))}.
@@ -56,6 +58,7 @@ public final class MicrometerMembershipListener implements MembershipListener {
         final Counter published;
         final Counter leaseLost;
         final Counter publishFailed;
+        final Counter restored;
 
         Meters(Tags tags) {
             Gauge.builder("blockxfer.membership.members", members, AtomicLong::get).tags(tags).register(registry);
@@ -74,6 +77,7 @@ public final class MicrometerMembershipListener implements MembershipListener {
             published = registry.counter("blockxfer.membership.own", tags.and("change", "published"));
             leaseLost = registry.counter("blockxfer.membership.own", tags.and("change", "lease-lost"));
             publishFailed = registry.counter("blockxfer.membership.own", tags.and("change", "publish-failed"));
+            restored = registry.counter("blockxfer.membership.own", tags.and("change", "restored"));
         }
     }
 
@@ -109,6 +113,11 @@ public final class MicrometerMembershipListener implements MembershipListener {
     @Override
     public void publishFailed(String memberId, Throwable cause) {
         meters().publishFailed.increment();
+    }
+
+    @Override
+    public void entryRestored(String memberId, long epoch, String reason) {
+        meters().restored.increment();
     }
 
     @Override

@@ -76,8 +76,14 @@ abstract class DirectoryContractRules extends DirectoryRuleGroup {
         WatchLog running = fx.watcher();
         long snapshotRevision = running.snapshot().revision();
         byte[] value = bytes("the entry of m1");
-        Publication p = a.publish("m1", value, DirectoryFixture.TTL, PublicationListener.NONE);
+        long[] madeFor = new long[1];
+        Publication p = a.publish("m1", lease -> {
+            madeFor[0] = lease;
+            return value;
+        }, DirectoryFixture.TTL, PublicationListener.NONE);
         String key = fx.key(a, "m1");
+        assertTrue(p.lease() > 0, fx.msg("the publication's lease is " + p.lease() + ", not a positive id"));
+        assertEquals(p.lease(), madeFor[0], fx.msg("the value was made for another lease than the publication's"));
         assertEquals(key, p.key(), fx.msg("the publication's key"));
         assertEquals("m1", p.memberId(), fx.msg("the publication's member id"));
         DirectoryEvent put = running.awaitPut(key, fx.msg("the running watch did not see the put of " + key));
@@ -85,6 +91,8 @@ abstract class DirectoryContractRules extends DirectoryRuleGroup {
                 + " is not above the snapshot's " + snapshotRevision));
         assertEquals(p.revision(), put.revision(), fx.msg("the put's revision is not the publication's"));
         assertArrayEquals(value, put.value(), fx.msg("the put's value"));
+        assertEquals(p.lease(), put.lease(), fx.msg("the put reports its key attached to lease " + put.lease()
+                + ", not to the publication's " + p.lease()));
         DirectorySnapshot later = fx.watcher().snapshot();
         DirectoryEntry found = entry(later, key);
         if (found == null) {
@@ -92,7 +100,17 @@ abstract class DirectoryContractRules extends DirectoryRuleGroup {
         }
         assertArrayEquals(value, found.value(), fx.msg("the snapshot's value of " + key));
         assertEquals(p.revision(), found.revision(), fx.msg("the snapshot's revision of " + key));
+        assertEquals(p.lease(), found.lease(), fx.msg("the snapshot reports " + key + " attached to lease "
+                + found.lease() + ", not to the publication's " + p.lease()));
         assertTrue(later.revision() >= p.revision(), fx.msg("a snapshot older than the entry it holds"));
+        if (fx.deployment.faults().contains(DirectoryFault.RAW_WRITE)) {
+            String plain = fx.key(a, "plain");
+            fx.deployment.putRaw(plain, bytes("a plain put"));
+            DirectoryEvent raw = running.awaitPut(plain, fx.msg("the running watch did not see the plain put of "
+                    + plain));
+            assertEquals(0, raw.lease(), fx.msg("a plain put reports its key attached to lease " + raw.lease()));
+            fx.deployment.deleteRaw(plain);
+        }
     }
 
     @DirectoryRuleTest(D2)
@@ -322,7 +340,7 @@ abstract class DirectoryContractRules extends DirectoryRuleGroup {
         }
         assertThrows(NullPointerException.class, () -> a.publish(null, v, DirectoryFixture.TTL,
                 PublicationListener.NONE), fx.msg("a null member id"));
-        assertThrows(NullPointerException.class, () -> a.publish("m", null, DirectoryFixture.TTL,
+        assertThrows(NullPointerException.class, () -> a.publish("m", (byte[]) null, DirectoryFixture.TTL,
                 PublicationListener.NONE), fx.msg("a null value"));
         assertThrows(NullPointerException.class, () -> a.publish("m", v, null, PublicationListener.NONE),
                 fx.msg("a null TTL"));

@@ -18,9 +18,11 @@ public enum DirectoryRules {
     // ------------------------------------------------------------------ D: the directory contract
     D1(Area.DIRECTORY, Kind.REQUIRED, null,
             "a published entry is in a new watch's snapshot byte for byte, and a running watch sees it put at a"
-                    + " revision above its snapshot's, the publication's own",
-            "publish must return after the write; list and watch the prefix; carry the store's revisions",
-            "empty-snapshots, shifts-revisions"),
+                    + " revision above its snapshot's, the publication's own; both report the key attached to the"
+                    + " publication's lease, the one its value was made for, and a plain put attached to none",
+            "publish must return after the write; list and watch the prefix; carry the store's revisions; grant the"
+                    + " lease before making the value, and report each key's lease (etcd: KeyValue.getLease())",
+            "empty-snapshots, shifts-revisions, reports-no-leases"),
     D2(Area.DIRECTORY, Kind.REQUIRED, null,
             "publishing again under a member id replaces its entry at a higher revision, and closing the older"
                     + " publication leaves the newer entry alone",
@@ -113,9 +115,11 @@ public enum DirectoryRules {
             "check the key, the size before reading, the envelope, and the id inside against the key",
             "accepts-any-key, parses-oversized-values, dies-on-garbage"),
     B7(Area.MEMBERSHIP, Kind.CAPABILITY, DirectoryFault.RAW_WRITE,
-            "a replayed older entry of a member, and its last entry written again after it left, are refused as"
-                    + " stale; the member's registration is untouched",
-            "remember the highest epoch per member, also after it left",
+            "a replayed older entry of a live member is refused (off its lease, or stale) and never registered, and"
+                    + " the member ends registered with its own entry; its last entry written again after it left is"
+                    + " refused and brings nothing back",
+            "check the entry's lease against the key's, and remember the highest epoch per member, also after it"
+                    + " left",
             "launders-epochs"),
     B8(Area.MEMBERSHIP, Kind.CAPABILITY, DirectoryFault.RAW_WRITE,
             "signed entries of another block length, fingerprint or backend are refused as incompatible; none"
@@ -152,7 +156,22 @@ public enum DirectoryRules {
                     + " re-added, and transfers land",
             "the others removed it and tore down their side: after a loss, the next publication re-adds the members"
                     + " held",
-            "hides-re-registrations");
+            "hides-re-registrations"),
+    B15(Area.MEMBERSHIP, Kind.CAPABILITY, DirectoryFault.RAW_WRITE,
+            "a member that starts after another left never takes it for a member: the departed member's genuine"
+                    + " last entry, written back to its key without a lease or under another client's lease, is"
+                    + " refused as off its lease by the late starter (and by one that saw the member leave), and"
+                    + " nothing of it reaches a transport",
+            "report the lease each key is attached to, from the store, in listings and events alike; refuse an"
+                    + " entry whose signed lease is not the key's (EntryCheck)",
+            "reports-signed-leases"),
+    B16(Area.MEMBERSHIP, Kind.TIMING, DirectoryFault.RAW_WRITE,
+            "a member whose key is overwritten (garbage, or its own bytes without its lease) or deleted while its"
+                    + " lease lives restores its entry under that lease: same epoch, no lease loss, no publication,"
+                    + " no re-registration; a member watching it keeps it, and transfers land both ways",
+            "Publication.restore must put the publication's value again with its lease; the membership restores"
+                    + " instead of publishing anew",
+            "cannot-restore");
 
     /** The groups of rules, one {@code @Nested} class of the suite each. <b>Thread safety:</b> immutable. */
     public enum Area {

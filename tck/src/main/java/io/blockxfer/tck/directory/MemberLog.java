@@ -74,6 +74,11 @@ class MemberLog implements MembershipListener {
     }
 
     @Override
+    public void entryRestored(String memberId, long epoch, String reason) {
+        add("restored " + epoch);
+    }
+
+    @Override
     public void publishFailed(String memberId, Throwable cause) {
         add("publish-failed " + cause);
     }

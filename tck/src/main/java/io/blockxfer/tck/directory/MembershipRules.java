@@ -6,6 +6,8 @@ import static io.blockxfer.tck.directory.DirectoryRules.B11;
 import static io.blockxfer.tck.directory.DirectoryRules.B12;
 import static io.blockxfer.tck.directory.DirectoryRules.B13;
 import static io.blockxfer.tck.directory.DirectoryRules.B14;
+import static io.blockxfer.tck.directory.DirectoryRules.B15;
+import static io.blockxfer.tck.directory.DirectoryRules.B16;
 import static io.blockxfer.tck.directory.DirectoryRules.B2;
 import static io.blockxfer.tck.directory.DirectoryRules.B3;
 import static io.blockxfer.tck.directory.DirectoryRules.B4;
@@ -24,6 +26,8 @@ import io.blockxfer.directory.Directory;
 import io.blockxfer.directory.DirectoryEntry;
 import io.blockxfer.directory.MemberEntry;
 import io.blockxfer.directory.Membership;
+import io.blockxfer.directory.Publication;
+import io.blockxfer.directory.PublicationListener;
 import io.blockxfer.directory.Refusal;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.DeploymentKeyRing;
@@ -78,6 +82,13 @@ abstract class MembershipRules extends DirectoryRuleGroup {
 
     private static byte[] entry(String memberId, long epoch, PeerDescriptor d, @Nullable DeploymentKeyRing ring) {
         return MemberEntry.of(memberId, epoch, d).encode(ring);
+    }
+
+    /** Publishes a signed entry of {@code memberId} at {@code epoch} from {@code client}, made for its lease. */
+    private static Publication publishEntry(Directory client, String memberId, long epoch, PeerDescriptor d,
+            DeploymentKeyRing ring) {
+        return client.publish(memberId, lease -> MemberEntry.of(memberId, epoch, lease, d).encode(ring),
+                DirectoryFixture.TTL, PublicationListener.NONE);
     }
 
     private static DeploymentKeyRing randomRing(String keyId) {
@@ -266,26 +277,29 @@ abstract class MembershipRules extends DirectoryRuleGroup {
         Membership again = fx.start(fx.builder(b.transport(), fx.client(), fx.log()));
         fx.awaitMember(a.membership(), b.id(), again.epoch());
         fx.deployment.putRaw(key, first);
-        a.log().await(l -> l.startsWith("refused STALE_EPOCH " + b.id() + " "), fx.msg(a.id() + " did not refuse "
-                + b.id() + "'s replayed entry of epoch " + firstEpoch));
+        a.log().await(l -> l.startsWith("refused STALE_EPOCH " + b.id() + " ") || l.startsWith("refused WRONG_LEASE "
+                + b.id() + " "), fx.msg(a.id() + " did not refuse " + b.id() + "'s replayed entry of epoch "
+                + firstEpoch));
         assertTrue(a.log().refusals().stream().anyMatch(r -> r.epoch() == firstEpoch), fx.msg("the refusal names"
                 + " another epoch: " + a.log().refusals()));
         assertFalse(a.log().lines().contains("updated " + b.id() + " " + firstEpoch), fx.msg("the replayed entry was"
                 + " registered"));
-        // the member publishes again over the replay; then it leaves, and its last entry is replayed
+        // the member restores its entry over the replay; then it leaves, and its last entry is replayed
         fx.await(() -> a.membership().members().getOrDefault(b.id(), 0L) == again.epoch() && valueEpoch(key)
                 == again.epoch(), () -> b.id() + " did not settle at epoch " + again.epoch());
         byte[] last = valueOf(key);
-        long lastEpoch = again.epoch();
+        long removedBefore = a.log().count("removed " + b.id() + " ");
         again.close();
-        a.log().await("removed " + b.id() + " " + lastEpoch, fx.msg(a.id() + " did not remove " + b.id()
-                + " after its goodbye"));
+        fx.await(() -> a.log().count("removed " + b.id() + " ") > removedBefore
+                && !a.membership().members().containsKey(b.id()), () -> a.id() + " did not remove " + b.id()
+                + " after its goodbye: " + a.log().lines());
         int callsBefore = a.transport().calls(b.id()).size();
         fx.deployment.putRaw(key, last);
         joinAndWait(a);
-        assertTrue(a.log().refusals().stream().filter(r -> r.reason() == Refusal.Reason.STALE_EPOCH
-                && r.memberId().equals(b.id())).count() >= 2, fx.msg("the last entry of a member that left, written"
-                + " again, was not refused as stale: " + a.log().refusals()));
+        assertTrue(a.log().refusals().stream().filter(r -> (r.reason() == Refusal.Reason.STALE_EPOCH
+                || r.reason() == Refusal.Reason.WRONG_LEASE) && r.memberId().equals(b.id())).count() >= 2,
+                fx.msg("the last entry of a member that left, written again, was not refused: "
+                + a.log().refusals()));
         assertEquals(callsBefore, a.transport().calls(b.id()).size(), fx.msg("a replay reached the transport: "
                 + a.transport().calls(b.id())));
         assertFalse(a.membership().members().containsKey(b.id()), fx.msg("a replay brought back a member that left"));
@@ -481,15 +495,15 @@ abstract class MembershipRules extends DirectoryRuleGroup {
         Node a = node("a", builder -> builder.flapInterval(interval));
         DataTransport tb = fx.transport(fx.agent("b"));
         String id = tb.agentName();
-        String key = a.client().prefix() + id;
         DeploymentKeyRing ring = fx.ring();
-        fx.deployment.putRaw(key, entry(id, 1, tb.localDescriptor(), ring));
+        Directory side = fx.client();
+        Publication p = publishEntry(side, id, 1, tb.localDescriptor(), ring);
         fx.awaitMember(a.membership(), id, 1);
         int before = a.transport().calls(id).size();
         long start = System.nanoTime();
         for (long epoch = 2; epoch <= 11; epoch++) {
-            fx.deployment.deleteRaw(key);
-            fx.deployment.putRaw(key, entry(id, epoch, tb.localDescriptor(), ring));
+            p.close(); // the goodbye: a delete
+            p = publishEntry(side, id, epoch, tb.localDescriptor(), ring);
         }
         fx.awaitMember(a.membership(), id, 11, interval);
         long took = System.nanoTime() - start;
@@ -499,5 +513,106 @@ abstract class MembershipRules extends DirectoryRuleGroup {
                 + " ms changed " + changes + " times in the transport; at most " + allowed + " with a flap interval of "
                 + interval.toSeconds() + " s: " + a.transport().calls(id)));
         fx.assertWriteLands(a.transport(), id, tb, (byte) 8);
+    }
+
+    @DirectoryRuleTest(B15)
+    public final void b15_aLateStarterNeverSeesADepartedMember() throws Exception {
+        DirectoryFixture fx = fx();
+        Node a = node("a");
+        Node b = node("b");
+        fx.awaitMember(a.membership(), b.id(), b.epoch());
+        String key = b.client().prefix() + b.id();
+        fx.await(() -> valueEpoch(key) == b.epoch(), () -> b.id() + "'s entry is not in the directory");
+        byte[] last = valueOf(key);
+        long lastEpoch = b.epoch();
+        b.membership().close();
+        a.log().await("removed " + b.id() + " " + lastEpoch, fx.msg(a.id() + " did not remove " + b.id()
+                + " after its goodbye"));
+        int aCalls = a.transport().calls(b.id()).size();
+        // written back without a lease, as a plain put of another tool would
+        fx.deployment.putRaw(key, last);
+        Node c = node("c");
+        assertRefused(c, b.id(), Refusal.Reason.WRONG_LEASE, b.id() + "'s last entry written back without a lease,"
+                + " seen by a member that started after " + b.id() + " left,");
+        // written back under another client's live lease
+        Directory writer = fx.client();
+        writer.publish(b.id(), lease -> last, DirectoryFixture.TTL, PublicationListener.NONE);
+        Node d = node("d");
+        assertRefused(d, b.id(), Refusal.Reason.WRONG_LEASE, b.id() + "'s last entry written back under another"
+                + " lease, seen by a member that started after " + b.id() + " left,");
+        joinAndWait(c);
+        for (Node n : List.of(c, d)) {
+            assertFalse(n.membership().members().containsKey(b.id()), fx.msg(n.id() + ", started after " + b.id()
+                    + " left, took it for a member: " + n.membership().members()));
+            assertNothingReached(n, b.id());
+            assertEquals(DataTransport.NOT_SUBMITTED, n.transport().writeBlocks(b.id(), new int[] {0}, new int[] {1}),
+                    fx.msg(n.id() + " holds a peer " + b.id()));
+        }
+        assertTrue(a.log().refusals().stream().anyMatch(r -> r.memberId().equals(b.id())
+                && r.reason() == Refusal.Reason.WRONG_LEASE), fx.msg(a.id() + " did not refuse " + b.id()
+                + "'s entry written back: " + a.log().refusals()));
+        assertEquals(aCalls, a.transport().calls(b.id()).size(), fx.msg("a copy of a departed member's entry reached"
+                + " the transport of " + a.id() + ": " + a.transport().calls(b.id())));
+        assertFalse(a.membership().members().containsKey(b.id()), fx.msg("a copy brought back a member that left"));
+    }
+
+    @DirectoryRuleTest(B16)
+    public final void b16_anOverwrittenEntryIsRestoredUnderItsLease() throws Exception {
+        DirectoryFixture fx = fx();
+        Duration interval = Duration.ofSeconds(2);
+        Node a = node("a", builder -> builder.flapInterval(interval));
+        Node b = node("b");
+        fx.awaitMember(a.membership(), b.id(), b.epoch());
+        fx.awaitMember(b.membership(), a.id(), a.epoch());
+        String key = b.client().prefix() + b.id();
+        WatchLog watch = fx.watcher();
+        fx.await(() -> held(watch, key).length > 0, () -> b.id() + "'s entry is not in the directory");
+        byte[] own = held(watch, key);
+        long lease = leaseOf(watch, key);
+        long epoch = b.epoch();
+        int aCalls = a.transport().calls(b.id()).size();
+        int bCalls = b.transport().calls(a.id()).size();
+        List<String> overwrites = List.of("garbage", "its own bytes without its lease", "a delete");
+        for (int i = 0; i < overwrites.size(); i++) {
+            long restoredBefore = b.log().count("restored " + epoch);
+            switch (i) {
+                case 0 -> fx.deployment.putRaw(key, "garbage".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                case 1 -> fx.deployment.putRaw(key, own);
+                default -> fx.deployment.deleteRaw(key);
+            }
+            String what = overwrites.get(i);
+            fx.await(() -> b.log().count("restored " + epoch) > restoredBefore, () -> b.id() + " did not restore its"
+                    + " entry after " + what + " (its log: " + b.log().lines() + ")", interval);
+            fx.await(() -> Arrays.equals(own, held(watch, key)) && leaseOf(watch, key) == lease, () -> b.id() + "'s"
+                    + " key does not hold its entry on its lease " + lease + " again after " + what + ": "
+                    + watch.current(key), interval);
+        }
+        Thread.sleep(interval.toMillis() + fx.env.quiet().toMillis()); // a's held changes, if any, are applied
+        joinAndWait(a);
+        assertEquals(epoch, b.epoch(), fx.msg(b.id() + " published anew instead of restoring: " + b.log().lines()));
+        assertFalse(b.log().lines().stream().anyMatch(l -> l.startsWith("lost ") || l.startsWith("reregistered ")),
+                fx.msg(b.id() + " took an overwrite for a lost lease: " + b.log().lines()));
+        assertEquals(1, b.log().count("published "), fx.msg(b.id() + " published more than once: "
+                + b.log().lines()));
+        assertEquals(bCalls, b.transport().calls(a.id()).size(), fx.msg(b.id() + " re-registered " + a.id() + ": "
+                + b.transport().calls(a.id())));
+        assertEquals(aCalls, a.transport().calls(b.id()).size(), fx.msg(a.id() + " changed " + b.id() + " in its"
+                + " transport: " + a.transport().calls(b.id()) + "; its log: " + a.log().lines()));
+        assertEquals(Long.valueOf(epoch), a.membership().members().get(b.id()), fx.msg(a.id() + " no longer holds "
+                + b.id() + ": " + a.membership().members()));
+        fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 12);
+        fx.assertWriteLands(b.transport(), a.id(), a.transport(), (byte) 13);
+    }
+
+    /** The value {@code watch} holds for {@code key} now; empty when none. */
+    private static byte[] held(WatchLog watch, String key) {
+        DirectoryEntry e = watch.current(key);
+        return e == null ? new byte[0] : e.value();
+    }
+
+    /** The lease {@code watch} reports for {@code key} now; 0 when none. */
+    private static long leaseOf(WatchLog watch, String key) {
+        DirectoryEntry e = watch.current(key);
+        return e == null ? 0 : e.lease();
     }
 }

@@ -177,6 +177,21 @@ final class WatchLog implements DirectoryListener {
         return content;
     }
 
+    /** What the snapshot and the events make of {@code key} now: its last put, or null when absent. */
+    synchronized @org.jspecify.annotations.Nullable DirectoryEntry current(String key) {
+        DirectoryEntry now = null;
+        if (snapshot != null) {
+            now = snapshot.entries().stream().filter(e -> e.key().equals(key)).findFirst().orElse(null);
+        }
+        for (DirectoryEvent e : events) {
+            if (e.key().equals(key)) {
+                now = e.type() == DirectoryEvent.Type.PUT ? new DirectoryEntry(key, e.value(), e.revision(), e.lease())
+                        : null;
+            }
+        }
+        return now;
+    }
+
     static String digest(byte[] value) {
         return value.length + ":" + java.util.Arrays.hashCode(value);
     }

@@ -6,6 +6,8 @@ import static io.blockxfer.tck.directory.DirectoryRules.B11;
 import static io.blockxfer.tck.directory.DirectoryRules.B12;
 import static io.blockxfer.tck.directory.DirectoryRules.B13;
 import static io.blockxfer.tck.directory.DirectoryRules.B14;
+import static io.blockxfer.tck.directory.DirectoryRules.B15;
+import static io.blockxfer.tck.directory.DirectoryRules.B16;
 import static io.blockxfer.tck.directory.DirectoryRules.B2;
 import static io.blockxfer.tck.directory.DirectoryRules.B3;
 import static io.blockxfer.tck.directory.DirectoryRules.B4;
@@ -58,6 +60,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
+import java.util.function.LongFunction;
 
 /**
  * The deliberately broken directories and memberships of the kit's own tests, each with the rule
@@ -85,7 +88,7 @@ final class BrokenDirectories {
 
     /** A defect: each method is the working behaviour unless a variant overrides it. */
     interface Breakage {
-        default Publication publish(BrokenDirectory d, String memberId, byte[] value, Duration ttl,
+        default Publication publish(BrokenDirectory d, String memberId, LongFunction<byte[]> value, Duration ttl,
                 PublicationListener listener) {
             return d.delegate.publish(memberId, value, ttl, listener);
         }
@@ -130,7 +133,8 @@ final class BrokenDirectories {
         @Override public Duration operationTimeout() { return delegate.operationTimeout(); }
 
         @Override
-        public Publication publish(String memberId, byte[] value, Duration ttl, PublicationListener listener) {
+        public Publication publish(String memberId, LongFunction<byte[]> value, Duration ttl,
+                PublicationListener listener) {
             return breakage.publish(this, memberId, value, ttl, listener);
         }
 
@@ -187,15 +191,35 @@ final class BrokenDirectories {
         @Override public void reconnected(long revision, boolean resync) { to.reconnected(revision, resync); }
     }
 
-    /** A publication that exists only in the decorator's mind (raw writes, or after close). */
-    record FakePublication(String memberId, String key, Duration ttl, long revision, Runnable onClose)
-            implements Publication {
+    /**
+     * A publication that exists only in the decorator's mind (raw writes, or after close), or that
+     * hides the real one {@code under} (restores go to it; without one they are refused).
+     */
+    record FakePublication(String memberId, String key, Duration ttl, long revision, Runnable onClose,
+            @org.jspecify.annotations.Nullable Publication under) implements Publication {
+        FakePublication(String memberId, String key, Duration ttl, long revision, Runnable onClose) {
+            this(memberId, key, ttl, revision, onClose, null);
+        }
+
         @Override public boolean isLost() { return false; }
         @Override public void close() { onClose.run(); }
+        @Override public long lease() { return under == null ? 0 : under.lease(); }
+
+        @Override
+        public long restore() {
+            if (under == null) {
+                throw new UnsupportedOperationException("this broken directory cannot restore " + key);
+            }
+            return under.restore();
+        }
     }
 
-    /** Rewrites the values of puts and snapshot entries; {@code rewrite} returns the new key and value, or null to keep them. */
-    static DirectoryListener rewriting(DirectoryListener to,
+    /**
+     * Rewrites the values of puts and snapshot entries; {@code rewrite} returns the new key and
+     * value, or null to keep them. A rewritten entry keeps its key's lease, or, when
+     * {@code launder}, is reported on {@link #LAUNDERED_LEASE} (which {@link #signed} entries name).
+     */
+    static DirectoryListener rewriting(DirectoryListener to, boolean launder,
             BiFunction<String, byte[], Map.@org.jspecify.annotations.Nullable Entry<String, byte[]>> rewrite) {
         return new Forwarding(to) {
             @Override
@@ -203,7 +227,8 @@ final class BrokenDirectories {
                 List<DirectoryEntry> entries = new ArrayList<>();
                 for (DirectoryEntry e : s.entries()) {
                     Map.Entry<String, byte[]> r = rewrite.apply(e.key(), e.value());
-                    entries.add(r == null ? e : new DirectoryEntry(r.getKey(), r.getValue(), e.revision()));
+                    entries.add(r == null ? e : new DirectoryEntry(r.getKey(), r.getValue(), e.revision(),
+                            launder ? LAUNDERED_LEASE : e.lease()));
                 }
                 to.snapshot(new DirectorySnapshot(s.revision(), entries));
             }
@@ -213,7 +238,8 @@ final class BrokenDirectories {
                 if (e.type() == DirectoryEvent.Type.PUT) {
                     Map.Entry<String, byte[]> r = rewrite.apply(e.key(), e.value());
                     if (r != null) {
-                        to.changed(DirectoryEvent.put(r.getKey(), r.getValue(), e.revision(), e.isResync()));
+                        to.changed(DirectoryEvent.put(r.getKey(), r.getValue(), e.revision(),
+                                launder ? LAUNDERED_LEASE : e.lease(), e.isResync()));
                         return;
                     }
                 }
@@ -221,6 +247,34 @@ final class BrokenDirectories {
             }
         };
     }
+
+    /** Reports every put and snapshot entry on the lease {@code lease} gives for it (key, value, reported lease). */
+    static DirectoryListener releasing(DirectoryListener to, LeaseReport lease) {
+        return new Forwarding(to) {
+            @Override
+            public void snapshot(DirectorySnapshot s) {
+                List<DirectoryEntry> entries = new ArrayList<>();
+                for (DirectoryEntry e : s.entries()) {
+                    entries.add(new DirectoryEntry(e.key(), e.value(), e.revision(), lease.of(e.value(), e.lease())));
+                }
+                to.snapshot(new DirectorySnapshot(s.revision(), entries));
+            }
+
+            @Override
+            public void changed(DirectoryEvent e) {
+                to.changed(e.type() == DirectoryEvent.Type.PUT ? DirectoryEvent.put(e.key(), e.value(), e.revision(),
+                        lease.of(e.value(), e.lease()), e.isResync()) : e);
+            }
+        };
+    }
+
+    /** The lease a broken directory reports for a key, given its value and the lease it really has. */
+    interface LeaseReport {
+        long of(byte[] value, long actual);
+    }
+
+    /** The lease the laundering decorators report their rewritten entries on, and sign them for. */
+    static final long LAUNDERED_LEASE = 0x7a11L;
 
     /** The entry in {@code value}, read without a key ring, or null. */
     static MemberEntry decoded(byte[] value) {
@@ -233,7 +287,7 @@ final class BrokenDirectories {
 
     /** An entry of {@code memberId} at {@code epoch} of {@code d}, its descriptor and envelope signed with {@link #RING}. */
     static byte[] signed(String memberId, long epoch, PeerDescriptor d) {
-        return MemberEntry.of(memberId, epoch, d.signedWith(RING)).encode(RING);
+        return MemberEntry.of(memberId, epoch, LAUNDERED_LEASE, d.signedWith(RING)).encode(RING);
     }
 
     /** The length of the envelope at the start of {@code value} (which may be padded). */
@@ -245,7 +299,7 @@ final class BrokenDirectories {
             pos += 1 + Byte.toUnsignedInt(value[pos]);
         }
         pos += 1 + Byte.toUnsignedInt(value[pos]);
-        pos += 8;
+        pos += 8 + 8;
         int descriptor = b.getInt(pos);
         pos += 4 + descriptor + (isSigned ? DeploymentKeyRing.MAC_LENGTH : 0) + 4;
         return pos;
@@ -279,9 +333,15 @@ final class BrokenDirectories {
                 };
             }
         }));
+        v.add(new Variant("reports-no-leases", D1, new Breakage() {
+            @Override
+            public DirectoryListener listener(BrokenDirectory d, DirectoryListener l) {
+                return releasing(l, (value, actual) -> 0);
+            }
+        }));
         v.add(new Variant("closing-an-old-publication-deletes-the-new-entry", D2, new Breakage() {
             @Override
-            public Publication publish(BrokenDirectory d, String id, byte[] value, Duration ttl,
+            public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
                     PublicationListener l) {
                 Publication p = d.delegate.publish(id, value, ttl, l);
                 return new FakePublication(id, p.key(), ttl, p.revision(), () -> {
@@ -292,7 +352,7 @@ final class BrokenDirectories {
         }));
         Breakage noGoodbye = new Breakage() {
             @Override
-            public Publication publish(BrokenDirectory d, String id, byte[] value, Duration ttl,
+            public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
                     PublicationListener l) {
                 Publication p = d.delegate.publish(id, value, ttl, l);
                 return new FakePublication(id, p.key(), ttl, p.revision(), () -> { });
@@ -307,17 +367,17 @@ final class BrokenDirectories {
         v.add(new Variant("close-without-goodbye", B12, noGoodbye));
         v.add(new Variant("publishes-without-a-lease", D4, new Breakage() {
             @Override
-            public Publication publish(BrokenDirectory d, String id, byte[] value, Duration ttl,
+            public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
                     PublicationListener l) {
                 String key = d.prefix() + id;
-                d.deployment.putRaw(key, value);
+                d.deployment.putRaw(key, value.apply(0));
                 return new FakePublication(id, key, ttl, d.deployment.cluster.revision(),
                         () -> d.deployment.deleteRaw(key));
             }
         }));
         v.add(new Variant("expires-at-half-the-ttl", D4, new Breakage() {
             @Override
-            public Publication publish(BrokenDirectory d, String id, byte[] value, Duration ttl,
+            public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
                     PublicationListener l) {
                 Duration half = ttl.dividedBy(2).compareTo(DirectoryLimits.MIN_TTL) < 0 ? DirectoryLimits.MIN_TTL
                         : Duration.ofSeconds(ttl.dividedBy(2).toSeconds());
@@ -361,7 +421,7 @@ final class BrokenDirectories {
         }));
         v.add(new Variant("no-keep-alive", D6, new Breakage() {
             @Override
-            public Publication publish(BrokenDirectory d, String id, byte[] value, Duration ttl,
+            public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
                     PublicationListener l) {
                 Directory side = d.deployment.cluster.connect(d.prefix());
                 Publication p = side.publish(id, value, ttl, l);
@@ -432,11 +492,11 @@ final class BrokenDirectories {
         }));
         Breakage hidesLoss = new Breakage() {
             @Override
-            public Publication publish(BrokenDirectory d, String id, byte[] value, Duration ttl,
+            public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
                     PublicationListener l) {
                 Publication p = d.delegate.publish(id, value, ttl, PublicationListener.NONE);
                 d.published.add(p.key());
-                return new FakePublication(id, p.key(), ttl, p.revision(), p::close);
+                return new FakePublication(id, p.key(), ttl, p.revision(), p::close, p);
             }
 
             /** Its own entry's delete is hidden from its own watches too: nothing tells the publisher. */
@@ -456,7 +516,7 @@ final class BrokenDirectories {
         v.add(new Variant("hides-lease-loss", B9, hidesLoss));
         v.add(new Variant("accepts-a-one-second-ttl", D10, new Breakage() {
             @Override
-            public Publication publish(BrokenDirectory d, String id, byte[] value, Duration ttl,
+            public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
                     PublicationListener l) {
                 return d.delegate.publish(id, value, ttl.equals(Duration.ofSeconds(1)) ? DirectoryLimits.MIN_TTL : ttl,
                         l);
@@ -464,7 +524,7 @@ final class BrokenDirectories {
         }));
         v.add(new Variant("answers-after-close", D11, new Breakage() {
             @Override
-            public Publication publish(BrokenDirectory d, String id, byte[] value, Duration ttl,
+            public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
                     PublicationListener l) {
                 if (d.closed) {
                     return new FakePublication(id, d.prefix() + id, ttl, 1, () -> { });
@@ -539,7 +599,7 @@ final class BrokenDirectories {
         }));
         v.add(new Variant("hangs-when-unreachable", D13, new Breakage() {
             @Override
-            public Publication publish(BrokenDirectory d, String id, byte[] value, Duration ttl,
+            public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
                     PublicationListener l) {
                 try {
                     return d.delegate.publish(id, value, ttl, l);
@@ -561,7 +621,7 @@ final class BrokenDirectories {
         }));
         v.add(new Variant("vague-unreachable-error", D13, new Breakage() {
             @Override
-            public Publication publish(BrokenDirectory d, String id, byte[] value, Duration ttl,
+            public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
                     PublicationListener l) {
                 try {
                     return d.delegate.publish(id, value, ttl, l);
@@ -619,7 +679,7 @@ final class BrokenDirectories {
         v.add(new Variant("launders-signatures", B5, new Breakage() {
             @Override
             public DirectoryListener listener(BrokenDirectory d, DirectoryListener l) {
-                return rewriting(l, (key, value) -> {
+                return rewriting(l, true, (key, value) -> {
                     MemberEntry e = decoded(value);
                     return e == null ? null : Map.entry(key, signed(e.memberId(), e.epoch(), e.peerDescriptor()));
                 });
@@ -640,7 +700,7 @@ final class BrokenDirectories {
         v.add(new Variant("accepts-any-key", B6, new Breakage() {
             @Override
             public DirectoryListener listener(BrokenDirectory d, DirectoryListener l) {
-                return rewriting(l, (key, value) -> {
+                return rewriting(l, false, (key, value) -> {
                     MemberEntry e = decoded(value);
                     return e == null ? null : Map.entry(d.prefix() + e.memberId(), value);
                 });
@@ -649,7 +709,7 @@ final class BrokenDirectories {
         v.add(new Variant("parses-oversized-values", B6, new Breakage() {
             @Override
             public DirectoryListener listener(BrokenDirectory d, DirectoryListener l) {
-                return rewriting(l, (key, value) -> value.length > DirectoryLimits.MAX_VALUE_BYTES
+                return rewriting(l, false, (key, value) -> value.length > DirectoryLimits.MAX_VALUE_BYTES
                         ? Map.entry(key, Arrays.copyOf(value, envelopeLength(value))) : null);
             }
         }));
@@ -677,7 +737,7 @@ final class BrokenDirectories {
             @Override
             public DirectoryListener listener(BrokenDirectory d, DirectoryListener l) {
                 Map<String, Long> highest = new HashMap<>();
-                return rewriting(l, (key, value) -> {
+                return rewriting(l, true, (key, value) -> {
                     MemberEntry e = decoded(value);
                     if (e == null) {
                         return null;
@@ -695,7 +755,7 @@ final class BrokenDirectories {
         v.add(new Variant("launders-descriptors", B8, new Breakage() {
             @Override
             public DirectoryListener listener(BrokenDirectory d, DirectoryListener l) {
-                return rewriting(l, (key, value) -> {
+                return rewriting(l, true, (key, value) -> {
                     MemberEntry e = decoded(value);
                     if (e == null) {
                         return null;
@@ -788,6 +848,24 @@ final class BrokenDirectories {
                     @Override public void refused(Refusal r) { l.refused(r); }
                     // memberReRegistered: not passed on
                 };
+            }
+        }));
+        v.add(new Variant("reports-signed-leases", B15, new Breakage() {
+            /** Reports the lease an entry names, as a directory that does not read its keys' leases might guess. */
+            @Override
+            public DirectoryListener listener(BrokenDirectory d, DirectoryListener l) {
+                return releasing(l, (value, actual) -> {
+                    MemberEntry e = decoded(value);
+                    return e == null || e.lease() == 0 ? actual : e.lease();
+                });
+            }
+        }));
+        v.add(new Variant("cannot-restore", B16, new Breakage() {
+            @Override
+            public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
+                    PublicationListener l) {
+                Publication p = d.delegate.publish(id, value, ttl, l);
+                return new FakePublication(id, p.key(), ttl, p.revision(), p::close);
             }
         }));
         return v;

@@ -35,6 +35,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -58,7 +59,10 @@ import org.jspecify.annotations.Nullable;
  *       deadline of {@link #operationTimeout()}; gRPC keepalive pings (after 10 s without
  *       traffic while a call such as the watch is open; the connection is closed when one is not
  *       answered within 5 s) notice a connection whose peer vanished without closing it.</li>
- *   <li><b>Leases.</b> A lease is renewed every TTL/3 (again every 500 ms while that fails); it is
+ *   <li><b>Leases.</b> {@code publish} grants the lease, then makes the value for its id, then
+ *       puts it with the lease; listings and events report each key's lease
+ *       ({@code KeyValue.getLease()}, 0 for a plain put). A lease is renewed every TTL/3 (again
+ *       every 500 ms while that fails); it is
  *       lost when etcd answers that it no longer holds it, or when no renewal succeeded for the TTL
  *       and one second more. etcd may grant a longer TTL than asked (its minimum is 1.5 election
  *       timeouts); {@link Publication#ttl()} is the TTL granted.</li>
@@ -194,13 +198,13 @@ public final class EtcdDirectory implements Directory {
     }
 
     @Override
-    public Publication publish(String memberId, byte[] value, Duration ttl, PublicationListener listener) {
+    public Publication publish(String memberId, LongFunction<byte[]> value, Duration ttl,
+            PublicationListener listener) {
         DirectoryLimits.checkMemberId(memberId);
-        DirectoryLimits.checkValue(value);
+        Objects.requireNonNull(value, "value");
         DirectoryLimits.checkTtl(ttl);
         Objects.requireNonNull(listener, "listener");
         ensureOpen();
-        ByteSequence bytes = ByteSequence.from(value); // a copy
         String key = prefix + memberId;
         String what = "publish '" + memberId + "'";
         long deadline = connection.deadline();
@@ -210,11 +214,14 @@ public final class EtcdDirectory implements Directory {
         long leaseId = grant.getID();
         LeasedEntry entry;
         try {
+            byte[] made = Objects.requireNonNull(value.apply(leaseId), "the value made for lease "
+                    + Long.toHexString(leaseId));
+            ByteSequence bytes = ByteSequence.from(DirectoryLimits.checkValue(made)); // a copy
             PutOption option = PutOption.builder().withLeaseId(leaseId).build();
             PutResponse put = connection.call(() -> connection.kv().put(ByteSequence.from(key, StandardCharsets.UTF_8),
                     bytes, option), deadline, what);
             entry = new LeasedEntry(connection, dispatcher, publications::remove, memberId, key, leaseId,
-                    grant.getTTL(), sent, put.getHeader().getRevision(), listener);
+                    grant.getTTL(), sent, put.getHeader().getRevision(), bytes, listener);
             publications.add(entry);
         } catch (RuntimeException e) {
             var unused = connection.revokeQuietly(leaseId, "failed " + what);

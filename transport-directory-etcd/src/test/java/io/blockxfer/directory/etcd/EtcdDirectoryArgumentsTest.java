@@ -79,7 +79,7 @@ class EtcdDirectoryArgumentsTest {
             assertThrows(IllegalArgumentException.class,
                     () -> d.publish("m", new byte[DirectoryLimits.MAX_VALUE_BYTES + 1], TTL, none));
             assertThrows(NullPointerException.class, () -> d.publish(null, new byte[1], TTL, none));
-            assertThrows(NullPointerException.class, () -> d.publish("m", null, TTL, none));
+            assertThrows(NullPointerException.class, () -> d.publish("m", (byte[]) null, TTL, none));
             assertThrows(NullPointerException.class, () -> d.publish("m", new byte[1], null, none));
             assertThrows(NullPointerException.class, () -> d.publish("m", new byte[1], TTL, null));
             assertThrows(NullPointerException.class, () -> d.watch(null));

@@ -1,12 +1,16 @@
 package io.blockxfer.directory.internal;
 
 import io.blockxfer.transport.PeerDescriptor;
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An entry that passed every check but the epoch's: its member, epoch, descriptor, and the raw
- * value it came in (to tell a duplicate from a forgery of the same epoch).
+ * An entry that passed every check but the epoch's: its member, epoch, descriptor, the raw value
+ * it came in (to tell a duplicate from a forgery of the same epoch), and a 64-bit digest of that
+ * value, which {@link MemberTable} keeps for members that left instead of their bytes.
  *
  * <p><b>Thread safety:</b> immutable; the value is never handed out.
  */
@@ -17,6 +21,7 @@ public final class Accepted {
     private final PeerDescriptor descriptor;
     private final byte[] value;
     private final long revision;
+    private final long digest;
 
     public Accepted(String memberId, long epoch, PeerDescriptor descriptor, byte[] value, long revision) {
         this.memberId = memberId;
@@ -24,6 +29,22 @@ public final class Accepted {
         this.descriptor = descriptor;
         this.value = value;
         this.revision = revision;
+        this.digest = digest(value);
+    }
+
+    /** The first 8 bytes of the SHA-256 of {@code value}. */
+    static long digest(byte[] value) {
+        try {
+            byte[] h = MessageDigest.getInstance("SHA-256").digest(value);
+            return ByteBuffer.wrap(h).getLong();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+
+    /** A 64-bit digest of the value the entry came in. */
+    public long digest() {
+        return digest;
     }
 
     public String memberId() {

@@ -16,8 +16,10 @@ import org.jspecify.annotations.Nullable;
  * tells an outsider least: the key, the size (before any byte is read), the envelope's checksum,
  * format and, with a key ring, MAC; the member id inside against the key's; the descriptor inside,
  * its own signature under the ring, and its compatibility with the transport (backend, block
- * length, fingerprint: the checks {@code addPeer} makes). The epoch is checked by
- * {@link MemberTable}, which remembers.
+ * length, fingerprint: the checks {@code addPeer} makes); last, the lease the entry was published
+ * under against the lease the directory reports for the key ({@link Refusal.Reason#WRONG_LEASE}
+ * when they differ or the key has none: a copy written back by someone else, which the member's
+ * own, live lease does not hold). The epoch is checked by {@link MemberTable}, which remembers.
  *
  * <p><b>Thread safety:</b> immutable.
  */
@@ -55,8 +57,11 @@ public final class EntryCheck {
         return DirectoryLimits.memberId(prefix, key);
     }
 
-    /** Checks the value {@code value} found under {@code key} at {@code revision}. */
-    public Result check(String key, byte[] value, long revision) {
+    /**
+     * Checks the value {@code value} found under {@code key} at {@code revision}, the key attached
+     * to {@code lease} (0: none).
+     */
+    public Result check(String key, byte[] value, long revision, long lease) {
         String shown = printable(key);
         Optional<String> named = memberId(key);
         if (named.isEmpty()) {
@@ -100,7 +105,22 @@ public final class EntryCheck {
         if (incompatible != null) {
             return refuse(shown, id, Refusal.Reason.INCOMPATIBLE, incompatible, revision, epoch);
         }
+        String offLease = leaseMismatch(id, entry, lease);
+        if (offLease != null) {
+            return refuse(shown, id, Refusal.Reason.WRONG_LEASE, offLease, revision, epoch);
+        }
         return new Ok(new Accepted(id, epoch, descriptor, value, revision));
+    }
+
+    private static @Nullable String leaseMismatch(String id, MemberEntry entry, long lease) {
+        if (entry.lease() == lease && lease != 0) {
+            return null;
+        }
+        String published = entry.lease() == 0 ? "under no lease" : "under lease " + Long.toHexString(entry.lease());
+        String attached = lease == 0 ? "to no lease" : "to lease " + Long.toHexString(lease);
+        return "entry of '" + id + "' (epoch " + entry.epoch() + ") was published " + published + ", but its key is"
+                + " attached " + attached + ": a copy written back by someone else (a replay of the member's entry, or"
+                + " a put by another tool); a member is live only while its entry sits on its own lease";
     }
 
     private @Nullable String incompatibility(String id, PeerDescriptor d) {

@@ -26,9 +26,12 @@ import org.jspecify.annotations.Nullable;
  * every change is applied at once.
  *
  * <p><b>Epochs.</b> A put whose epoch is below the highest seen for its member is stale; one of the
- * same epoch is accepted only as the very entry already held or pending (a duplicate, or its
- * return after a delete not yet applied) and refused otherwise. The highest epochs of members that
- * left are remembered for the last {@value #REMEMBERED_LEFT} members to leave.
+ * same epoch is accepted only as the very entry seen with that epoch (byte for byte, by a 64-bit
+ * digest): a duplicate of the entry held or pending changes nothing, and its return after a delete
+ * (the member restored its entry under its own lease, which {@link EntryCheck} has checked) is a
+ * change like any other; other bytes under a known epoch are refused. The highest epochs (and
+ * their entries' digests) of members that left are remembered for the last
+ * {@value #REMEMBERED_LEFT} members to leave.
  *
  * <p><b>Thread safety:</b> not thread-safe; one thread (the membership's) owns it.
  */
@@ -70,6 +73,7 @@ public final class MemberTable {
 
     private static final class Member {
         long highest;
+        long highestDigest;
         @Nullable Accepted applied;
         boolean pending;
         @Nullable Accepted target;
@@ -102,10 +106,11 @@ public final class MemberTable {
         left.remove(id);
         if (entry.epoch() > m.highest) {
             m.highest = entry.epoch();
+            m.highestDigest = entry.digest();
         } else if (entry.epoch() < m.highest) {
             return new Stale("entry of '" + id + "' has epoch " + entry.epoch() + ", older than epoch " + m.highest
                     + " seen before: a replayed or stale entry");
-        } else if (Accepted.same(entry, m.applied) || Accepted.same(entry, m.target)) {
+        } else if (entry.digest() == m.highestDigest) {
             if (Accepted.same(entry, m.current())) {
                 return NOTHING; // the entry held already, delivered again
             }

@@ -5,6 +5,7 @@ import io.blockxfer.directory.DirectoryEntry;
 import io.blockxfer.directory.DirectoryEvent;
 import io.blockxfer.directory.DirectoryListener;
 import io.blockxfer.directory.DirectorySnapshot;
+import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.MemberEntry;
 import io.blockxfer.directory.Publication;
 import io.blockxfer.directory.PublicationListener;
@@ -15,6 +16,7 @@ import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.RegistrationSupersededException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -26,7 +28,17 @@ import org.jspecify.annotations.Nullable;
  * A membership's state and what it does with each thing the directory says, all on the
  * membership's {@link SerialLoop}: checks each entry ({@link EntryCheck}), decides what the
  * transport should hold ({@link MemberTable}), registers and removes peers, and keeps this
- * process's own entry published, publishing it again with a new epoch whenever it is lost.
+ * process's own entry published: it restores the entry under its lease when someone else
+ * overwrote or deleted it (at most {@link #MAX_RESTORES_PER_SECOND} a second, nothing else
+ * changes), and publishes it again with a new epoch when its lease is lost.
+ *
+ * <p>An entry refused as {@link Refusal.Reason#WRONG_LEASE} (a copy of a member's entry off the
+ * member's lease) removes that member as a delete would: the key no longer holds a live entry of
+ * it. Other refusals change nothing for the member.
+ *
+ * <p>While a member's registration is replaced (a new epoch, a re-registration) the member is not
+ * in {@link #members()}: the transport tears the old registration down when the new one starts,
+ * so {@code members()} never lists a member whose registration is in progress.
  *
  * <p>When its own entry is lost the other members remove this process and tear down their side of
  * its connections, while their entries, and so this process's {@link MemberTable}, stay as they
@@ -44,6 +56,10 @@ public final class MembershipCore {
     /** The first retry of a failed publication waits this long, each next one twice as long up to MAX_RETRY. */
     static final Duration FIRST_RETRY = Duration.ofMillis(250);
     static final Duration MAX_RETRY = Duration.ofSeconds(8);
+    /** The most restores of this process's entry in a second, however fast it is overwritten. */
+    public static final int MAX_RESTORES_PER_SECOND = 4;
+    private static final long RESTORE_GAP_NANOS = 1_000_000_000L / MAX_RESTORES_PER_SECOND;
+    private static final long RESTORE_RETRY_NANOS = 1_000_000_000L;
 
     private final DataTransport transport;
     private final Directory directory;
@@ -56,6 +72,8 @@ public final class MembershipCore {
     private final SerialLoop loop;
     private final Signals signals;
     private final Map<String, Long> registered = new ConcurrentHashMap<>();
+    /** Loop only: members whose registration is being replaced, with the epoch they were registered with. */
+    private final Map<String, Long> replacing = new HashMap<>();
     private final CompletableFuture<Void> started = new CompletableFuture<>();
 
     // loop thread only, but publication and epoch are read by close and accessors
@@ -67,6 +85,13 @@ public final class MembershipCore {
     private boolean reRegisterDue; // this process's entry was lost; the next publication re-registers the members
     private long retryNanos = FIRST_RETRY.toNanos();
     private SerialLoop.@Nullable Timer retry;
+    private SerialLoop.@Nullable Timer restoreTimer;
+    private @Nullable String restoreReason;
+    private String restoreKind = "";
+    private String restoreKey = "";
+    private boolean restoredBefore;
+    private long lastRestoreAt;
+    private long restoredRevision;
 
     public MembershipCore(DataTransport transport, Directory directory, String memberId, Duration ttl,
             @Nullable DeploymentKeyRing ring, PeerDescriptor descriptor, Duration flapInterval, SerialLoop loop,
@@ -142,7 +167,7 @@ public final class MembershipCore {
 
     private void onSnapshot(DirectorySnapshot snapshot) {
         for (DirectoryEntry e : snapshot.entries()) {
-            onPut(e.key(), e.value(), e.revision());
+            onPut(e.key(), e.value(), e.revision(), e.lease());
         }
         snapshotSeen = true;
         if (publication == null && !started.isDone()) {
@@ -157,7 +182,7 @@ public final class MembershipCore {
 
     private void onChanged(DirectoryEvent event) {
         if (event.type() == DirectoryEvent.Type.PUT) {
-            onPut(event.key(), event.value(), event.revision());
+            onPut(event.key(), event.value(), event.revision(), event.lease());
             return;
         }
         String id = check.memberId(event.key()).orElse(null);
@@ -167,7 +192,8 @@ public final class MembershipCore {
         if (id.equals(memberId)) {
             Publication p = publication;
             if (p != null && event.revision() > p.revision()) {
-                ownEntryGone(p, "this process's entry was deleted from the directory");
+                ownEntryOverwritten(p, event.key(), event.revision(), "DELETED", "deleted (not by its lease, which"
+                        + " lives)");
             }
             return;
         }
@@ -184,14 +210,20 @@ public final class MembershipCore {
         }
     }
 
-    private void onPut(String key, byte[] value, long revision) {
-        EntryCheck.Result result = check.check(key, value, revision);
+    private void onPut(String key, byte[] value, long revision, long lease) {
+        EntryCheck.Result result = check.check(key, value, revision, lease);
         if (result instanceof EntryCheck.Refused refused) {
             Refusal r = refused.refusal();
-            signals.refused(r);
+            boolean own = r.memberId().equals(memberId);
+            signals.refused(r, !own);
             Publication p = publication;
-            if (r.memberId().equals(memberId) && p != null && revision > p.revision()) {
-                ownEntryGone(p, "this process's entry was overwritten with an entry refused as " + r.reason());
+            if (own) {
+                if (p != null && revision > p.revision()) {
+                    ownEntryOverwritten(p, key, revision, r.reason().name(), "overwritten by someone else with an"
+                            + " entry refused as " + r.reason() + " (" + r.message() + ")");
+                }
+            } else if (r.reason() == Refusal.Reason.WRONG_LEASE) {
+                carry(table.delete(r.memberId(), now())); // the key no longer holds a live entry of the member
             }
             return;
         }
@@ -228,9 +260,10 @@ public final class MembershipCore {
         }
         signals.refused(new Refusal(EntryCheck.printable(key), memberId, Refusal.Reason.STALE_EPOCH,
                 "an entry of this process's member id '" + memberId + "' with the older epoch " + entry.epoch()
-                + " replaced the one of epoch " + epoch, revision, entry.epoch()));
+                + " replaced the one of epoch " + epoch, revision, entry.epoch()), false);
         if (p != null) {
-            ownEntryGone(p, "this process's entry was overwritten with an older one");
+            ownEntryOverwritten(p, key, revision, Refusal.Reason.STALE_EPOCH.name(), "overwritten by someone else"
+                    + " with an older entry of this member id (epoch " + entry.epoch() + ")");
         }
     }
 
@@ -252,6 +285,11 @@ public final class MembershipCore {
     private void register(Accepted entry, boolean again) {
         String id = entry.memberId();
         long e = entry.epoch();
+        // the transport tears the old registration down now: members() no longer lists the member
+        Long held = registered.remove(id);
+        if (held != null) {
+            replacing.put(id, held);
+        }
         CompletableFuture<Void> f;
         try {
             f = transport.addPeerAsync(id, entry.descriptor());
@@ -268,17 +306,20 @@ public final class MembershipCore {
             return; // superseded since: a later change of the member was applied
         }
         Throwable cause = unwrap(err);
+        if (cause instanceof RegistrationSupersededException) {
+            return; // a later registration of the member, or its removal, takes over
+        }
+        Long before = replacing.remove(id);
         if (cause == null) {
-            Long before = registered.put(id, e);
+            registered.put(id, e);
             if (again && before != null && before == e) {
                 signals.reRegistered(id, e);
             } else {
                 // a re-registration that superseded the member's first registration, or its update, still in flight
                 signals.added(id, e, before != null);
             }
-        } else if (!(cause instanceof RegistrationSupersededException)) {
+        } else {
             signals.registrationFailed(id, e, cause);
-            Long before = registered.remove(id);
             if (before != null) {
                 signals.removed(id, before);
             }
@@ -293,6 +334,10 @@ public final class MembershipCore {
             LOG.log(Level.WARNING, "membership '" + memberId + "' could not remove peer '" + id + "': " + e);
         }
         Long before = registered.remove(id);
+        Long replaced = replacing.remove(id);
+        if (before == null) {
+            before = replaced;
+        }
         if (before != null) {
             signals.removed(id, before);
         }
@@ -308,15 +353,23 @@ public final class MembershipCore {
 
     // ------------------------------------------------------------------ this process's entry
 
-    /** Publishes this process's entry with a new epoch; throws if the directory refuses or cannot be reached. */
+    /**
+     * Publishes this process's entry with a new epoch, made for the lease the directory grants;
+     * throws if the directory refuses or cannot be reached.
+     */
     private void publish() {
         long next = EpochClock.next(Math.max(ownSeen, epoch));
-        byte[] value = MemberEntry.of(memberId, next, descriptor).encode(ring);
-        Publication p = directory.publish(memberId, value, ttl, lossListener());
-        ownValue = value;
+        byte[][] made = new byte[1][];
+        Publication p = directory.publish(memberId, lease -> {
+            made[0] = MemberEntry.of(memberId, next, lease, descriptor).encode(ring);
+            return made[0];
+        }, ttl, lossListener());
+        ownValue = made[0];
         epoch = next;
         publication = p;
         retryNanos = FIRST_RETRY.toNanos();
+        cancelRestore();
+        restoredRevision = 0;
         signals.published(next);
         if (reRegisterDue) {
             reRegisterDue = false;
@@ -338,7 +391,67 @@ public final class MembershipCore {
         });
     }
 
+    /**
+     * This process's key, at {@code revision}, no longer holds its entry while its lease may still
+     * live: restores it, at once unless the last restore was less than a restore gap ago (then
+     * once that gap is over, one restore for every overwrite meanwhile).
+     */
+    private void ownEntryOverwritten(Publication p, String key, long revision, String kind, String what) {
+        if (revision <= restoredRevision) {
+            return; // older than the last restore, which undid it
+        }
+        restoreReason = what;
+        restoreKind = kind;
+        restoreKey = EntryCheck.printable(key);
+        if (restoreTimer != null) {
+            return; // a restore is due already
+        }
+        long wait = restoredBefore ? lastRestoreAt + RESTORE_GAP_NANOS - now() : 0;
+        if (wait > 0) {
+            restoreTimer = loop.schedule(() -> restore(p), wait);
+        } else {
+            restore(p);
+        }
+    }
+
+    private void restore(Publication p) {
+        restoreTimer = null;
+        String reason = restoreReason;
+        restoreReason = null;
+        if (p != publication || reason == null) {
+            return; // published anew, or lost, meanwhile
+        }
+        restoredBefore = true;
+        lastRestoreAt = now();
+        long at;
+        try {
+            at = p.restore();
+        } catch (DirectoryUnavailableException e) {
+            restoreReason = reason;
+            restoreTimer = loop.schedule(() -> restore(p), RESTORE_RETRY_NANOS);
+            LOG.log(Level.DEBUG, () -> "membership '" + memberId + "' could not restore its entry yet: " + e);
+            return;
+        } catch (IllegalStateException e) {
+            return; // lost (its listener says so, and the entry is published anew) or closed
+        } catch (RuntimeException e) {
+            ownEntryGone(p, "it was " + reason + ", and the directory could not restore it (" + e + ")");
+            return;
+        }
+        restoredRevision = Math.max(restoredRevision, at);
+        signals.restored(epoch, restoreKind, restoreKey, reason);
+    }
+
+    private void cancelRestore() {
+        SerialLoop.Timer t = restoreTimer;
+        restoreTimer = null;
+        restoreReason = null;
+        if (t != null) {
+            t.cancel();
+        }
+    }
+
     private void ownEntryGone(Publication p, String reason) {
+        cancelRestore();
         publication = null;
         reRegisterDue = true;
         signals.leaseLost(epoch, reason);

@@ -14,20 +14,30 @@ import jdk.jfr.FlightRecorder;
 /**
  * The one place a membership reports what it does: its listeners (each call isolated: one that
  * throws is logged and the others still hear), JFR events (built only while a recorder exists) and
- * the log.
+ * the log. Listeners and JFR hear of every refusal and every restore of this process's entry; the
+ * log hears of them through a {@link LogDigest} each (the first of a quiet interval in full, the
+ * others summed up once per {@link #DIGEST_INTERVAL_NANOS}), so that a writer flooding the prefix
+ * cannot flood the log.
  *
  * <p><b>Thread safety:</b> called on the membership's thread only.
  */
 public final class Signals {
 
+    /** How long a log summary of refusals or overwrites covers: 10 s. */
+    public static final long DIGEST_INTERVAL_NANOS = 10_000_000_000L;
+
     private static final System.Logger LOG = System.getLogger("io.blockxfer.directory.Membership");
 
     private final String self;
     private final List<MembershipListener> listeners;
+    private final SerialLoop loop;
+    private final LogDigest refusals = new LogDigest(DIGEST_INTERVAL_NANOS);
+    private final LogDigest overwrites = new LogDigest(DIGEST_INTERVAL_NANOS);
 
-    public Signals(String self, List<MembershipListener> listeners) {
+    public Signals(String self, List<MembershipListener> listeners, SerialLoop loop) {
         this.self = self;
         this.listeners = List.copyOf(listeners);
+        this.loop = loop;
     }
 
     private static boolean recorder() {
@@ -74,7 +84,7 @@ public final class Signals {
 
     public void reRegistered(String member, long epoch) {
         LOG.log(Level.INFO, "membership '" + self + "' re-registered member '" + member + "', epoch " + epoch
-                + ": this process's entry was lost, so the others had removed it");
+                + ": this process's lease was lost, so the others removed it (or will) and tore down their side");
         change(member, "re-registered", epoch, null);
         tell("memberReRegistered", l -> l.memberReRegistered(member, epoch));
     }
@@ -92,9 +102,22 @@ public final class Signals {
         tell("registrationFailed", l -> l.registrationFailed(member, epoch, cause));
     }
 
+    /** An entry was refused: told to listeners and JFR; logged through the refusals' digest. */
     public void refused(Refusal r) {
-        LOG.log(Level.WARNING, "membership '" + self + "' refused the entry under '" + r.key() + "' ("
-                + r.reason() + "): " + r.message());
+        refused(r, true);
+    }
+
+    /**
+     * As {@link #refused(Refusal)}; {@code log}: false for a refusal of an entry under this
+     * process's own key, which {@link #restored} logs once the entry is restored.
+     */
+    public void refused(Refusal r, boolean log) {
+        if (log && refusals.add(loop.ticker().nanos(), r.reason().name(), r.key())) {
+            var unused = loop.schedule(this::flushRefusals, refusals.intervalNanos());
+            LOG.log(Level.WARNING, "membership '" + self + "' refused the entry under '" + r.key() + "' ("
+                    + r.reason() + "): " + r.message() + "; further refusals are summed up every "
+                    + seconds(refusals) + " s");
+        }
         if (recorder()) {
             MemberRefusedEvent e = new MemberRefusedEvent();
             if (e.shouldCommit()) {
@@ -108,6 +131,48 @@ public final class Signals {
             }
         }
         tell("refused", l -> l.refused(r));
+    }
+
+    private void flushRefusals() {
+        LogDigest.Summary s = refusals.flush(loop.ticker().nanos());
+        if (s == null) {
+            return;
+        }
+        var unused = loop.schedule(this::flushRefusals, refusals.intervalNanos());
+        LOG.log(Level.WARNING, "membership '" + self + "' refused " + LogDigest.grouped(s.count()) + " more entries in"
+                + " the last " + s.seconds() + " s (" + s.kinds() + "), under " + s.keys() + "; each is told to the"
+                + " listeners and recorded as a JFR blockxfer.MemberRefused event");
+    }
+
+    /**
+     * This process's entry of {@code epoch} was written again under its lease after it had been
+     * {@code what} ({@code kind}: the refusal reason of what had been written over it, or
+     * {@code DELETED}): told to listeners and JFR; logged through the overwrites' digest.
+     */
+    public void restored(long epoch, String kind, String key, String what) {
+        if (overwrites.add(loop.ticker().nanos(), kind, key)) {
+            var unused = loop.schedule(this::flushOverwrites, overwrites.intervalNanos());
+            LOG.log(Level.WARNING, "membership '" + self + "': its entry under '" + key + "' was " + what
+                    + "; restored it under its own lease (epoch " + epoch + " stays, nothing torn down); further"
+                    + " restores are summed up every " + seconds(overwrites) + " s");
+        }
+        own("restored", epoch, kind + ": " + what);
+        tell("entryRestored", l -> l.entryRestored(self, epoch, what));
+    }
+
+    private void flushOverwrites() {
+        LogDigest.Summary s = overwrites.flush(loop.ticker().nanos());
+        if (s == null) {
+            return;
+        }
+        var unused = loop.schedule(this::flushOverwrites, overwrites.intervalNanos());
+        LOG.log(Level.WARNING, "membership '" + self + "' restored its entry " + LogDigest.grouped(s.count())
+                + " more times in the last " + s.seconds() + " s, each after someone else overwrote or deleted it ("
+                + s.kinds() + "); at most " + MembershipCore.MAX_RESTORES_PER_SECOND + " restores a second");
+    }
+
+    private static long seconds(LogDigest d) {
+        return d.intervalNanos() / 1_000_000_000L;
     }
 
     public void disconnected(String reason) {

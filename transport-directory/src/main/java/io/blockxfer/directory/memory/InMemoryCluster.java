@@ -80,16 +80,18 @@ public final class InMemoryCluster implements AutoCloseable {
         }
     }
 
-    /** One change of history: a put (value non-null) or a delete. */
+    /** One change of history: a put (value non-null, attached to lease, 0: none) or a delete. */
     private static final class Change {
         final long revision;
         final String key;
         final byte @Nullable [] value;
+        final long lease;
 
-        Change(long revision, String key, byte @Nullable [] value) {
+        Change(long revision, String key, byte @Nullable [] value, long lease) {
             this.revision = revision;
             this.key = key;
             this.value = value;
+            this.lease = lease;
         }
     }
 
@@ -184,6 +186,15 @@ public final class InMemoryCluster implements AutoCloseable {
         return revision;
     }
 
+    /**
+     * The lease {@code key} is attached to, as a listing or an event reports it: a publication's
+     * lease id (positive), or 0 for a key written by {@link #put} or absent.
+     */
+    public synchronized long leaseOf(String key) {
+        Stored s = store.get(Objects.requireNonNull(key, "key"));
+        return s == null ? 0 : s.lease;
+    }
+
     /** The value stored under {@code key}, if any (a copy). */
     public synchronized Optional<byte[]> get(String key) {
         Stored s = store.get(Objects.requireNonNull(key, "key"));
@@ -192,7 +203,8 @@ public final class InMemoryCluster implements AutoCloseable {
 
     /**
      * Writes {@code value} under {@code key} without a lease, as another tool would (the key leaves
-     * any lease it belonged to). Test hook for bad entries: the bytes are stored as they are.
+     * any lease it belonged to, and is reported with lease 0). Test hook for bad entries: the
+     * bytes are stored as they are.
      *
      * @throws IllegalArgumentException if the value exceeds {@link #MAX_RAW_VALUE_BYTES} (etcd's
      *     "request is too large")
@@ -345,13 +357,27 @@ public final class InMemoryCluster implements AutoCloseable {
         }
     }
 
-    /** Grants a lease to {@code holder} and writes {@code value} under {@code key} with it; returns the lease. */
-    synchronized Lease grantAndPut(InMemoryDirectory holder, String key, byte[] value, Duration ttl) {
+    /** Grants a lease of {@code ttl} to {@code holder}; its ids count from 1, as etcd's are positive. */
+    synchronized Lease grant(InMemoryDirectory holder, Duration ttl) {
         ensureOpen();
         Lease lease = new Lease(nextLease++, ttl.toNanos(), holder, now());
         leases.put(lease.id, lease);
-        write(key, value, lease.id);
         return lease;
+    }
+
+    /** Whether {@code lease} still lives (neither revoked nor expired). */
+    synchronized boolean holds(Lease lease) {
+        return leases.get(lease.id) == lease;
+    }
+
+    /** Writes {@code value} under {@code key}, attached to the live {@code lease}; returns the write's revision. */
+    synchronized long putLeased(String key, byte[] value, Lease lease) {
+        ensureOpen();
+        if (!holds(lease)) {
+            throw new IllegalStateException("lease " + lease.id + " no longer exists");
+        }
+        write(key, value, lease.id);
+        return revision;
     }
 
     /** The goodbye: revokes {@code lease}, deleting its keys; nobody is told. */
@@ -373,7 +399,7 @@ public final class InMemoryCluster implements AutoCloseable {
             if (!e.getKey().startsWith(prefix)) {
                 break;
             }
-            into.add(new DirectoryEntry(e.getKey(), e.getValue().value, e.getValue().revision));
+            into.add(new DirectoryEntry(e.getKey(), e.getValue().value, e.getValue().revision, e.getValue().lease));
         }
         return revision;
     }
@@ -398,12 +424,12 @@ public final class InMemoryCluster implements AutoCloseable {
         if (leaseId != 0) {
             Objects.requireNonNull(leases.get(leaseId), "lease").keys.add(key);
         }
-        history.add(new Change(revision, key, value));
+        history.add(new Change(revision, key, value, leaseId));
         for (InMemoryDirectory c : clients) {
             if (c.reachable) {
                 for (var w : c.watches()) {
                     if (key.startsWith(c.prefix())) {
-                        w.put(key, value, revision);
+                        w.put(key, value, revision, leaseId);
                     }
                 }
             }
@@ -422,7 +448,7 @@ public final class InMemoryCluster implements AutoCloseable {
             }
         }
         revision++;
-        history.add(new Change(revision, key, null));
+        history.add(new Change(revision, key, null, 0));
         for (InMemoryDirectory c : clients) {
             if (c.reachable) {
                 for (var w : c.watches()) {
@@ -491,7 +517,7 @@ public final class InMemoryCluster implements AutoCloseable {
                 if (c.revision >= from && c.key.startsWith(client.prefix())) {
                     byte[] v = c.value;
                     if (v != null) {
-                        watch.put(c.key, v, c.revision);
+                        watch.put(c.key, v, c.revision, c.lease);
                     } else {
                         watch.deleted(c.key, c.revision);
                     }

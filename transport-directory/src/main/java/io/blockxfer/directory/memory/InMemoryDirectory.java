@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.LongFunction;
 
 /**
  * One client of an {@link InMemoryCluster}: a {@link Directory} whose calls never wait, and which
@@ -63,18 +64,38 @@ final class InMemoryDirectory implements Directory {
     }
 
     @Override
-    public Publication publish(String memberId, byte[] value, Duration ttl, PublicationListener listener) {
+    public Publication publish(String memberId, LongFunction<byte[]> value, Duration ttl,
+            PublicationListener listener) {
         DirectoryLimits.checkMemberId(memberId);
-        DirectoryLimits.checkValue(value);
+        Objects.requireNonNull(value, "value");
         DirectoryLimits.checkTtl(ttl);
         Objects.requireNonNull(listener, "listener");
-        byte[] copy = value.clone();
+        String what = "publish '" + memberId + "'";
+        InMemoryCluster.Lease lease;
         synchronized (cluster) {
             ensureOpen();
-            ensureReachable("publish '" + memberId + "'");
+            ensureReachable(what);
+            lease = cluster.grant(this, ttl);
+        }
+        byte[] copy;
+        try {
+            byte[] made = Objects.requireNonNull(value.apply(lease.id), "the value made for lease " + lease.id);
+            copy = DirectoryLimits.checkValue(made).clone();
+        } catch (RuntimeException e) {
+            cluster.revoke(lease);
+            throw e;
+        }
+        synchronized (cluster) {
+            try {
+                ensureOpen();
+                ensureReachable(what);
+            } catch (RuntimeException e) {
+                cluster.revoke(lease);
+                throw e;
+            }
             String key = prefix + memberId;
-            InMemoryCluster.Lease lease = cluster.grantAndPut(this, key, copy, ttl);
-            Pub pub = new Pub(memberId, key, ttl, cluster.revision(), lease, listener);
+            long revision = cluster.putLeased(key, copy, lease);
+            Pub pub = new Pub(memberId, key, ttl, revision, lease, copy, listener);
             lease.publication = pub;
             publications.add(pub);
             return pub;
@@ -162,19 +183,40 @@ final class InMemoryDirectory implements Directory {
         private final Duration ttl;
         private final long revision;
         private final InMemoryCluster.Lease lease;
+        private final byte[] value;
         final PublicationListener listener;
         /** Guarded by the cluster's lock; read unlocked by {@link #isLost()}. */
         volatile boolean lost;
         volatile boolean closed;
 
-        Pub(String memberId, String key, Duration ttl, long revision, InMemoryCluster.Lease lease,
+        Pub(String memberId, String key, Duration ttl, long revision, InMemoryCluster.Lease lease, byte[] value,
                 PublicationListener listener) {
             this.memberId = memberId;
             this.key = key;
             this.ttl = ttl;
             this.revision = revision;
             this.lease = lease;
+            this.value = value;
             this.listener = listener;
+        }
+
+        @Override
+        public long lease() {
+            return lease.id;
+        }
+
+        @Override
+        public long restore() {
+            synchronized (cluster) {
+                if (closed) {
+                    throw new IllegalStateException(this + " is closed");
+                }
+                if (lost || !cluster.holds(lease)) {
+                    throw new IllegalStateException(this + ": its lease " + lease.id + " is lost");
+                }
+                ensureReachable("restore " + key);
+                return cluster.putLeased(key, value, lease);
+            }
         }
 
         @Override

@@ -91,16 +91,17 @@ class MemberTableTest {
     }
 
     @Test
-    void anAppliedDeleteRemovesAndTheSameEntryAfterItIsAReplay() {
+    void anAppliedDeleteRemovesAndOnlyTheSameEntryOrANewerOneComesBack() {
         table.put(entry("a", 1), 0);
         table.delete("a", 5 * SECOND);
         var remove = assertInstanceOf(MemberTable.Remove.class, table.flush("a", 6 * SECOND));
         assertEquals(1, remove.entry().epoch());
         assertNull(table.applied("a"));
-        var stale = assertInstanceOf(MemberTable.Stale.class, table.put(entry("a", 1), 9 * SECOND));
-        assertTrue(stale.message().contains("epoch 1"), stale.message());
-        assertInstanceOf(MemberTable.Stale.class, table.put(entry("a", 0), 9 * SECOND));
-        assertInstanceOf(MemberTable.Add.class, table.put(entry("a", 2), 9 * SECOND), "a new epoch rejoins");
+        var older = assertInstanceOf(MemberTable.Stale.class, table.put(entry("a", 0), 9 * SECOND));
+        assertTrue(older.message().contains("epoch 1"), older.message());
+        // the same entry back: EntryCheck found it on its member's live lease (a restore after the interval)
+        assertInstanceOf(MemberTable.Add.class, table.put(entry("a", 1), 9 * SECOND));
+        assertInstanceOf(MemberTable.Add.class, table.put(entry("a", 2), 19 * SECOND), "a new epoch updates");
         assertInstanceOf(MemberTable.Nothing.class, table.delete("nobody", 9 * SECOND));
     }
 
@@ -131,7 +132,27 @@ class MemberTableTest {
         }
         assertEquals(0, table.highestEpoch("a"), "the oldest of four left members is forgotten (three remembered)");
         assertEquals(5, table.highestEpoch("b"));
-        assertInstanceOf(MemberTable.Stale.class, table.put(entry("d", 5), 2 * SECOND));
+        var older = assertInstanceOf(MemberTable.Stale.class, table.put(entry("d", 4), 2 * SECOND));
+        assertTrue(older.message().contains("older than epoch 5"), older.message());
+        var other = assertInstanceOf(MemberTable.Stale.class, table.put(new Accepted("c", 5, D, new byte[] {7}, 99),
+                2 * SECOND));
+        assertTrue(other.message().contains("seen before with other bytes"), other.message());
         assertSame(MemberTable.Add.class, table.put(entry("a", 5), 2 * SECOND).getClass());
+    }
+
+    @Test
+    void theSameEntryBackAfterItsMemberLeftIsAddedAgain() {
+        // it passed the lease check: the member restored its entry under its own, live lease
+        table.put(entry("a", 5), 0);
+        table.delete("a", 0);
+        assertInstanceOf(MemberTable.Remove.class, table.flush("a", SECOND));
+        var back = assertInstanceOf(MemberTable.Add.class, table.put(entry("a", 5), 3 * SECOND));
+        assertEquals(5, back.entry().epoch());
+        assertTrue(!back.replaces(), "it was removed");
+        Accepted forged = new Accepted("a", 5, D, new byte[] {9, 9}, 77);
+        table.delete("a", 5 * SECOND);
+        table.flush("a", 6 * SECOND);
+        var stale = assertInstanceOf(MemberTable.Stale.class, table.put(forged, 7 * SECOND));
+        assertTrue(stale.message().contains("seen before with other bytes"), stale.message());
     }
 }

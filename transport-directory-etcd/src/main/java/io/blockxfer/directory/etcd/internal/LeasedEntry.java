@@ -1,8 +1,14 @@
 package io.blockxfer.directory.etcd.internal;
 
 import io.blockxfer.directory.DirectoryDispatcher;
+import io.blockxfer.directory.DirectoryException;
+import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.Publication;
 import io.blockxfer.directory.PublicationListener;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.kv.PutResponse;
+import io.etcd.jetcd.options.PutOption;
+import java.nio.charset.StandardCharsets;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +34,8 @@ import org.jspecify.annotations.Nullable;
  *       listed, and publishes anew. A lease kept by a leader change but no longer renewed expires
  *       a TTL later; an entry published again meanwhile belongs to the new lease and stays.</li>
  * </ul>
- * All renewal work runs on the connection's timer thread.
+ * All renewal work runs on the connection's timer thread. {@link #restore()} puts the value again
+ * with the lease, on the caller's thread; etcd's answer that the lease is gone makes it lost too.
  *
  * <p><b>Thread safety:</b> thread-safe.
  */
@@ -52,6 +59,7 @@ public final class LeasedEntry implements Publication {
     private final long leaseId;
     private final Duration ttl;
     private final long revision;
+    private final ByteSequence value;
     private final PublicationListener listener;
 
     // guarded by this
@@ -70,10 +78,11 @@ public final class LeasedEntry implements Publication {
      * {@code grantSentNanos}.
      *
      * @param onEnd told once when the entry ends (closed, lost or abandoned)
+     * @param value the value put, for {@link #restore()}
      */
     public LeasedEntry(EtcdConnection connection, DirectoryDispatcher dispatcher, Consumer<LeasedEntry> onEnd,
             String memberId, String key, long leaseId, long ttlSeconds, long grantSentNanos, long revision,
-            PublicationListener listener) {
+            ByteSequence value, PublicationListener listener) {
         this.connection = connection;
         this.dispatcher = dispatcher;
         this.onEnd = onEnd;
@@ -82,6 +91,7 @@ public final class LeasedEntry implements Publication {
         this.leaseId = leaseId;
         this.ttl = Duration.ofSeconds(ttlSeconds);
         this.revision = revision;
+        this.value = value;
         this.listener = listener;
         this.confirmedUntil = grantSentNanos + ttl.toNanos();
     }
@@ -121,6 +131,44 @@ public final class LeasedEntry implements Publication {
     /** The etcd lease id. */
     public long leaseId() {
         return leaseId;
+    }
+
+    @Override
+    public long lease() {
+        return leaseId;
+    }
+
+    /**
+     * Puts the value again under the key with this lease, waiting for etcd at most the operation
+     * timeout. etcd's answer that it no longer holds the lease makes the publication lost (its
+     * listener is told) and throws {@link IllegalStateException}.
+     */
+    @Override
+    public long restore() {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+        if (lost) {
+            throw new IllegalStateException(this + " is lost");
+        }
+        PutOption option = PutOption.builder().withLeaseId(leaseId).build();
+        ByteSequence k = ByteSequence.from(key, StandardCharsets.UTF_8);
+        PutResponse put;
+        try {
+            put = connection.call(() -> connection.kv().put(k, value, option), connection.deadline(),
+                    "restore " + key);
+        } catch (DirectoryUnavailableException e) {
+            throw e;
+        } catch (DirectoryException e) {
+            Throwable cause = e.getCause();
+            if (cause != null && EtcdErrors.isLeaseNotFound(cause)) {
+                lose("etcd " + connection.endpoints() + " no longer holds lease " + Long.toHexString(leaseId) + " of "
+                        + key + " (a restore of the entry was refused): it expired or was revoked");
+                throw new IllegalStateException(this + ": its lease is lost", e);
+            }
+            throw e;
+        }
+        return put.getHeader().getRevision();
     }
 
     /**

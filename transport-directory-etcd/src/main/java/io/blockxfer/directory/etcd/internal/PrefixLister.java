@@ -19,7 +19,8 @@ import java.util.concurrent.Executor;
  * however large it is. A page holds at most {@link #PAGE_SIZE} entries; one that etcd cannot
  * send within the client's response limit (raw values of up to 1.5 MiB each) is asked for again
  * in smaller pages; a listing whose revision is compacted away between pages starts again.
- * Nothing blocks: each page's answer is handled on the given executor (never jetcd's event loop).
+ * Each entry carries the lease its key is attached to (0: none). Nothing blocks: each page's
+ * answer is handled on the given executor (never jetcd's event loop).
  *
  * <p><b>Thread safety:</b> thread-safe; each {@link #list()} is independent.
  */
@@ -90,7 +91,7 @@ public final class PrefixLister {
                 List<KeyValue> kvs = response.getKvs();
                 for (KeyValue e : kvs) {
                     acc.add(new DirectoryEntry(e.getKey().toString(StandardCharsets.UTF_8), e.getValue().getBytes(),
-                            e.getModRevision()));
+                            e.getModRevision(), e.getLease()));
                 }
                 if (response.isMore() && !kvs.isEmpty()) {
                     page(kvs.getLast().getKey().concat(ZERO), at, limit, acc, result, restarts);

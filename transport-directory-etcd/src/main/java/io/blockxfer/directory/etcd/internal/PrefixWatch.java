@@ -34,6 +34,7 @@ import org.jspecify.annotations.Nullable;
  * a new watch replays. Watches require a leader: a member cut off from its cluster's majority ends
  * them ("no leader") instead of keeping them silently open, and they move to another member.
  * Values are not asked for with their previous version (prev-kv): a delete needs only its key.
+ * A put carries the lease its key is attached to (0 for a plain put).
  *
  * <p>Threads: jetcd calls the watch listener on its event loop; the listener only hands events to
  * the relay (which queues them for the dispatcher's thread) under this object's lock, and moves
@@ -320,7 +321,7 @@ public final class PrefixWatch implements DirectoryWatch {
                     KeyValue kv = event.getKeyValue();
                     String key = kv.getKey().toString(StandardCharsets.UTF_8);
                     switch (event.getEventType()) {
-                        case PUT -> relay.put(key, kv.getValue().getBytes(), kv.getModRevision());
+                        case PUT -> relay.put(key, kv.getValue().getBytes(), kv.getModRevision(), kv.getLease());
                         case DELETE -> relay.deleted(key, kv.getModRevision());
                         default -> LOG.log(Level.WARNING, "watch of " + prefixText + ": an etcd event of unknown type "
                                 + event.getEventType() + " at revision " + kv.getModRevision() + " ignored");
