@@ -75,7 +75,8 @@ import org.jspecify.annotations.Nullable;
  * added, and nothing is applied twice.
  *
  * <p><b>Close</b> stops watching and revokes the lease (the goodbye: the other members remove this
- * one), and leaves the transport open with the peers it added still registered: an operator who
+ * one; when the key was last seen overwritten by someone else, the entry is restored first, so
+ * that the revoke deletes the key), and leaves the transport open with the peers it added still registered: an operator who
  * closes the membership first to drain (stop being found, finish the transfers in flight) would
  * lose those transfers if the peers went with it; closing the transport removes them, and
  * {@link #members()} read before close names them for a caller who wants them gone sooner.
@@ -179,6 +180,15 @@ public final class Membership implements AutoCloseable {
             loop.close(directory.operationTimeout().plusSeconds(5));
             Publication p = core.publication();
             if (p != null) {
+                if (core.ownKeyForeign()) {
+                    // someone else's bytes sit under the key, detached from the lease: put the entry back on it,
+                    // so that revoking the lease deletes the key and the others see the goodbye
+                    try {
+                        p.restore();
+                    } catch (RuntimeException e) {
+                        // unreachable, lost or closed: the revoke below does what it can
+                    }
+                }
                 p.close();
             }
         }

@@ -173,6 +173,29 @@ class PrefixWriterTest {
     }
 
     @Test
+    void aGoodbyeWhileTheKeyHoldsSomeoneElsesBytesStillRemovesTheMember() throws Exception {
+        Recorder ra = new Recorder();
+        Recorder rb = new Recorder();
+        DataTransport ta = transport("a");
+        member(ta, ra);
+        Membership b = member(transport("b"), rb);
+        long epoch = b.epoch();
+        ra.await("added b " + epoch);
+        String key = PREFIX + "b";
+        cluster.put(key, "junk 1".getBytes(StandardCharsets.US_ASCII));
+        rb.await("restored " + epoch);
+        cluster.put(key, "junk 2".getBytes(StandardCharsets.US_ASCII)); // its restore waits a quarter second
+        sync(rb);
+        assertEquals(0, cluster.leaseOf(key), "the junk is off b's lease");
+        b.close(); // without the restore first, revoking b's lease would leave the junk, and a would keep b
+        assertTrue(cluster.get(key).isEmpty(), "the goodbye left the key behind: " + cluster.get(key));
+        sync(ra);
+        ticker.advance(Duration.ofSeconds(1));
+        ra.await("removed b " + epoch);
+        assertEquals(DataTransport.NOT_SUBMITTED, ta.writeBlocks("b", new int[] {0}, new int[] {1}));
+    }
+
+    @Test
     void aCopyOffItsLeaseRemovesAMemberForEveryReaderAndALateStarterNeverSeesIt() throws Exception {
         Recorder ra = new Recorder();
         DataTransport ta = transport("a");

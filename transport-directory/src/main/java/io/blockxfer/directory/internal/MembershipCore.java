@@ -92,6 +92,8 @@ public final class MembershipCore {
     private boolean restoredBefore;
     private long lastRestoreAt;
     private long restoredRevision;
+    /** Someone else's bytes (or nothing) sit under this process's key since the last restore, as far as seen. */
+    private volatile boolean ownKeyForeign;
 
     public MembershipCore(DataTransport transport, Directory directory, String memberId, Duration ttl,
             @Nullable DeploymentKeyRing ring, PeerDescriptor descriptor, Duration flapInterval, SerialLoop loop,
@@ -122,6 +124,15 @@ public final class MembershipCore {
     /** The epoch of this process's current entry; 0 before the first publication. */
     public long epoch() {
         return epoch;
+    }
+
+    /**
+     * Whether the last thing seen of this process's key was someone else's write or delete, not
+     * yet undone by a restore: a goodbye then restores the entry first, so that revoking the lease
+     * deletes the key and every reader sees the member go.
+     */
+    public boolean ownKeyForeign() {
+        return ownKeyForeign;
     }
 
     /** The publication of this process's entry, if any. */
@@ -370,6 +381,7 @@ public final class MembershipCore {
         retryNanos = FIRST_RETRY.toNanos();
         cancelRestore();
         restoredRevision = 0;
+        ownKeyForeign = false;
         signals.published(next);
         if (reRegisterDue) {
             reRegisterDue = false;
@@ -400,6 +412,7 @@ public final class MembershipCore {
         if (revision <= restoredRevision) {
             return; // older than the last restore, which undid it
         }
+        ownKeyForeign = true;
         restoreReason = what;
         restoreKind = kind;
         restoreKey = EntryCheck.printable(key);
@@ -438,6 +451,9 @@ public final class MembershipCore {
             return;
         }
         restoredRevision = Math.max(restoredRevision, at);
+        if (restoreTimer == null) {
+            ownKeyForeign = false; // no overwrite seen since this restore's
+        }
         signals.restored(epoch, restoreKind, restoreKey, reason);
     }
 
