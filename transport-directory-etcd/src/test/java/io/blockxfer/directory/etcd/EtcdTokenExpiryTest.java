@@ -17,15 +17,16 @@ import org.junit.jupiter.api.Test;
 /**
  * A member whose etcd token expires keeps its lease and its watch: against a real etcd with
  * authentication and a token TTL of 1 s (JWT tokens, which etcd never extends, and simple tokens
- * with {@code --auth-token-ttl}), a member publishes and watches, then, each time after its token
- * expired, publishes again (a put with an expired token), sees another client's entry through its
+ * with {@code --auth-token-ttl}), a member publishes and watches, publishes again after an auth
+ * change (a user added: older tokens are "revision of auth store is old"), then, each time after
+ * its token expired, publishes again (a put with an expired token), sees another client's entry through its
  * watch, and, after etcd was killed and restarted (simple tokens die with it), sees an entry written
  * meanwhile through its re-created watch. No lease is reported lost, no event is missed or doubled.
  */
 class EtcdTokenExpiryTest {
 
     private static final Duration TOKEN_TTL = Duration.ofSeconds(1);
-    private static final Duration TTL = Duration.ofSeconds(6);
+    private static final Duration TTL = Duration.ofSeconds(10);
     private static final Duration WAIT = Duration.ofSeconds(15);
 
     @Test
@@ -57,6 +58,11 @@ class EtcdTokenExpiryTest {
                 Publication m1 = d.publish("m1", new byte[] {1}, TTL, listener);
                 DirectoryWatch _ = d.watch(r)) {
             r.awaitView(v -> v.containsKey("/t/m1"), WAIT, "m1");
+            // an auth change: etcd answers tokens issued before it with "revision of auth store is old"
+            etcd.addUser("bob", "bob-pw", "/other/");
+            try (Publication _ = d.publish("m0", new byte[] {0}, TTL, listener)) {
+                r.awaitView(v -> v.containsKey("/t/m0"), WAIT, "m0, after an auth change");
+            }
             EtcdCluster.sleep(TOKEN_TTL.toMillis() * 2 + 500);
             // a put with an expired token: jetcd authenticates again
             try (Publication m2 = d.publish("m2", new byte[] {2}, TTL, listener)) {
