@@ -162,7 +162,7 @@ class EtcdClusterFaultTest {
     }
 
     // full tier: about 15 s; the fast tier takes every member of a three-member cluster down for 6 s
-    // under this directory in membership-tests (MembershipFaultTest: leases lost, resume,
+    // under this directory in membership-tests (EtcdOutageMembershipTest: leases lost, resume,
     // re-publication, with transfers going on), and kills and restarts the leader here
     @Tag("full")
     @Test
