@@ -9,6 +9,7 @@ import io.blockxfer.tck.BlockPattern;
 import io.blockxfer.transport.DataTransport;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -36,10 +37,12 @@ import org.jspecify.annotations.Nullable;
  * exactly the pattern of an earlier failed write of this member to that block is counted as
  * {@code late}, not as a mismatch; any other wrong byte is a mismatch.
  *
- * <p>Commands: {@code ETCD <name> <address> <initial-cluster> <token>} (starts the etcd member;
+ * <p>Commands: {@code ETCD <name> <address> <initial-cluster> <token> [<tls-folder>]} (starts the etcd
+ * member, with mutual TLS from the folder's files ({@link EtcdMember.Tls}) where one is named;
  * answers {@code pid=}), {@code ETCDSTATUS} (answers {@code id= leader=}, see
- * {@link EtcdMember#status()}), {@code JOIN <endpoints> <prefix> <ttl-seconds> <flap-millis>} (builds
- * the directory and the membership, tried again every 500 ms while etcd cannot be reached; answers
+ * {@link EtcdMember#status()}), {@code JOIN <endpoints> <prefix> <ttl-seconds> <flap-millis>
+ * [<tls-folder>]} (builds the directory, presenting the member's certificate where a folder is named,
+ * and the membership, tried again every 500 ms while etcd cannot be reached; answers
  * {@code epoch=}), {@code STATS} (answers {@code violations=} and, per peer,
  * {@code <peer>=submitted/done/failed/verified/mismatched/notSubmitted/pending/lastVerifiedMillis/late}),
  * {@code QUIESCE} (no new rounds; answers {@code inflight=} once none is in flight, or after 20 s),
@@ -101,7 +104,8 @@ final class MemberRole implements PeerMain.Role {
                 if (etcd != null) {
                     throw new IllegalStateException("the etcd member runs already");
                 }
-                EtcdMember e = EtcdMember.start(ETCD_BINARY, arg(cmd, 1), arg(cmd, 2), arg(cmd, 3), arg(cmd, 4));
+                EtcdMember e = EtcdMember.start(ETCD_BINARY, arg(cmd, 1), arg(cmd, 2), arg(cmd, 3), arg(cmd, 4),
+                        tls(cmd, 5));
                 etcd = e;
                 yield "pid=" + e.pid();
             }
@@ -113,7 +117,7 @@ final class MemberRole implements PeerMain.Role {
                 yield e.status() + " alive=" + e.isAlive();
             }
             case "JOIN" -> "epoch=" + join(arg(cmd, 1), arg(cmd, 2), Duration.ofSeconds(Long.parseLong(arg(cmd, 3))),
-                    Duration.ofMillis(Long.parseLong(arg(cmd, 4))));
+                    Duration.ofMillis(Long.parseLong(arg(cmd, 4))), tls(cmd, 5));
             case "STATS" -> stats();
             case "QUIESCE" -> {
                 // the writer starts a round only under the lock, and only while not quiesced
@@ -143,12 +147,21 @@ final class MemberRole implements PeerMain.Role {
         return cmd[i];
     }
 
-    private long join(String endpoints, String prefix, Duration ttl, Duration flap) {
+    /** The TLS folder an optional argument names ({@link EtcdMember.Tls}), or null for plain text. */
+    private static EtcdMember.@Nullable Tls tls(String[] cmd, int i) {
+        return i < cmd.length ? new EtcdMember.Tls(Path.of(cmd[i])) : null;
+    }
+
+    private long join(String endpoints, String prefix, Duration ttl, Duration flap, EtcdMember.@Nullable Tls tls) {
         if (membership != null) {
             throw new IllegalStateException("joined already");
         }
-        EtcdDirectory d = EtcdDirectory.builder(endpoints).prefix(prefix).name(memberId)
-                .operationTimeout(Duration.ofSeconds(5)).build();
+        EtcdDirectory.Builder b = EtcdDirectory.builder(endpoints).prefix(prefix).name(memberId)
+                .operationTimeout(Duration.ofSeconds(5));
+        if (tls != null) {
+            b.trustedCa(tls.ca()).clientCertificate(tls.certificate(), tls.key());
+        }
+        EtcdDirectory d = b.build();
         directory = d;
         while (true) {
             try {

@@ -3,7 +3,13 @@ package io.blockxfer.multihost;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blockxfer.tck.process.TestCertificates;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,7 +23,9 @@ import java.util.stream.Collectors;
 /**
  * The member containers of one test as a deployment on etcd: each runs an etcd member, the members
  * form one cluster (one member per container, client and peer URLs on the container's address),
- * and each peer's transport is bound to that cluster by a {@code Membership} whose directory talks
+ * with mutual TLS between clients and members and between members as a production etcd runs
+ * (certificates of a throwaway CA made here, {@link TestCertificates}, each member's for its
+ * container's address and name, in its control folder), and each peer's transport is bound to that cluster by a {@code Membership} whose directory talks
  * to the etcd member of its own container. {@link #start} returns once every member has registered
  * every other through etcd and transfers between every pair are verified.
  *
@@ -33,6 +41,8 @@ import java.util.stream.Collectors;
 final class EtcdDeployment {
 
     private static final Duration WAIT = Duration.ofSeconds(90);
+    /** Where a member's TLS files are in its container (its control folder is {@code /ctl}). */
+    private static final String TLS_FOLDER = "/ctl/etcd-tls";
 
     private final List<MemberHost> members;
     private final Map<MemberHost, String> etcdIds = new LinkedHashMap<>();
@@ -50,12 +60,13 @@ final class EtcdDeployment {
         for (MemberHost m : d.members) {
             addresses.put(m, m.address());
         }
+        writeCertificates(bed, addresses);
         String initial = addresses.entrySet().stream()
-                .map(e -> e.getKey().name() + "=http://" + e.getValue() + ":" + EtcdMember.PEER_PORT)
+                .map(e -> e.getKey().name() + "=https://" + e.getValue() + ":" + EtcdMember.PEER_PORT)
                 .collect(Collectors.joining(","));
         String token = "bx-" + bed.logDir().getFileName() + "-" + System.nanoTime();
         for (MemberHost m : d.members) {
-            long pid = m.startEtcd(addresses.get(m), initial, token);
+            long pid = m.startEtcd(addresses.get(m), initial, token, TLS_FOLDER);
             System.out.println("[multihost] " + m.name() + ": etcd member pid " + pid + " on " + addresses.get(m));
         }
         d.awaitLeader(WAIT);
@@ -64,8 +75,8 @@ final class EtcdDeployment {
         try {
             Map<MemberHost, Future<Long>> joins = new LinkedHashMap<>();
             for (MemberHost m : d.members) {
-                String local = "etcd://" + addresses.get(m) + ":" + EtcdMember.CLIENT_PORT;
-                joins.put(m, pool.submit(() -> m.join(local, prefix, ttl, flap)));
+                String local = "https://" + addresses.get(m) + ":" + EtcdMember.CLIENT_PORT;
+                joins.put(m, pool.submit(() -> m.join(local, prefix, ttl, flap, TLS_FOLDER)));
             }
             for (Map.Entry<MemberHost, Future<Long>> e : joins.entrySet()) {
                 d.epochs.put(e.getKey(), e.getValue().get());
@@ -87,6 +98,30 @@ final class EtcdDeployment {
             }
         }
         return d;
+    }
+
+    /**
+     * A throwaway CA, and for each member a certificate for its address and name (for servers and
+     * clients both: etcd dials its peers with it, and the member's directory presents it) with its
+     * PKCS#8 key, written into the member's control folder ({@link #TLS_FOLDER} in its container).
+     */
+    private static void writeCertificates(Testbed bed, Map<MemberHost, String> addresses) {
+        TestCertificates.Ca ca = TestCertificates.ca("multihost-etcd-ca");
+        Instant now = Instant.now();
+        for (Map.Entry<MemberHost, String> e : addresses.entrySet()) {
+            Path dir = bed.controlRoot().resolve(e.getKey().name()).resolve("etcd-tls");
+            try {
+                Files.createDirectories(dir);
+            } catch (IOException x) {
+                throw new UncheckedIOException(x);
+            }
+            ca.write(dir.resolve("ca.pem"));
+            TestCertificates.Issued member = ca.issue(e.getKey().name(), TestCertificates.KeyKind.EC,
+                    List.of(e.getKey().name()), List.of(e.getValue()), now.minus(Duration.ofHours(1)),
+                    now.plus(Duration.ofDays(1)));
+            member.writeCertificate(dir.resolve("member.pem"));
+            member.writeKey(dir.resolve("member-key.pem"), TestCertificates.KeyFormat.PKCS8);
+        }
     }
 
     /** Waits until every etcd member names the same leader, and notes every member's id. */

@@ -66,9 +66,13 @@ final class MemberHost extends PeerHost {
         exec("ip", "link", "set", "eth0", "up");
     }
 
-    /** Starts this container's etcd member on {@code address}; returns its pid in the container. */
-    long startEtcd(String address, String initialCluster, String token) {
-        return request("ETCD " + name() + " " + address + " " + initialCluster + " " + token).num("pid");
+    /**
+     * Starts this container's etcd member on {@code address}, with mutual TLS from the files in
+     * {@code tlsFolder} (a path in the container); returns its pid in the container.
+     */
+    long startEtcd(String address, String initialCluster, String token, String tlsFolder) {
+        return request("ETCD " + name() + " " + address + " " + initialCluster + " " + token + " " + tlsFolder)
+                .num("pid");
     }
 
     /** The etcd member's {@code id=} and {@code leader=} ({@code 0}: none known, {@code ?}: no answer). */
@@ -76,10 +80,13 @@ final class MemberHost extends PeerHost {
         return request("ETCDSTATUS");
     }
 
-    /** Builds the directory and the membership; returns this member's first epoch. */
-    long join(String endpoints, String prefix, Duration ttl, Duration flap) {
-        return request("JOIN " + endpoints + " " + prefix + " " + ttl.toSeconds() + " " + flap.toMillis(),
-                Duration.ofMinutes(3)).num("epoch");
+    /**
+     * Builds the directory, presenting the certificate in {@code tlsFolder} (a path in the container),
+     * and the membership; returns this member's first epoch.
+     */
+    long join(String endpoints, String prefix, Duration ttl, Duration flap, String tlsFolder) {
+        return request("JOIN " + endpoints + " " + prefix + " " + ttl.toSeconds() + " " + flap.toMillis() + " "
+                + tlsFolder, Duration.ofMinutes(3)).num("epoch");
     }
 
     /** The first {@code E MEMBER} event of {@code kind} about {@code member} after line {@code from}. */
