@@ -284,18 +284,35 @@ public final class EtcdCluster implements AutoCloseable {
 
     /** As {@link #addUser(String, String, String)} with {@code permission} READ, WRITE or READWRITE. */
     public void addUser(String user, String password, String prefix, String permission) {
-        String token = rootToken();
         String role = user + "-role";
         Base64.Encoder b64 = Base64.getEncoder();
         byte[] start = prefix.getBytes(StandardCharsets.UTF_8);
         byte[] end = start.clone();
         end[end.length - 1]++;
-        admin("/v3/auth/role/add", "{\"name\":\"" + role + "\"}", token);
-        admin("/v3/auth/role/grant", "{\"name\":\"" + role + "\",\"perm\":{\"permType\":\"" + permission
+        asRoot("/v3/auth/role/add", "{\"name\":\"" + role + "\"}");
+        asRoot("/v3/auth/role/grant", "{\"name\":\"" + role + "\",\"perm\":{\"permType\":\"" + permission
                 + "\",\"key\":\"" + b64.encodeToString(start) + "\",\"range_end\":\"" + b64.encodeToString(end)
-                + "\"}}", token);
-        admin("/v3/auth/user/add", "{\"name\":\"" + user + "\",\"password\":\"" + password + "\"}", token);
-        admin("/v3/auth/user/grant", "{\"user\":\"" + user + "\",\"role\":\"" + role + "\"}", token);
+                + "\"}}");
+        asRoot("/v3/auth/user/add", "{\"name\":\"" + user + "\",\"password\":\"" + password + "\"}");
+        asRoot("/v3/auth/user/grant", "{\"user\":\"" + user + "\",\"role\":\"" + role + "\"}");
+    }
+
+    /**
+     * {@link #admin} as root, with a token of its own: a cluster with short-lived tokens (a JWT of
+     * 1 s) expires a token shared by several calls on a loaded host, and every auth change makes
+     * etcd refuse older simple tokens ("revision of auth store is old"); such a refusal is tried
+     * once more with a new token.
+     */
+    private String asRoot(String path, String json) {
+        try {
+            return admin(path, json, rootToken());
+        } catch (AssertionError e) {
+            String m = String.valueOf(e.getMessage());
+            if (m.contains("invalid auth token") || m.contains("auth store is old")) {
+                return admin(path, json, rootToken());
+            }
+            throw e;
+        }
     }
 
     /**
