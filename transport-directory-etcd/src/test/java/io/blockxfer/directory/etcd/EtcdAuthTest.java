@@ -19,12 +19,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -149,27 +145,12 @@ class EtcdAuthTest {
     @Test
     void thePasswordComesFromAFileOrFromEtcdctlsVariables(@TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("password"), "alice-pw\n");
-        List<String> warnings = new CopyOnWriteArrayList<>();
-        Logger logger = Logger.getLogger(EtcdDirectory.class.getName());
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                warnings.add(record.getLevel() + " " + record.getMessage());
+        List<String> warnings;
+        try (LoggedLines logged = LoggedLines.of(EtcdDirectory.class)) {
+            try (EtcdDirectory d = as("alice", "ignored", "/a/").passwordFile(file).build()) {
+                assertEquals("/a/", d.prefix());
             }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        logger.addHandler(handler);
-        try (EtcdDirectory d = as("alice", "ignored", "/a/").passwordFile(file).build()) {
-            assertEquals("/a/", d.prefix());
-        } finally {
-            logger.removeHandler(handler);
+            warnings = logged.lines();
         }
         // a user over plain text says that its password crosses the network in clear
         assertTrue(warnings.stream().anyMatch(w -> w.startsWith("WARNING etcd user 'alice' authenticates over plain"

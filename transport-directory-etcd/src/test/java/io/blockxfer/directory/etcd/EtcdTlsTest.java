@@ -25,11 +25,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
@@ -182,34 +178,15 @@ class EtcdTlsTest {
     void skippingVerificationConnectsToAnUntrustedServerAndWarnsLoudly(@TempDir Path dir) throws Exception {
         Path otherCa = TestCertificates.ca("not-etcds-ca").write(dir.resolve("other-ca.pem"));
         Path[] files = client(dir, "client", KeyKind.EC, KeyFormat.PKCS8);
-        List<String> warnings = new ArrayList<>();
-        Logger logger = Logger.getLogger(EtcdDirectory.class.getName());
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                synchronized (warnings) {
-                    warnings.add(record.getLevel() + " " + record.getMessage());
-                }
+        List<String> warnings;
+        try (LoggedLines logged = LoggedLines.of(EtcdDirectory.class)) {
+            try (EtcdDirectory d = tenant().trustedCa(otherCa).insecureSkipTlsVerify(true)
+                    .clientCertificate(files[0], files[1]).build()) {
+                works(d, "insecure");
             }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        logger.addHandler(handler);
-        try (EtcdDirectory d = tenant().trustedCa(otherCa).insecureSkipTlsVerify(true)
-                .clientCertificate(files[0], files[1]).build()) {
-            works(d, "insecure");
-        } finally {
-            logger.removeHandler(handler);
+            warnings = logged.lines();
         }
-        synchronized (warnings) {
-            assertTrue(warnings.stream().anyMatch(w -> w.startsWith("WARNING TLS VERIFICATION IS OFF")), warnings.toString());
-        }
+        assertTrue(warnings.stream().anyMatch(w -> w.startsWith("WARNING TLS VERIFICATION IS OFF")), warnings.toString());
     }
 
     @Test
