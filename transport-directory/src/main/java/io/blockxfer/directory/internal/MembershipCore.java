@@ -45,7 +45,10 @@ import org.jspecify.annotations.Nullable;
  * were. So the first publication after a loss re-registers every member the table holds settled
  * ({@link MemberTable#settled()}): the transport replaces each registration and builds fresh
  * connections, reported as {@link Signals#reRegistered}. A member whose change is still held by the
- * coalescing gets that change instead, and one removed meanwhile is not among them.
+ * coalescing gets that change instead, and one removed meanwhile is not among them, nor one whose
+ * registration began after that publication (news the watch delivered while the publication was
+ * under way, such as a member that joined during the outage: its connections are new already,
+ * and registering it twice would report it added twice).
  *
  * <p><b>Thread safety:</b> state is confined to the loop's thread; {@link #members()},
  * {@link #epoch()} and {@link #started()} may be read from any thread.
@@ -74,6 +77,8 @@ public final class MembershipCore {
     private final Map<String, Long> registered = new ConcurrentHashMap<>();
     /** Loop only: members whose registration is being replaced, with the epoch they were registered with. */
     private final Map<String, Long> replacing = new HashMap<>();
+    /** Loop only: the publication count at which each member's latest registration began. */
+    private final Map<String, Long> registeredAt = new HashMap<>();
     private final CompletableFuture<Void> started = new CompletableFuture<>();
 
     // loop thread only, but publication and epoch are read by close and accessors
@@ -83,6 +88,7 @@ public final class MembershipCore {
     private long ownSeen;
     private boolean snapshotSeen;
     private boolean reRegisterDue; // this process's entry was lost; the next publication re-registers the members
+    private long publications; // how many times this process's entry was published
     private long retryNanos = FIRST_RETRY.toNanos();
     private SerialLoop.@Nullable Timer retry;
     private SerialLoop.@Nullable Timer restoreTimer;
@@ -301,6 +307,7 @@ public final class MembershipCore {
         if (held != null) {
             replacing.put(id, held);
         }
+        registeredAt.put(id, publications);
         CompletableFuture<Void> f;
         try {
             f = transport.addPeerAsync(id, entry.descriptor());
@@ -344,6 +351,7 @@ public final class MembershipCore {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "membership '" + memberId + "' could not remove peer '" + id + "': " + e);
         }
+        registeredAt.remove(id);
         Long before = registered.remove(id);
         Long replaced = replacing.remove(id);
         if (before == null) {
@@ -378,6 +386,7 @@ public final class MembershipCore {
         ownValue = made[0];
         epoch = next;
         publication = p;
+        publications++;
         retryNanos = FIRST_RETRY.toNanos();
         cancelRestore();
         restoredRevision = 0;
@@ -391,6 +400,10 @@ public final class MembershipCore {
 
     private void reRegisterAll() {
         for (Accepted entry : table.settled()) {
+            Long at = registeredAt.get(entry.memberId());
+            if (at != null && at == publications) {
+                continue; // registered after this publication (news queued behind it): its connections are new
+            }
             register(entry, true);
         }
     }
