@@ -75,6 +75,12 @@ public enum ConformanceRules {
                     + " re-added",
             "retiring a registration must read each transfer's status: done stays done",
             "retire-reports-completed-as-failed"),
+    P11(Area.PEERS, Kind.REQUIRED,
+            "traffic(peer) is empty for an unknown or removed peer, counts every submit since the peer was last"
+                    + " added, shows held transfers in flight, and none in flight once every transfer ended",
+            "count submits per registration under the peer's lock, from 0 again on a re-add; in flight is the"
+                    + " peer's in-flight table, read without a native call",
+            "traffic-counts-only-what-is-in-flight"),
 
     // ------------------------------------------------------------------ W: writes
     W1(Area.WRITES, Kind.REQUIRED,

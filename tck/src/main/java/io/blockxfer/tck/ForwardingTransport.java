@@ -5,6 +5,7 @@ import io.blockxfer.transport.CancelMode;
 import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.PeerTraffic;
 import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.TransferFuture;
 import java.util.Objects;
@@ -50,6 +51,7 @@ public class ForwardingTransport implements DataTransport {
         return delegate.addPeerAsync(peerId, peer);
     }
     @Override public boolean removePeer(String peerId) { return delegate.removePeer(peerId); }
+    @Override public Optional<PeerTraffic> traffic(String peerId) { return delegate.traffic(peerId); }
     @Override public long writeBlocks(String peerId, int[] l, int[] r) { return delegate.writeBlocks(peerId, l, r); }
     @Override public long readBlocks(String peerId, int[] l, int[] r) { return delegate.readBlocks(peerId, l, r); }
     @Override public PollResult poll(String peerId) { return delegate.poll(peerId); }

@@ -2,6 +2,7 @@ package io.blockxfer.tck;
 
 import static io.blockxfer.tck.ConformanceRules.P1;
 import static io.blockxfer.tck.ConformanceRules.P10;
+import static io.blockxfer.tck.ConformanceRules.P11;
 import static io.blockxfer.tck.ConformanceRules.P2;
 import static io.blockxfer.tck.ConformanceRules.P3;
 import static io.blockxfer.tck.ConformanceRules.P4;
@@ -21,12 +22,15 @@ import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.IncompatiblePeerException;
 import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.PeerTraffic;
 import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.RegistrationSupersededException;
+import io.blockxfer.transport.TransferFuture;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -36,8 +40,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * P: registering, replacing and removing peers, synchronously and not, and what happens to their
- * transfers.
+ * P: registering, replacing and removing peers, synchronously and not, what happens to their
+ * transfers, and what {@code traffic(peer)} says of them.
  *
  * <p><b>Thread safety:</b> JUnit makes one instance per rule; not shared.
  */
@@ -373,5 +377,65 @@ abstract class PeerRules extends RuleGroup {
         Map<Long, Boolean> replaced = fx.await(t, "a", ids2);
         replaced.forEach((id, done) -> assertTrue(done, fx.msg("transfer " + id + " had completed (its bytes landed "
                 + fx.env.settle().toMillis() + " ms before) but was reported failed when its peer was re-added")));
+    }
+
+    @RuleTest(P11)
+    @SuppressWarnings("NullAway") // passes null where the API forbids it, on purpose: the rule is that it is refused
+    public final void p11_traffic() throws Exception {
+        Fixture fx = fx();
+        DataTransport t = fx.initiator();
+        assertEquals(Optional.empty(), t.traffic("nobody"), fx.msg("traffic of a peer never added"));
+        assertThrows(NullPointerException.class, () -> t.traffic(null), fx.msg("traffic(null) must be refused"));
+        TargetPeer a = fx.connectedTarget(t, "a");
+        assertTraffic(fx, t, "a", 0, 0, "of a peer just added");
+        Fixture.Hold hold = fx.hold(t, a);
+        long since = System.nanoTime();
+        fx.startHolding(hold, t, a);
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            ids.add(fx.write(t, "a", i, i));
+        }
+        TransferFuture future = t.writeBlocksAsync("a", new int[] {3}, new int[] {3});
+        PeerTraffic held = traffic(fx, t, "a", "with four transfers submitted");
+        assertEquals(4, held.submitted(), fx.msg("traffic('a') after three WRITEs and one asynchronous WRITE: "
+                + held));
+        if (hold != Fixture.Hold.NONE) {
+            assertEquals(4, held.inFlight(), fx.msg("traffic('a') while its four transfers are held in flight ("
+                    + hold + "): " + held));
+        }
+        fx.stopDelaying(hold, t);
+        fx.release(hold, a, since);
+        fx.assertAllDone(fx.await(t, "a", ids));
+        future.get(fx.env.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        assertTraffic(fx, t, "a", 4, 0, "once its four transfers ended (" + ids + " reported, "
+                + future.transferId() + "'s future completed)");
+        t.addPeer("a", a.descriptor());
+        assertTraffic(fx, t, "a", 0, 0, "after the peer was added again");
+        long id = fx.write(t, "a", 5, 5);
+        fx.assertAllDone(fx.await(t, "a", List.of(id)));
+        assertTraffic(fx, t, "a", 1, 0, "once the one transfer since the re-add was reported");
+        long last = fx.write(t, "a", 6, 6);
+        assertTrue(t.removePeer("a"), fx.msg("removePeer"));
+        assertEquals(Optional.empty(), t.traffic("a"), fx.msg("traffic of a removed peer that still owes the report"
+                + " of transfer " + last));
+        fx.await(t, "a", List.of(last));
+        assertEquals(Optional.empty(), t.traffic("a"), fx.msg("traffic of a removed peer"));
+        t.close();
+        assertThrows(IllegalStateException.class, () -> t.traffic("a"), fx.msg("traffic after close"));
+    }
+
+    private static PeerTraffic traffic(Fixture fx, DataTransport t, String peerId, String when) {
+        Optional<PeerTraffic> traffic = t.traffic(peerId);
+        if (traffic == null || traffic.isEmpty()) {
+            throw new AssertionError(fx.msg("traffic('" + peerId + "') of a registered peer " + when + " is "
+                    + traffic));
+        }
+        return traffic.get();
+    }
+
+    private static void assertTraffic(Fixture fx, DataTransport t, String peerId, long submitted, int inFlight,
+            String when) {
+        PeerTraffic traffic = traffic(fx, t, peerId, when);
+        assertEquals(new PeerTraffic(submitted, inFlight), traffic, fx.msg("traffic('" + peerId + "') " + when));
     }
 }

@@ -32,6 +32,7 @@ import static io.blockxfer.tck.ConformanceRules.M3;
 import static io.blockxfer.tck.ConformanceRules.M4;
 import static io.blockxfer.tck.ConformanceRules.P1;
 import static io.blockxfer.tck.ConformanceRules.P10;
+import static io.blockxfer.tck.ConformanceRules.P11;
 import static io.blockxfer.tck.ConformanceRules.P2;
 import static io.blockxfer.tck.ConformanceRules.P3;
 import static io.blockxfer.tck.ConformanceRules.P4;
@@ -170,6 +171,8 @@ final class BrokenBackends {
                 transport("poll-all-skips-removed-peers", P9, BrokenTransports.pollAllSkipsRemovedPeers()),
                 transport("re-add-drops-owed-reports", P9, BrokenTransports.reAddDropsOwedReports()),
                 transport("retire-reports-completed-as-failed", P10, BrokenTransports.retireReportsCompletedAsFailed()),
+                transport("traffic-counts-only-what-is-in-flight", P11,
+                        BrokenTransports.trafficCountsOnlyWhatIsInFlight()),
 
                 transport("writes-one-block-off", W1, BrokenTransports.writesOneBlockOff()),
                 engine("pairs-reversed", W2, BrokenEngines.pairsReversed()),

@@ -6,6 +6,7 @@ import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.IncompatiblePeerException;
 import io.blockxfer.transport.MalformedPeerDescriptorException;
 import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.PeerTraffic;
 import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.RegistrationSupersededException;
 import io.blockxfer.transport.TransportException;
@@ -16,6 +17,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -305,6 +307,15 @@ final class BrokenTransports {
                 List<Report> out = new ArrayList<>(reports);
                 failed.forEach(id -> out.add(new Report(id, false)));
                 return out;
+            }
+        };
+    }
+
+    static UnaryOperator<DataTransport> trafficCountsOnlyWhatIsInFlight() {
+        return t -> new ForwardingTransport(t) {
+            @Override
+            public Optional<PeerTraffic> traffic(String peerId) {
+                return delegate.traffic(peerId).map(p -> new PeerTraffic(p.inFlight(), p.inFlight()));
             }
         };
     }

@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Lifecycle: open (through {@link Transports} or a provider) &rarr; publish
  * {@link #localDescriptor()} to peers over your own control plane &rarr; {@link #addPeer} each
  * peer &rarr; {@link #writeBlocks}/{@link #readBlocks}, {@link #poll(String)} and {@link #cancel}
- * &rarr; {@link #removePeer} &rarr; {@link #close()}.
+ * &rarr; {@link #removePeer} (once {@link #traffic} says the peer is idle, where that matters)
+ * &rarr; {@link #close()}.
  *
  * <p>Contract, shared by every backend and checked by the conformance kit:
  * <ul>
@@ -127,6 +128,20 @@ public interface DataTransport extends AutoCloseable {
      * @return whether the peer was registered
      */
     boolean removePeer(String peerId);
+
+    /**
+     * What the transfers of {@code peerId} are doing now: how many were submitted since the peer
+     * was last added, and how many of those have not ended yet (see {@link PeerTraffic}), so that a
+     * caller can tell an idle peer before it calls {@link #removePeer}. Empty when the peer is not
+     * registered: never added, removed, or its registration not complete yet; a removed peer's
+     * owed reports do not make it registered. Cheap: no native call, never waits for a transfer,
+     * allocates only the answer; safe from any thread, concurrently with submits and polls of the
+     * same peer.
+     *
+     * @throws IllegalStateException if the transport is closed
+     * @throws NullPointerException if {@code peerId} is null
+     */
+    Optional<PeerTraffic> traffic(String peerId);
 
     /**
      * Submits one WRITE of local block {@code localBlocks[i]} to remote block

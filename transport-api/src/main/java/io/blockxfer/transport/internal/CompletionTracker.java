@@ -3,19 +3,21 @@ package io.blockxfer.transport.internal;
 import static io.blockxfer.transport.internal.TransportLog.LOG;
 
 import io.blockxfer.transport.CompletionHandler;
+import io.blockxfer.transport.PeerTraffic;
 import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.TransferFuture;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.System.Logger.Level;
 import java.util.List;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Turns transfers in flight into terminal reports: the scoped and unscoped polls (each first lets
  * the polling thread drive the engine), the completion thread's harvest, the transfer deadline (an
  * overdue transfer is failed and its peer's connection aborted), and the end of a registration's
- * transfers when the peer is removed or replaced. Asynchronous transfers end in their futures
- * ({@link AsyncCompletions}) instead of in reports.
+ * transfers when the peer is removed or replaced, and what a peer has in flight ({@link #traffic}).
+ * Asynchronous transfers end in their futures ({@link AsyncCompletions}) instead of in reports.
  *
  * <p>Every id lives in exactly one place: its peer's in-flight table, its peer's owed reports (a
  * polled transfer), the queue of futures to complete (an asynchronous one), or nowhere. A handle
@@ -164,6 +166,34 @@ public final class CompletionTracker {
             waiters.signal();
         }
         return found;
+    }
+
+    /**
+     * What the current registration of {@code peerId} has submitted and still has in flight, from
+     * the peer's own bookkeeping (no engine call); empty when it has no registration. The caller
+     * checked the argument.
+     *
+     * @throws IllegalStateException if the transport is closed
+     */
+    public Optional<PeerTraffic> traffic(String peerId) {
+        state.ensureOpen();
+        PeerSlot slot = peers.get(peerId);
+        if (slot == null) {
+            return Optional.empty();
+        }
+        long submitted;
+        int inFlight;
+        synchronized (slot) {
+            state.ensureOpen();
+            if (slot.registration == null) {
+                return Optional.empty();
+            }
+            // retiring a registration takes its transfers out of the table, so what is left is the
+            // published registration's own
+            submitted = slot.submitted;
+            inFlight = slot.inflight.size();
+        }
+        return Optional.of(new PeerTraffic(submitted, inFlight));
     }
 
     /** Completes the futures of asynchronous transfers that ended; call it holding no lock. */

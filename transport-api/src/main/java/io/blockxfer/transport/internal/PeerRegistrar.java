@@ -208,6 +208,7 @@ public final class PeerRegistrar {
             fresh = state.isOpen() && slot.generation == pending.generation;
             if (fresh) {
                 slot.registration = new Registration(handle, peer);
+                slot.submitted = 0;
                 health.recovered(slot);
             } else {
                 peers.buryIfIdle(slot);

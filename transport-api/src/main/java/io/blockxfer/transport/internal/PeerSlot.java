@@ -17,6 +17,12 @@ public final class PeerSlot {
     public boolean dead;
     /** The peer has been reported failing; cleared by its next successful transfer. */
     public boolean failing;
+    /**
+     * Transfers submitted to the current registration, each submit that returned an id; 0 again
+     * when a new registration is published.
+     */
+    public long submitted;
+    /** The transfers in flight; while a registration is published, all of them are its own. */
     public final InflightTable inflight = new InflightTable();
     public final IdList owedDone = new IdList();
     public final IdList owedFailures = new IdList();

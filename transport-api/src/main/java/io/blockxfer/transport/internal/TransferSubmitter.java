@@ -109,6 +109,7 @@ public final class TransferSubmitter {
             }
             checkIndices("remote", remoteBlocks, reg.numBlocks());
             long id = nextId.getAndIncrement();
+            slot.submitted++;
             long bytes = localBlocks.length * blockLength;
             TransferFuture f = null;
             if (future != null) {

@@ -6,6 +6,7 @@ import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.PeerTraffic;
 import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.TransferFuture;
 import io.blockxfer.transport.TransferOp;
@@ -245,6 +246,12 @@ public final class ManagedTransport implements DataTransport {
     @Override
     public boolean removePeer(String peerId) {
         return registrar.removePeer(peerId);
+    }
+
+    @Override
+    public Optional<PeerTraffic> traffic(String peerId) {
+        Objects.requireNonNull(peerId, "peerId");
+        return completions.traffic(peerId);
     }
 
     // ------------------------------------------------------------------ transfers
