@@ -30,10 +30,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <p>The rules come in two {@link Nested} groups: D, the directory contract (publish, snapshot and
  * ordered events, goodbye, lease expiry and keep-alive, reconnects and resyncs, lease loss, bad
- * arguments, close, listener threads, unreachable directories), and B, a
+ * arguments, close, listener threads, unreachable directories, scoped watches, publications with a
+ * group), and B, a
  * {@link io.blockxfer.directory.Membership} binding loopback transports to the directory (joins,
  * restarts, leaves, expiries, refusals of bad entries, lease loss, outages, listeners, close,
- * flapping). Every rule has an id shown in its display name with its class ({@code [D7]
+ * flapping, members resolved on demand and released when idle, groups). Every rule has an id shown in its display name with its class ({@code [D7]
  * (capability) ...}) and in every assertion message ({@code [D7] etcd 3.4.23: ...});
  * {@link DirectoryRules} explains each. Rule methods are final. A rule needing a fault the
  * deployment cannot cause ({@link DirectoryDeployment#faults()}) is skipped with the reason; the B
@@ -77,6 +78,11 @@ public abstract class DirectoryConformanceSuite {
     /** The builder of a rule's membership, just before it is built. For the kit's own tests to break. */
     io.blockxfer.directory.Membership.Builder configure(io.blockxfer.directory.Membership.Builder builder) {
         return builder;
+    }
+
+    /** The transport a rule's membership is given (not the rule's own handle). For the kit's own tests to break. */
+    io.blockxfer.transport.DataTransport membershipTransport(io.blockxfer.transport.DataTransport transport) {
+        return transport;
     }
 
     @BeforeEach

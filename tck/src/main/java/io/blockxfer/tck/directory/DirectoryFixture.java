@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import io.blockxfer.directory.Directory;
+import io.blockxfer.directory.DirectoryScope;
 import io.blockxfer.directory.DirectoryWatch;
 import io.blockxfer.directory.Membership;
 import io.blockxfer.tck.TckEnvironment;
@@ -94,6 +95,21 @@ final class DirectoryFixture implements AutoCloseable {
         return log;
     }
 
+    /** A watch of the keys of {@code scope} of {@code client}, recorded. */
+    WatchLog watch(Directory client, DirectoryScope scope) {
+        WatchLog log = new WatchLog(env.timeout());
+        DirectoryWatch w = client.watch(scope, log);
+        keep(w);
+        return log;
+    }
+
+    /** A watch of the keys of {@code scope} of a new client, recorded, with its snapshot arrived. */
+    WatchLog watcher(DirectoryScope scope) throws InterruptedException {
+        WatchLog log = watch(client(), scope);
+        log.awaitSnapshot(msg("a new watch of " + scope));
+        return log;
+    }
+
     /** The full key of {@code memberId}. */
     String key(Directory client, String memberId) {
         return client.prefix() + memberId;
@@ -118,8 +134,8 @@ final class DirectoryFixture implements AutoCloseable {
 
     /** A builder of a membership of {@code transport} on {@code client}, with the rule's ring and TTL. */
     Membership.Builder builder(DataTransport transport, Directory client, MemberLog log) {
-        return Membership.builder(transport, client).keyRing(ring).ttl(TTL).flapInterval(Duration.ZERO)
-                .listener(suite.decorate(log));
+        return Membership.builder(suite.membershipTransport(transport), client).keyRing(ring).ttl(TTL)
+                .flapInterval(Duration.ZERO).listener(suite.decorate(log));
     }
 
     /** Starts a membership from {@code builder}, as the kit's tests may adjust it. */

@@ -10,7 +10,8 @@ import java.util.function.Predicate;
 
 /**
  * Records a membership's listener calls as lines ({@code "added b-1 17"},
- * {@code "refused BAD_MAC b-1 ..."}, {@code "lost 17"}, {@code "published 18"}) and waits for them.
+ * {@code "refused BAD_MAC b-1 ..."}, {@code "lost 17"}, {@code "published 18"},
+ * {@code "released b-1 17"}) and waits for them.
  *
  * <p><b>Thread safety:</b> thread-safe (synchronized).
  */
@@ -101,6 +102,11 @@ class MemberLog implements MembershipListener {
     @Override
     public void memberRemoved(String memberId, long epoch) {
         add("removed " + memberId + " " + epoch);
+    }
+
+    @Override
+    public void memberReleased(String memberId, long epoch, String why) {
+        add("released " + memberId + " " + epoch);
     }
 
     @Override

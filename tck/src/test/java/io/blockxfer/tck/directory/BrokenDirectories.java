@@ -8,7 +8,12 @@ import static io.blockxfer.tck.directory.DirectoryRules.B13;
 import static io.blockxfer.tck.directory.DirectoryRules.B14;
 import static io.blockxfer.tck.directory.DirectoryRules.B15;
 import static io.blockxfer.tck.directory.DirectoryRules.B16;
+import static io.blockxfer.tck.directory.DirectoryRules.B17;
+import static io.blockxfer.tck.directory.DirectoryRules.B18;
+import static io.blockxfer.tck.directory.DirectoryRules.B19;
 import static io.blockxfer.tck.directory.DirectoryRules.B2;
+import static io.blockxfer.tck.directory.DirectoryRules.B20;
+import static io.blockxfer.tck.directory.DirectoryRules.B21;
 import static io.blockxfer.tck.directory.DirectoryRules.B3;
 import static io.blockxfer.tck.directory.DirectoryRules.B4;
 import static io.blockxfer.tck.directory.DirectoryRules.B5;
@@ -21,6 +26,10 @@ import static io.blockxfer.tck.directory.DirectoryRules.D10;
 import static io.blockxfer.tck.directory.DirectoryRules.D11;
 import static io.blockxfer.tck.directory.DirectoryRules.D12;
 import static io.blockxfer.tck.directory.DirectoryRules.D13;
+import static io.blockxfer.tck.directory.DirectoryRules.D14;
+import static io.blockxfer.tck.directory.DirectoryRules.D15;
+import static io.blockxfer.tck.directory.DirectoryRules.D16;
+import static io.blockxfer.tck.directory.DirectoryRules.D17;
 import static io.blockxfer.tck.directory.DirectoryRules.D2;
 import static io.blockxfer.tck.directory.DirectoryRules.D3;
 import static io.blockxfer.tck.directory.DirectoryRules.D4;
@@ -35,6 +44,7 @@ import io.blockxfer.directory.DirectoryEntry;
 import io.blockxfer.directory.DirectoryEvent;
 import io.blockxfer.directory.DirectoryLimits;
 import io.blockxfer.directory.DirectoryListener;
+import io.blockxfer.directory.DirectoryScope;
 import io.blockxfer.directory.DirectorySnapshot;
 import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.DirectoryWatch;
@@ -44,8 +54,11 @@ import io.blockxfer.directory.MembershipListener;
 import io.blockxfer.directory.Publication;
 import io.blockxfer.directory.PublicationListener;
 import io.blockxfer.directory.Refusal;
+import io.blockxfer.tck.ForwardingTransport;
+import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.PeerTraffic;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -61,6 +74,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.LongFunction;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The deliberately broken directories and memberships of the kit's own tests, each with the rule
@@ -86,15 +101,31 @@ final class BrokenDirectories {
         }
     }
 
-    /** A defect: each method is the working behaviour unless a variant overrides it. */
+    /**
+     * A defect: each method is the working behaviour unless a variant overrides it. A publication
+     * without a group goes to {@link #publish(BrokenDirectory, String, LongFunction, Duration,
+     * PublicationListener)}, one with a group to the overload that takes it; a watch of every
+     * member ({@link DirectoryScope#members()}, also {@code watch(listener)}) to
+     * {@link #watch(BrokenDirectory, DirectoryListener)}, a watch of another scope to the overload
+     * that takes it; every watch's listener goes through {@link #listener}.
+     */
     interface Breakage {
         default Publication publish(BrokenDirectory d, String memberId, LongFunction<byte[]> value, Duration ttl,
                 PublicationListener listener) {
             return d.delegate.publish(memberId, value, ttl, listener);
         }
 
+        default Publication publish(BrokenDirectory d, String memberId, String group, LongFunction<byte[]> value,
+                Duration ttl, PublicationListener listener) {
+            return d.delegate.publish(memberId, group, value, ttl, listener);
+        }
+
         default DirectoryWatch watch(BrokenDirectory d, DirectoryListener listener) {
             return d.delegate.watch(listener(d, listener));
+        }
+
+        default DirectoryWatch watch(BrokenDirectory d, DirectoryScope scope, DirectoryListener listener) {
+            return d.delegate.watch(scope, listener(d, listener));
         }
 
         /** The listener a watch of the decorated directory is given. */
@@ -112,6 +143,11 @@ final class BrokenDirectories {
 
         default Membership.Builder configure(Membership.Builder builder) {
             return builder;
+        }
+
+        /** The transport a rule's membership is given; the rule itself still uses the one underneath. */
+        default DataTransport membershipTransport(DataTransport transport) {
+            return transport;
         }
     }
 
@@ -133,14 +169,16 @@ final class BrokenDirectories {
         @Override public Duration operationTimeout() { return delegate.operationTimeout(); }
 
         @Override
-        public Publication publish(String memberId, LongFunction<byte[]> value, Duration ttl,
-                PublicationListener listener) {
-            return breakage.publish(this, memberId, value, ttl, listener);
+        public Publication publish(String memberId, @Nullable String group, LongFunction<byte[]> value,
+                Duration ttl, PublicationListener listener) {
+            return group == null ? breakage.publish(this, memberId, value, ttl, listener)
+                    : breakage.publish(this, memberId, group, value, ttl, listener);
         }
 
         @Override
-        public DirectoryWatch watch(DirectoryListener listener) {
-            return breakage.watch(this, listener);
+        public DirectoryWatch watch(DirectoryScope scope, DirectoryListener listener) {
+            return scope.equals(DirectoryScope.members()) ? breakage.watch(this, listener)
+                    : breakage.watch(this, scope, listener);
         }
 
         @Override
@@ -264,6 +302,45 @@ final class BrokenDirectories {
             public void changed(DirectoryEvent e) {
                 to.changed(e.type() == DirectoryEvent.Type.PUT ? DirectoryEvent.put(e.key(), e.value(), e.revision(),
                         lease.of(e.value(), e.lease()), e.isResync()) : e);
+            }
+        };
+    }
+
+    /**
+     * A watch of every key under the client's prefix that {@code keep} keeps, member keys and group
+     * keys alike, as a directory that watched a prefix instead of its scope's range would deliver
+     * it: through a client of the parent prefix (whose every-member range covers this prefix),
+     * filtered to this prefix.
+     */
+    static DirectoryWatch prefixWatch(BrokenDirectory d, Predicate<String> keep, DirectoryListener l) {
+        String prefix = d.prefix();
+        String parent = prefix.substring(0, prefix.lastIndexOf('/', prefix.length() - 2) + 1);
+        Directory above = d.deployment.cluster.connect(parent);
+        Predicate<String> kept = key -> key.startsWith(prefix) && keep.test(key);
+        DirectoryWatch w = above.watch(new Forwarding(l) {
+            @Override
+            public void snapshot(DirectorySnapshot s) {
+                to.snapshot(new DirectorySnapshot(s.revision(), s.entries().stream().filter(e -> kept.test(e.key()))
+                        .toList()));
+            }
+
+            @Override
+            public void changed(DirectoryEvent e) {
+                if (kept.test(e.key())) {
+                    to.changed(e);
+                }
+            }
+        });
+        return new DirectoryWatch() {
+            @Override
+            public long revision() {
+                return w.revision();
+            }
+
+            @Override
+            public void close() {
+                w.close();
+                above.close();
             }
         };
     }
@@ -767,6 +844,71 @@ final class BrokenDirectories {
                 });
             }
         }));
+        v.add(new Variant("member-scope-matches-a-prefix", D14, new Breakage() {
+            /** Watches every key that starts with the member's key, as an etcd watch WithPrefix of it would. */
+            @Override
+            public DirectoryWatch watch(BrokenDirectory d, DirectoryScope scope, DirectoryListener l) {
+                String key = scope.start(d.prefix());
+                return scope.isSingleKey() ? prefixWatch(d, k -> k.startsWith(key), l)
+                        : d.delegate.watch(scope, l);
+            }
+        }));
+        v.add(new Variant("group-scope-without-its-slash", D15, new Breakage() {
+            /** Watches the keys that start with "~group/" and the group's name, without the '/' after it. */
+            @Override
+            public DirectoryWatch watch(BrokenDirectory d, DirectoryScope scope, DirectoryListener l) {
+                String start = scope.start(d.prefix());
+                return scope.isSingleKey() ? d.delegate.watch(scope, l)
+                        : prefixWatch(d, k -> k.startsWith(start.substring(0, start.length() - 1)), l);
+            }
+        }));
+        v.add(new Variant("writes-the-group-key-apart", D16, new Breakage() {
+            /** Publishes the member's key, then writes the group key in a write of its own, without the lease. */
+            @Override
+            public Publication publish(BrokenDirectory d, String id, String group, LongFunction<byte[]> value,
+                    Duration ttl, PublicationListener l) {
+                byte[][] made = new byte[1][];
+                Publication p = d.delegate.publish(id, lease -> made[0] = value.apply(lease), ttl, l);
+                String groupKey = DirectoryScope.groupKey(d.prefix(), group, id);
+                d.deployment.putRaw(groupKey, made[0]);
+                return new FakePublication(id, p.key(), ttl, p.revision(), () -> {
+                    p.close();
+                    d.deployment.deleteRaw(groupKey);
+                }, p);
+            }
+        }));
+        v.add(new Variant("restore-forgets-the-group-key", D16, new Breakage() {
+            /** Restores the member's key alone: the group key, written back with it here, is gone again. */
+            @Override
+            public Publication publish(BrokenDirectory d, String id, String group, LongFunction<byte[]> value,
+                    Duration ttl, PublicationListener l) {
+                Publication p = d.delegate.publish(id, group, value, ttl, l);
+                String groupKey = DirectoryScope.groupKey(d.prefix(), group, id);
+                return new FakePublication(id, p.key(), ttl, p.revision(), p::close, new Publication() {
+                    @Override public String memberId() { return p.memberId(); }
+                    @Override public String key() { return p.key(); }
+                    @Override public Duration ttl() { return p.ttl(); }
+                    @Override public long revision() { return p.revision(); }
+                    @Override public long lease() { return p.lease(); }
+                    @Override public boolean isLost() { return p.isLost(); }
+                    @Override public void close() { p.close(); }
+
+                    @Override
+                    public long restore() {
+                        long at = p.restore();
+                        d.deployment.deleteRaw(groupKey);
+                        return at;
+                    }
+                });
+            }
+        }));
+        v.add(new Variant("members-watch-sees-group-keys", D17, new Breakage() {
+            /** Watches every key under the prefix, the group keys included. */
+            @Override
+            public DirectoryWatch watch(BrokenDirectory d, DirectoryListener l) {
+                return prefixWatch(d, k -> true, l);
+            }
+        }));
         v.add(new Variant("drops-peers-when-disconnected", B10, new Breakage() {
             @Override
             public DirectoryListener listener(BrokenDirectory d, DirectoryListener l) {
@@ -868,7 +1010,132 @@ final class BrokenDirectories {
                 return new FakePublication(id, p.key(), ttl, p.revision(), p::close);
             }
         }));
+        onDemandVariants(v);
         return v;
+    }
+
+    /** The variants of the rules of members resolved on demand and of groups: B17 to B21. */
+    private static void onDemandVariants(List<Variant> v) {
+        Breakage followsEveryMember = new Breakage() {
+            @Override
+            public Membership.Builder configure(Membership.Builder builder) {
+                return builder.followAll(); // over the rule's followNone or followGroups
+            }
+        };
+        v.add(new Variant("follows-every-member", B17, followsEveryMember));
+        v.add(new Variant("follows-every-member", B21, followsEveryMember));
+        v.add(new Variant("widens-a-member-watch", B17, new MemberWatchBreakage() {
+            @Override
+            DirectoryWatch memberWatch(BrokenDirectory d, DirectoryScope scope, DirectoryListener l) {
+                return d.delegate.watch(DirectoryScope.members(), l); // the whole prefix for one member
+            }
+        }));
+        v.add(new Variant("launders-resolved-entries", B18, new MemberWatchBreakage() {
+            @Override
+            DirectoryListener memberListener(DirectoryListener l) {
+                return rewriting(l, true, (key, value) -> {
+                    MemberEntry e = decoded(value);
+                    return e == null ? null : Map.entry(key, signed(e.memberId(), e.epoch(), e.peerDescriptor()));
+                });
+            }
+        }));
+        v.add(new Variant("hides-refused-entries", B18, new MemberWatchBreakage() {
+            /** Lists only the entries that decode under the ring: a refused entry looks like no entry. */
+            @Override
+            DirectoryListener memberListener(DirectoryListener l) {
+                return new Forwarding(l) {
+                    @Override
+                    public void snapshot(DirectorySnapshot s) {
+                        to.snapshot(new DirectorySnapshot(s.revision(), s.entries().stream().filter(e -> {
+                            try {
+                                MemberEntry.decode(e.value(), RING);
+                                return true;
+                            } catch (RuntimeException ex) {
+                                return false;
+                            }
+                        }).toList()));
+                    }
+                };
+            }
+        }));
+        v.add(new Variant("drops-events-of-a-member-watch", B19, new MemberWatchBreakage() {
+            @Override
+            DirectoryListener memberListener(DirectoryListener l) {
+                return new Forwarding(l) {
+                    @Override
+                    public void changed(DirectoryEvent e) {
+                        // the snapshot was the read; nothing follows it
+                    }
+                };
+            }
+        }));
+        v.add(new Variant("ignores-deletes-of-a-member-watch", B19, new MemberWatchBreakage() {
+            @Override
+            DirectoryListener memberListener(DirectoryListener l) {
+                return new Forwarding(l) {
+                    @Override
+                    public void changed(DirectoryEvent e) {
+                        if (e.type() == DirectoryEvent.Type.PUT) {
+                            to.changed(e);
+                        }
+                    }
+                };
+            }
+        }));
+        v.add(new Variant("holds-fewer-than-its-limit", B20, new Breakage() {
+            @Override
+            public Membership.Builder configure(Membership.Builder builder) {
+                return builder.maxHeld(1);
+            }
+        }));
+        v.add(new Variant("reports-nothing-in-flight", B20, new Breakage() {
+            @Override
+            public DataTransport membershipTransport(DataTransport transport) {
+                return new ForwardingTransport(transport) {
+                    @Override
+                    public java.util.Optional<PeerTraffic> traffic(String peerId) {
+                        return delegate.traffic(peerId).map(t -> new PeerTraffic(t.submitted(), 0));
+                    }
+                };
+            }
+        }));
+        v.add(new Variant("publishes-no-group-key", B21, new Breakage() {
+            @Override
+            public Publication publish(BrokenDirectory d, String id, String group, LongFunction<byte[]> value,
+                    Duration ttl, PublicationListener l) {
+                return d.delegate.publish(id, value, ttl, l); // the entry names its group; no group key is written
+            }
+        }));
+    }
+
+    /**
+     * A defect of the watches a membership opens for the members it resolves: the watches of one
+     * key opened once the client published (a membership watches its own keys before it publishes).
+     */
+    abstract static class MemberWatchBreakage implements Breakage {
+        @Override
+        public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
+                PublicationListener l) {
+            Publication p = d.delegate.publish(id, value, ttl, l);
+            d.published.add(p.key());
+            return p;
+        }
+
+        @Override
+        public DirectoryWatch watch(BrokenDirectory d, DirectoryScope scope, DirectoryListener l) {
+            return scope.isSingleKey() && !d.published.isEmpty() ? memberWatch(d, scope, l)
+                    : d.delegate.watch(scope, listener(d, l));
+        }
+
+        /** The watch of a resolved member's key. */
+        DirectoryWatch memberWatch(BrokenDirectory d, DirectoryScope scope, DirectoryListener l) {
+            return d.delegate.watch(scope, memberListener(l));
+        }
+
+        /** The listener of a resolved member's watch. */
+        DirectoryListener memberListener(DirectoryListener l) {
+            return l;
+        }
     }
 
     private static void sleep(Duration d) {

@@ -8,6 +8,7 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 
 import io.blockxfer.directory.Membership;
 import io.blockxfer.directory.MembershipListener;
+import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.DeploymentKeyRing;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -77,6 +78,11 @@ class BrokenDirectoriesAreCaughtTest {
         @Override
         Membership.Builder configure(Membership.Builder builder) {
             return installed.configure(builder);
+        }
+
+        @Override
+        DataTransport membershipTransport(DataTransport transport) {
+            return installed.membershipTransport(transport);
         }
     }
 
