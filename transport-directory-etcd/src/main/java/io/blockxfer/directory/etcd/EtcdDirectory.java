@@ -4,6 +4,7 @@ import io.blockxfer.directory.Directory;
 import io.blockxfer.directory.DirectoryDispatcher;
 import io.blockxfer.directory.DirectoryLimits;
 import io.blockxfer.directory.DirectoryListener;
+import io.blockxfer.directory.DirectoryScope;
 import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.DirectoryWatch;
 import io.blockxfer.directory.Publication;
@@ -12,11 +13,9 @@ import io.blockxfer.directory.etcd.internal.AccessProbe;
 import io.blockxfer.directory.etcd.internal.EtcdConnection;
 import io.blockxfer.directory.etcd.internal.EtcdTls;
 import io.blockxfer.directory.etcd.internal.LeasedEntry;
-import io.blockxfer.directory.etcd.internal.PrefixWatch;
+import io.blockxfer.directory.etcd.internal.RangeWatch;
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.kv.PutResponse;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
-import io.etcd.jetcd.options.PutOption;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -41,8 +40,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * The {@link Directory} on etcd (3.4 or newer), through jetcd: a member's entry is a key
  * {@code prefix + memberId} put under an etcd lease of its TTL, which this client renews every
- * TTL/3; a watch lists the prefix and follows it with an etcd watch that resumes, or resyncs,
- * across reconnects. See the module README for running a deployment on etcd.
+ * TTL/3 (with a group, its group key too, in the same transaction under the same lease); a watch
+ * lists its scope's key range ({@link DirectoryScope}) and follows it with one etcd watch of that
+ * range that resumes, or resyncs, across reconnects. See the module README for running a
+ * deployment on etcd.
  *
  * <pre>{@code
  * try (EtcdDirectory directory = EtcdDirectory.builder("etcd://198.18.0.1:2379,198.18.0.2:2379,198.18.0.3:2379")
@@ -60,8 +61,9 @@ import org.jspecify.annotations.Nullable;
  *       traffic while a call such as the watch is open; the connection is closed when one is not
  *       answered within 5 s) notice a connection whose peer vanished without closing it.</li>
  *   <li><b>Leases.</b> {@code publish} grants the lease, then makes the value for its id, then
- *       puts it with the lease; listings and events report each key's lease
- *       ({@code KeyValue.getLease()}, 0 for a plain put). A lease is renewed every TTL/3 (again
+ *       puts it with the lease (one transaction for the member's key and its group key);
+ *       listings and events report each key's lease ({@code KeyValue.getLease()}, 0 for a plain
+ *       put). A lease is renewed every TTL/3 (again
  *       every 500 ms while that fails); it is
  *       lost when etcd answers that it no longer holds it, or when no renewal succeeded for the TTL
  *       and one second more. etcd may grant a longer TTL than asked (its minimum is 1.5 election
@@ -103,7 +105,7 @@ public final class EtcdDirectory implements Directory {
     private final EtcdConnection connection;
     private final DirectoryDispatcher dispatcher;
     private final Set<LeasedEntry> publications = ConcurrentHashMap.newKeySet();
-    private final Set<PrefixWatch> watches = ConcurrentHashMap.newKeySet();
+    private final Set<RangeWatch> watches = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     private EtcdDirectory(Builder b, @Nullable EtcdTls tls, @Nullable String user, byte @Nullable [] password) {
@@ -198,9 +200,10 @@ public final class EtcdDirectory implements Directory {
     }
 
     @Override
-    public Publication publish(String memberId, LongFunction<byte[]> value, Duration ttl,
+    public Publication publish(String memberId, @Nullable String group, LongFunction<byte[]> value, Duration ttl,
             PublicationListener listener) {
         DirectoryLimits.checkMemberId(memberId);
+        String groupKey = group == null ? null : DirectoryScope.groupKey(prefix, group, memberId);
         Objects.requireNonNull(value, "value");
         DirectoryLimits.checkTtl(ttl);
         Objects.requireNonNull(listener, "listener");
@@ -217,11 +220,9 @@ public final class EtcdDirectory implements Directory {
             byte[] made = Objects.requireNonNull(value.apply(leaseId), "the value made for lease "
                     + Long.toHexString(leaseId));
             ByteSequence bytes = ByteSequence.from(DirectoryLimits.checkValue(made)); // a copy
-            PutOption option = PutOption.builder().withLeaseId(leaseId).build();
-            PutResponse put = connection.call(() -> connection.kv().put(ByteSequence.from(key, StandardCharsets.UTF_8),
-                    bytes, option), deadline, what);
-            entry = new LeasedEntry(connection, dispatcher, publications::remove, memberId, key, leaseId,
-                    grant.getTTL(), sent, put.getHeader().getRevision(), bytes, listener);
+            long revision = LeasedEntry.write(connection, key, groupKey, bytes, leaseId, deadline, what);
+            entry = new LeasedEntry(connection, dispatcher, publications::remove, memberId, key, groupKey, leaseId,
+                    grant.getTTL(), sent, revision, bytes, listener);
             publications.add(entry);
         } catch (RuntimeException e) {
             var unused = connection.revokeQuietly(leaseId, "failed " + what);
@@ -237,10 +238,11 @@ public final class EtcdDirectory implements Directory {
     }
 
     @Override
-    public DirectoryWatch watch(DirectoryListener listener) {
+    public DirectoryWatch watch(DirectoryScope scope, DirectoryListener listener) {
+        Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(listener, "listener");
         ensureOpen();
-        PrefixWatch watch = new PrefixWatch(connection, prefix, dispatcher, listener, watches::remove);
+        RangeWatch watch = new RangeWatch(connection, prefix, scope, dispatcher, listener, watches::remove);
         watches.add(watch);
         watch.start(connection.deadline());
         if (closed) {
@@ -274,7 +276,7 @@ public final class EtcdDirectory implements Directory {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        for (PrefixWatch watch : List.copyOf(watches)) {
+        for (RangeWatch watch : List.copyOf(watches)) {
             watch.close();
         }
         connection.close();
@@ -293,7 +295,7 @@ public final class EtcdDirectory implements Directory {
             closed = true;
         }
         dispatcher.close();
-        for (PrefixWatch watch : List.copyOf(watches)) {
+        for (RangeWatch watch : List.copyOf(watches)) {
             watch.abandon();
         }
         for (LeasedEntry entry : List.copyOf(publications)) {

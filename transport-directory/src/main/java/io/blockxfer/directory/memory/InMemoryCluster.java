@@ -3,9 +3,11 @@ package io.blockxfer.directory.memory;
 import io.blockxfer.directory.Directory;
 import io.blockxfer.directory.DirectoryEntry;
 import io.blockxfer.directory.DirectoryLimits;
+import io.blockxfer.directory.DirectoryScope;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -14,6 +16,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -22,8 +25,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * A directory service in this JVM, for tests and loopback CI with no server: the in-memory
  * counterpart of one etcd cluster. Its {@linkplain #connect clients} share one store with etcd's
- * semantics (a global revision that grows with every change, keys attached to leases, history that
- * watches resume from until it is compacted), so that several members in one JVM find each other
+ * semantics (a global revision that grows with every change, keys attached to leases, a grouped
+ * member's two keys written and deleted at one revision as by one transaction, range watches,
+ * history that watches resume from until it is compacted), so that several members in one JVM find each other
  * exactly as processes do through etcd, and the {@link Directory} conformance suite runs against
  * it.
  *
@@ -218,7 +222,7 @@ public final class InMemoryCluster implements AutoCloseable {
         }
         synchronized (this) {
             ensureOpen();
-            write(key, value.clone(), 0);
+            write(List.of(key), value.clone(), 0);
         }
     }
 
@@ -227,7 +231,7 @@ public final class InMemoryCluster implements AutoCloseable {
         Objects.requireNonNull(key, "key");
         synchronized (this) {
             ensureOpen();
-            return remove(key);
+            return remove(List.of(key));
         }
     }
 
@@ -258,7 +262,7 @@ public final class InMemoryCluster implements AutoCloseable {
             }
             renew(c);
             c.reachable = false;
-            c.watches().forEach(w -> w.disconnected("cut off from " + name + " by a test hook"));
+            c.watches().forEach(w -> w.relay().disconnected("cut off from " + name + " by a test hook"));
         }
     }
 
@@ -370,13 +374,17 @@ public final class InMemoryCluster implements AutoCloseable {
         return leases.get(lease.id) == lease;
     }
 
-    /** Writes {@code value} under {@code key}, attached to the live {@code lease}; returns the write's revision. */
-    synchronized long putLeased(String key, byte[] value, Lease lease) {
+    /**
+     * Writes {@code value} under each of {@code keys} (a member's key, and its group key), attached
+     * to the live {@code lease}, in one write: all at one revision, as an etcd transaction; returns
+     * it.
+     */
+    synchronized long putLeased(List<String> keys, byte[] value, Lease lease) {
         ensureOpen();
         if (!holds(lease)) {
             throw new IllegalStateException("lease " + lease.id + " no longer exists");
         }
-        write(key, value, lease.id);
+        write(keys, value, lease.id);
         return revision;
     }
 
@@ -393,12 +401,10 @@ public final class InMemoryCluster implements AutoCloseable {
         lease.kept = false;
     }
 
-    /** The entries under {@code prefix} and the revision they are at. */
-    synchronized long list(String prefix, List<DirectoryEntry> into) {
-        for (Map.Entry<String, Stored> e : store.tailMap(prefix, true).entrySet()) {
-            if (!e.getKey().startsWith(prefix)) {
-                break;
-            }
+    /** The entries of {@code scope} under {@code prefix} and the revision they are at. */
+    synchronized long list(String prefix, DirectoryScope scope, List<DirectoryEntry> into) {
+        for (Map.Entry<String, Stored> e : store.subMap(scope.start(prefix), true, scope.end(prefix), false)
+                .entrySet()) {
             into.add(new DirectoryEntry(e.getKey(), e.getValue().value, e.getValue().revision, e.getValue().lease));
         }
         return revision;
@@ -411,49 +417,59 @@ public final class InMemoryCluster implements AutoCloseable {
 
     // ------------------------------------------------------------------ under the lock
 
-    private void write(String key, byte[] value, long leaseId) {
-        Stored old = store.get(key);
-        if (old != null && old.lease != 0) {
-            Lease previous = leases.get(old.lease);
-            if (previous != null) {
-                previous.keys.remove(key);
-            }
-        }
+    /** Puts {@code value} under each of {@code keys}, in this order, at one new revision (one transaction). */
+    private void write(List<String> keys, byte[] value, long leaseId) {
         revision++;
-        store.put(key, new Stored(value, revision, leaseId));
-        if (leaseId != 0) {
-            Objects.requireNonNull(leases.get(leaseId), "lease").keys.add(key);
-        }
-        history.add(new Change(revision, key, value, leaseId));
-        for (InMemoryDirectory c : clients) {
-            if (c.reachable) {
-                for (var w : c.watches()) {
-                    if (key.startsWith(c.prefix())) {
-                        w.put(key, value, revision, leaseId);
+        for (String key : keys) {
+            Stored old = store.get(key);
+            if (old != null && old.lease != 0) {
+                Lease previous = leases.get(old.lease);
+                if (previous != null) {
+                    previous.keys.remove(key);
+                }
+            }
+            store.put(key, new Stored(value, revision, leaseId));
+            if (leaseId != 0) {
+                Objects.requireNonNull(leases.get(leaseId), "lease").keys.add(key);
+            }
+            history.add(new Change(revision, key, value, leaseId));
+            for (InMemoryDirectory c : clients) {
+                if (c.reachable) {
+                    for (var w : c.watches()) {
+                        if (w.scope().contains(c.prefix(), key)) {
+                            w.relay().put(key, value, revision, leaseId);
+                        }
                     }
                 }
             }
         }
     }
 
-    private boolean remove(String key) {
-        Stored old = store.remove(key);
-        if (old == null) {
+    /**
+     * Deletes those of {@code keys} that exist, in this order, at one new revision (one
+     * transaction); returns whether any existed.
+     */
+    private boolean remove(Collection<String> keys) {
+        List<String> present = keys.stream().filter(store::containsKey).toList();
+        if (present.isEmpty()) {
             return false;
         }
-        if (old.lease != 0) {
-            Lease lease = leases.get(old.lease);
-            if (lease != null) {
-                lease.keys.remove(key);
-            }
-        }
         revision++;
-        history.add(new Change(revision, key, null, 0));
-        for (InMemoryDirectory c : clients) {
-            if (c.reachable) {
-                for (var w : c.watches()) {
-                    if (key.startsWith(c.prefix())) {
-                        w.deleted(key, revision);
+        for (String key : present) {
+            Stored old = Objects.requireNonNull(store.remove(key), "stored");
+            if (old.lease != 0) {
+                Lease lease = leases.get(old.lease);
+                if (lease != null) {
+                    lease.keys.remove(key);
+                }
+            }
+            history.add(new Change(revision, key, null, 0));
+            for (InMemoryDirectory c : clients) {
+                if (c.reachable) {
+                    for (var w : c.watches()) {
+                        if (w.scope().contains(c.prefix(), key)) {
+                            w.relay().deleted(key, revision);
+                        }
                     }
                 }
             }
@@ -461,12 +477,13 @@ public final class InMemoryCluster implements AutoCloseable {
         return true;
     }
 
-    /** Ends a lease: deletes its keys; tells its holder when {@code lostReason} is given and it still runs. */
+    /**
+     * Ends a lease: deletes its keys, at one revision, in key order (as etcd revokes a lease); tells
+     * its holder when {@code lostReason} is given and it still runs.
+     */
     private void end(Lease lease, @Nullable String lostReason) {
         leases.remove(lease.id);
-        for (String key : List.copyOf(lease.keys)) {
-            remove(key);
-        }
+        remove(new TreeSet<>(lease.keys));
         InMemoryDirectory.Pub pub = lease.publication;
         if (lostReason != null && pub != null && lease.kept) {
             lease.kept = false;
@@ -509,12 +526,13 @@ public final class InMemoryCluster implements AutoCloseable {
     }
 
     /** Brings a watch of a reconnected client up to date: resumes from history, or lists again. */
-    private void catchUp(InMemoryDirectory client, io.blockxfer.directory.DirectoryDispatcher.Relay watch) {
+    private void catchUp(InMemoryDirectory client, InMemoryDirectory.ScopedRelay scoped) {
+        var watch = scoped.relay();
         long from = watch.resumeRevision();
         if (from > compacted) {
             watch.resumed();
             for (Change c : history) {
-                if (c.revision >= from && c.key.startsWith(client.prefix())) {
+                if (c.revision >= from && scoped.scope().contains(client.prefix(), c.key)) {
                     byte[] v = c.value;
                     if (v != null) {
                         watch.put(c.key, v, c.revision, c.lease);
@@ -525,7 +543,7 @@ public final class InMemoryCluster implements AutoCloseable {
             }
         } else {
             List<DirectoryEntry> entries = new ArrayList<>();
-            long at = list(client.prefix(), entries);
+            long at = list(client.prefix(), scoped.scope(), entries);
             watch.listed(entries, at);
         }
     }

@@ -5,6 +5,7 @@ import io.blockxfer.directory.DirectoryDispatcher;
 import io.blockxfer.directory.DirectoryEntry;
 import io.blockxfer.directory.DirectoryLimits;
 import io.blockxfer.directory.DirectoryListener;
+import io.blockxfer.directory.DirectoryScope;
 import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.DirectoryWatch;
 import io.blockxfer.directory.Publication;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One client of an {@link InMemoryCluster}: a {@link Directory} whose calls never wait, and which
@@ -32,7 +34,7 @@ final class InMemoryDirectory implements Directory {
     private final String name;
     private final String prefix;
     private final DirectoryDispatcher dispatcher;
-    private final List<DirectoryDispatcher.Relay> watches = new CopyOnWriteArrayList<>();
+    private final List<ScopedRelay> watches = new CopyOnWriteArrayList<>();
     private final List<Pub> publications = new CopyOnWriteArrayList<>();
     /** Guarded by the cluster's lock. */
     boolean reachable = true;
@@ -49,8 +51,12 @@ final class InMemoryDirectory implements Directory {
         return cluster;
     }
 
-    List<DirectoryDispatcher.Relay> watches() {
+    List<ScopedRelay> watches() {
         return watches;
+    }
+
+    /** A watch of this client: the keys it follows and the relay it feeds. */
+    record ScopedRelay(DirectoryScope scope, DirectoryDispatcher.Relay relay) {
     }
 
     @Override
@@ -64,9 +70,12 @@ final class InMemoryDirectory implements Directory {
     }
 
     @Override
-    public Publication publish(String memberId, LongFunction<byte[]> value, Duration ttl,
+    public Publication publish(String memberId, @Nullable String group, LongFunction<byte[]> value, Duration ttl,
             PublicationListener listener) {
         DirectoryLimits.checkMemberId(memberId);
+        if (group != null) {
+            DirectoryLimits.checkGroup(group);
+        }
         Objects.requireNonNull(value, "value");
         DirectoryLimits.checkTtl(ttl);
         Objects.requireNonNull(listener, "listener");
@@ -94,8 +103,10 @@ final class InMemoryDirectory implements Directory {
                 throw e;
             }
             String key = prefix + memberId;
-            long revision = cluster.putLeased(key, copy, lease);
-            Pub pub = new Pub(memberId, key, ttl, revision, lease, copy, listener);
+            List<String> keys = group == null ? List.of(key) : List.of(key, DirectoryScope.groupKey(prefix, group,
+                    memberId));
+            long revision = cluster.putLeased(keys, copy, lease);
+            Pub pub = new Pub(memberId, keys, ttl, revision, lease, copy, listener);
             lease.publication = pub;
             publications.add(pub);
             return pub;
@@ -103,18 +114,19 @@ final class InMemoryDirectory implements Directory {
     }
 
     @Override
-    public DirectoryWatch watch(DirectoryListener listener) {
+    public DirectoryWatch watch(DirectoryScope scope, DirectoryListener listener) {
+        Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(listener, "listener");
         synchronized (cluster) {
             ensureOpen();
-            ensureReachable("watch " + prefix);
-            DirectoryDispatcher.Relay[] self = new DirectoryDispatcher.Relay[1];
+            ensureReachable("watch " + scope + " under " + prefix);
+            ScopedRelay[] self = new ScopedRelay[1];
             DirectoryDispatcher.Relay relay = dispatcher.relay(listener, () -> watches.remove(self[0]));
-            self[0] = relay;
+            self[0] = new ScopedRelay(scope, relay);
             List<DirectoryEntry> entries = new ArrayList<>();
-            long revision = cluster.list(prefix, entries);
+            long revision = cluster.list(prefix, scope, entries);
             relay.listed(entries, revision);
-            watches.add(relay);
+            watches.add(self[0]);
             return relay;
         }
     }
@@ -129,8 +141,8 @@ final class InMemoryDirectory implements Directory {
             for (Pub p : publications) {
                 p.closeLocked();
             }
-            for (DirectoryDispatcher.Relay w : watches) {
-                w.close();
+            for (ScopedRelay w : watches) {
+                w.relay().close();
             }
             cluster.forget(this);
         }
@@ -144,8 +156,8 @@ final class InMemoryDirectory implements Directory {
             for (Pub p : publications) {
                 p.closed = true;
             }
-            for (DirectoryDispatcher.Relay w : watches) {
-                w.close();
+            for (ScopedRelay w : watches) {
+                w.relay().close();
             }
         }
         dispatcher.close();
@@ -180,6 +192,7 @@ final class InMemoryDirectory implements Directory {
     final class Pub implements Publication {
         private final String memberId;
         private final String key;
+        private final List<String> keys; // the member's key, and its group key if any
         private final Duration ttl;
         private final long revision;
         private final InMemoryCluster.Lease lease;
@@ -189,10 +202,11 @@ final class InMemoryDirectory implements Directory {
         volatile boolean lost;
         volatile boolean closed;
 
-        Pub(String memberId, String key, Duration ttl, long revision, InMemoryCluster.Lease lease, byte[] value,
-                PublicationListener listener) {
+        Pub(String memberId, List<String> keys, Duration ttl, long revision, InMemoryCluster.Lease lease,
+                byte[] value, PublicationListener listener) {
             this.memberId = memberId;
-            this.key = key;
+            this.key = keys.get(0);
+            this.keys = keys;
             this.ttl = ttl;
             this.revision = revision;
             this.lease = lease;
@@ -215,7 +229,7 @@ final class InMemoryDirectory implements Directory {
                     throw new IllegalStateException(this + ": its lease " + lease.id + " is lost");
                 }
                 ensureReachable("restore " + key);
-                return cluster.putLeased(key, value, lease);
+                return cluster.putLeased(keys, value, lease);
             }
         }
 
@@ -269,8 +283,8 @@ final class InMemoryDirectory implements Directory {
 
         @Override
         public String toString() {
-            return "Publication[" + key + ", lease " + lease.id + ", TTL " + ttl.toSeconds() + " s"
-                    + (lost ? ", lost" : closed ? ", closed" : "") + "]";
+            return "Publication[" + String.join(" and ", keys) + ", lease " + lease.id + ", TTL " + ttl.toSeconds()
+                    + " s" + (lost ? ", lost" : closed ? ", closed" : "") + "]";
         }
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blockxfer.directory.Directory;
+import io.blockxfer.directory.DirectoryScope;
 import io.blockxfer.directory.Publication;
 import io.blockxfer.directory.PublicationListener;
 import java.time.Duration;
@@ -46,6 +47,30 @@ class InMemoryClusterTest {
             assertTrue(p.isLost());
             assertFalse(cluster.get("/d/m").isPresent());
             assertThrows(IllegalStateException.class, () -> cluster.advance(Duration.ofSeconds(1)));
+        }
+    }
+
+    @Test
+    void aGroupedPublicationsTwoKeysAreWrittenAndDeletedAtOneRevisionAsEtcdTransactionsAre() {
+        try (InMemoryCluster cluster = InMemoryCluster.withManualClock()) {
+            Directory a = cluster.connect("/d/");
+            long before = cluster.revision();
+            Publication p = a.publish("m", "g", lease -> new byte[] {7}, Duration.ofSeconds(3),
+                    PublicationListener.NONE);
+            String groupKey = DirectoryScope.groupKey("/d/", "g", "m");
+            assertEquals(before + 1, p.revision(), "one write for both keys");
+            assertEquals(p.lease(), cluster.leaseOf("/d/m"));
+            assertEquals(p.lease(), cluster.leaseOf(groupKey));
+            cluster.delete(groupKey);
+            long restored = p.restore();
+            assertEquals(p.lease(), cluster.leaseOf(groupKey), "restore writes the group key back");
+            assertEquals(restored, cluster.revision());
+            assertTrue(cluster.loseLease("/d/m"));
+            assertEquals(restored + 1, cluster.revision(), "the lease's end deletes both keys at one revision");
+            assertFalse(cluster.get("/d/m").isPresent());
+            assertFalse(cluster.get(groupKey).isPresent());
+            assertThrows(IllegalArgumentException.class, () -> a.publish("n", "bad/group", lease -> new byte[1],
+                    Duration.ofSeconds(3), PublicationListener.NONE));
         }
     }
 

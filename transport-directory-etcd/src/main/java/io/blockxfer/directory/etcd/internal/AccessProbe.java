@@ -17,8 +17,10 @@ import java.nio.charset.StandardCharsets;
  * that would put a probe key under the prefix, behind a comparison that never holds (a delete
  * needs the same write permission):
  * etcd checks the permissions of every operation of a transaction, run or not, so nothing is
- * written and no watch sees anything). A refusal is an {@link EtcdAuthException} naming the user,
- * the prefix and what is missing.
+ * written and no watch sees anything). Every key a directory reads, watches or writes lies under
+ * the prefix (member keys and group keys, {@link io.blockxfer.directory.DirectoryScope}), so a role
+ * that covers the prefix covers them all. A refusal is an {@link EtcdAuthException} naming the
+ * user, the prefix and what is missing.
  *
  * <p><b>Thread safety:</b> stateless.
  */

@@ -50,7 +50,7 @@ public final class EtcdConnection implements AutoCloseable {
 
     /**
      * The largest response accepted: 64 MiB instead of gRPC's 4 MiB. A listing page holds at most
-     * {@link PrefixLister#PAGE_SIZE} entries and etcd's requests (so its values) at most 1.5 MiB,
+     * {@link RangeLister#PAGE_SIZE} entries and etcd's requests (so its values) at most 1.5 MiB,
      * and a watch response catching up after a reconnect may carry many events.
      */
     public static final int MAX_INBOUND_BYTES = 64 * 1024 * 1024;

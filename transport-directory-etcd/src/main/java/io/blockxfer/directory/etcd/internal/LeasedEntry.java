@@ -6,11 +6,14 @@ import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.Publication;
 import io.blockxfer.directory.PublicationListener;
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.kv.PutResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.PutOption;
 import java.nio.charset.StandardCharsets;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -18,11 +21,14 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One published entry and the lease that holds it, kept alive by renewals of its own rather than
- * jetcd's {@code keepAlive} stream (which ends silently with {@code onCompleted} and whose first
- * deadline is the gRPC keepalive timeout): every TTL/3 one {@code keepAliveOnce}, a fresh attempt
- * every {@value #RETRY_MILLIS} ms while etcd cannot be reached, at most one attempt at a time, each
- * bounded by the operation timeout and failing at once while no connection can be made.
+ * One published entry (a member's key, and its group key when it names a group: both put by one
+ * transaction, {@link #write}, with the same value under the same lease, so that both exist from
+ * one revision on and the lease's revoke or expiry deletes both) and the lease that holds it, kept
+ * alive by renewals of its own rather than jetcd's {@code keepAlive} stream (which ends silently
+ * with {@code onCompleted} and whose first deadline is the gRPC keepalive timeout): every TTL/3 one
+ * {@code keepAliveOnce}, a fresh attempt every {@value #RETRY_MILLIS} ms while etcd cannot be
+ * reached, at most one attempt at a time, each bounded by the operation timeout and failing at once
+ * while no connection can be made.
  *
  * <p>The lease is <b>lost</b>, reported once through the dispatcher and never renewed again, when
  * <ul>
@@ -56,6 +62,7 @@ public final class LeasedEntry implements Publication {
     private final Consumer<LeasedEntry> onEnd;
     private final String memberId;
     private final String key;
+    private final @Nullable String groupKey;
     private final long leaseId;
     private final Duration ttl;
     private final long revision;
@@ -74,26 +81,48 @@ public final class LeasedEntry implements Publication {
     private volatile boolean closed;
 
     /**
-     * An entry put under {@code leaseId}, granted for {@code ttlSeconds} by a request sent at
-     * {@code grantSentNanos}.
+     * An entry put (by {@link #write}) under {@code leaseId}, granted for {@code ttlSeconds} by a
+     * request sent at {@code grantSentNanos}.
      *
      * @param onEnd told once when the entry ends (closed, lost or abandoned)
+     * @param groupKey the member's group key, put with the same value and lease; null without a group
      * @param value the value put, for {@link #restore()}
      */
     public LeasedEntry(EtcdConnection connection, DirectoryDispatcher dispatcher, Consumer<LeasedEntry> onEnd,
-            String memberId, String key, long leaseId, long ttlSeconds, long grantSentNanos, long revision,
-            ByteSequence value, PublicationListener listener) {
+            String memberId, String key, @Nullable String groupKey, long leaseId, long ttlSeconds,
+            long grantSentNanos, long revision, ByteSequence value, PublicationListener listener) {
         this.connection = connection;
         this.dispatcher = dispatcher;
         this.onEnd = onEnd;
         this.memberId = memberId;
         this.key = key;
+        this.groupKey = groupKey;
         this.leaseId = leaseId;
         this.ttl = Duration.ofSeconds(ttlSeconds);
         this.revision = revision;
         this.value = value;
         this.listener = listener;
         this.confirmedUntil = grantSentNanos + ttl.toNanos();
+    }
+
+    /**
+     * Puts {@code value} under {@code key} and, when not null, {@code groupKey}, attached to
+     * {@code leaseId}, in one etcd transaction (one revision; all or nothing), waiting for etcd until
+     * {@code deadline}; returns the revision of the write.
+     *
+     * @throws io.blockxfer.directory.DirectoryException as {@link EtcdConnection#call} fails
+     */
+    public static long write(EtcdConnection connection, String key, @Nullable String groupKey, ByteSequence value,
+            long leaseId, long deadline, String what) {
+        PutOption option = PutOption.builder().withLeaseId(leaseId).build();
+        List<Op> puts = new ArrayList<>(2);
+        puts.add(Op.put(ByteSequence.from(key, StandardCharsets.UTF_8), value, option));
+        if (groupKey != null) {
+            puts.add(Op.put(ByteSequence.from(groupKey, StandardCharsets.UTF_8), value, option));
+        }
+        TxnResponse written = connection.call(() -> connection.kv().txn().Then(puts.toArray(Op[]::new)).commit(),
+                deadline, what);
+        return written.getHeader().getRevision();
     }
 
     /** Starts the renewals: the first a third of the TTL after the grant was sent. */
@@ -139,9 +168,10 @@ public final class LeasedEntry implements Publication {
     }
 
     /**
-     * Puts the value again under the key with this lease, waiting for etcd at most the operation
-     * timeout. etcd's answer that it no longer holds the lease makes the publication lost (its
-     * listener is told) and throws {@link IllegalStateException}.
+     * Puts the value again under the key (and the group key, in the same transaction) with this
+     * lease, waiting for etcd at most the operation timeout. etcd's answer that it no longer holds
+     * the lease makes the publication lost (its listener is told) and throws
+     * {@link IllegalStateException}.
      */
     @Override
     public long restore() {
@@ -151,12 +181,8 @@ public final class LeasedEntry implements Publication {
         if (lost) {
             throw new IllegalStateException(this + " is lost");
         }
-        PutOption option = PutOption.builder().withLeaseId(leaseId).build();
-        ByteSequence k = ByteSequence.from(key, StandardCharsets.UTF_8);
-        PutResponse put;
         try {
-            put = connection.call(() -> connection.kv().put(k, value, option), connection.deadline(),
-                    "restore " + key);
+            return write(connection, key, groupKey, value, leaseId, connection.deadline(), "restore " + keys());
         } catch (DirectoryUnavailableException e) {
             throw e;
         } catch (DirectoryException e) {
@@ -168,7 +194,11 @@ public final class LeasedEntry implements Publication {
             }
             throw e;
         }
-        return put.getHeader().getRevision();
+    }
+
+    /** The key, and the group key if any, for messages. */
+    private String keys() {
+        return groupKey == null ? key : key + " and " + groupKey;
     }
 
     /**
@@ -346,7 +376,7 @@ public final class LeasedEntry implements Publication {
 
     @Override
     public String toString() {
-        return "Publication[" + key + ", lease " + Long.toHexString(leaseId) + ", TTL " + ttl.toSeconds() + " s"
+        return "Publication[" + keys() + ", lease " + Long.toHexString(leaseId) + ", TTL " + ttl.toSeconds() + " s"
                 + (lost ? ", lost" : closed ? ", closed" : "") + "]";
     }
 }

@@ -2,13 +2,13 @@ package io.blockxfer.directory.etcd.internal;
 
 import io.blockxfer.directory.DirectoryDispatcher;
 import io.blockxfer.directory.DirectoryListener;
+import io.blockxfer.directory.DirectoryScope;
 import io.blockxfer.directory.DirectoryWatch;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.OptionsUtil;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
@@ -20,12 +20,16 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One watch of a prefix, mapped onto a {@link DirectoryDispatcher.Relay}: a listing, then an etcd
- * watch from the listing's revision + 1; when the watch breaks, a new one from
- * {@link DirectoryDispatcher.Relay#resumeRevision()}, and when etcd answers that this revision is
- * compacted (or a catch-up answer is too large to receive), a new listing, whose differences the
- * relay delivers as a resync. Before a watch resumes, a read at the revision it resumes after
- * shows whether etcd still has that history (see {@link #rewatch()}).
+ * One watch of a {@link DirectoryScope} under a prefix, mapped onto a
+ * {@link DirectoryDispatcher.Relay}. The scope is one key range
+ * {@code [scope.start(prefix), scope.end(prefix))} (a single key is {@code [key, key + "\0")}),
+ * listed with one paged range read ({@link RangeLister}) and followed with one etcd watch with that
+ * range end; nothing is filtered here. A listing, then an etcd watch from the listing's revision
+ * + 1; when the watch breaks, a new one from {@link DirectoryDispatcher.Relay#resumeRevision()},
+ * and when etcd answers that this revision is compacted (or a catch-up answer is too large to
+ * receive), a new listing, whose differences the relay delivers as a resync. Before a watch
+ * resumes, a read at the revision it resumes after shows whether etcd still has that history (see
+ * {@link #rewatch()}).
  *
  * <p>jetcd's own resumption of a broken watch is not used: it resumes from the header revision of
  * the watch's creation when no event arrived since, which skips the events between the requested
@@ -44,18 +48,18 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Thread safety:</b> thread-safe.
  */
-public final class PrefixWatch implements DirectoryWatch {
+public final class RangeWatch implements DirectoryWatch {
 
-    private static final System.Logger LOG = System.getLogger(PrefixWatch.class.getName());
+    private static final System.Logger LOG = System.getLogger(RangeWatch.class.getName());
     private static final long[] BACKOFF_MILLIS = {100, 250, 500, 1000, 2000};
 
     private final EtcdConnection connection;
-    private final PrefixLister lister;
-    private final ByteSequence prefix;
+    private final RangeLister lister;
+    private final ByteSequence start;
     private final ByteSequence end;
-    private final String prefixText;
+    private final String description;
     private final DirectoryDispatcher.Relay relay;
-    private final Consumer<PrefixWatch> onStop;
+    private final Consumer<RangeWatch> onStop;
 
     // guarded by this
     private long generation;
@@ -64,33 +68,33 @@ public final class PrefixWatch implements DirectoryWatch {
     private boolean stopped;
 
     /**
-     * A watch of {@code prefix} that delivers to {@code listener} through {@code dispatcher}; it
-     * starts with {@link #start(long)}.
+     * A watch of the keys of {@code scope} under {@code prefix} that delivers to {@code listener}
+     * through {@code dispatcher}; it starts with {@link #start(long)}.
      *
      * @param onStop told once when the watch stops
      */
-    public PrefixWatch(EtcdConnection connection, String prefix, DirectoryDispatcher dispatcher,
-            DirectoryListener listener, Consumer<PrefixWatch> onStop) {
+    public RangeWatch(EtcdConnection connection, String prefix, DirectoryScope scope, DirectoryDispatcher dispatcher,
+            DirectoryListener listener, Consumer<RangeWatch> onStop) {
         this.connection = connection;
-        this.prefixText = prefix;
-        this.prefix = ByteSequence.from(prefix, StandardCharsets.UTF_8);
-        this.end = OptionsUtil.prefixEndOf(this.prefix);
-        this.lister = new PrefixLister(connection.kv(), prefix, connection.timer());
+        this.description = scope + " under " + prefix;
+        this.start = ByteSequence.from(scope.start(prefix), StandardCharsets.UTF_8);
+        this.end = ByteSequence.from(scope.end(prefix), StandardCharsets.UTF_8);
+        this.lister = new RangeLister(connection.kv(), start, end, connection.timer());
         this.onStop = onStop;
         this.relay = dispatcher.relay(listener, this::stop);
     }
 
     /**
-     * Lists the prefix (waiting at most until {@code deadline}), hands the listing to the relay and
+     * Lists the range (waiting at most until {@code deadline}), hands the listing to the relay and
      * starts watching after it.
      *
      * @throws io.blockxfer.directory.DirectoryUnavailableException if the listing did not complete
      *     in time; the watch is closed then
      */
     public void start(long deadline) {
-        PrefixLister.Listing listing;
+        RangeLister.Listing listing;
         try {
-            listing = connection.call(lister::list, deadline, "list its prefix");
+            listing = connection.call(lister::list, deadline, "list " + description);
         } catch (RuntimeException e) {
             relay.close();
             throw e;
@@ -143,7 +147,7 @@ public final class PrefixWatch implements DirectoryWatch {
                 .withRequireLeader(true).build();
         Watch.Watcher watcher;
         try {
-            watcher = connection.watchClient().watch(prefix, option, new Listener(gen));
+            watcher = connection.watchClient().watch(start, option, new Listener(gen));
         } catch (RuntimeException e) {
             broken(gen, e); // the client is closing
             return;
@@ -186,7 +190,7 @@ public final class PrefixWatch implements DirectoryWatch {
             boolean unexpected = error != null && !resync && !EtcdErrors.isUnavailable(error)
                     && EtcdErrors.code(error) != io.grpc.Status.Code.INTERNAL;
             LOG.log(unexpected && failures == 0 ? Level.WARNING : Level.DEBUG,
-                    () -> "watch of " + prefixText + " on etcd " + connection.endpoints() + ": " + reason);
+                    () -> "watch of " + description + " on etcd " + connection.endpoints() + ": " + reason);
             failures++;
         }
         schedule(() -> closeQuietly(old), 0);
@@ -213,7 +217,7 @@ public final class PrefixWatch implements DirectoryWatch {
                 .build();
         CompletableFuture<GetResponse> read;
         try {
-            read = connection.kv().get(prefix, probe);
+            read = connection.kv().get(start, probe);
         } catch (RuntimeException e) {
             return; // the client is closed
         }
@@ -234,7 +238,7 @@ public final class PrefixWatch implements DirectoryWatch {
                     delay = BACKOFF_MILLIS[Math.min(failures, BACKOFF_MILLIS.length - 1)];
                     failures++;
                 }
-                LOG.log(Level.DEBUG, () -> "watch of " + prefixText + ": etcd not back yet ("
+                LOG.log(Level.DEBUG, () -> "watch of " + description + ": etcd not back yet ("
                         + EtcdErrors.describe(error) + "); again in " + delay + " ms");
                 schedule(this::rewatch, delay);
                 return;
@@ -266,7 +270,7 @@ public final class PrefixWatch implements DirectoryWatch {
                 if (error != null) {
                     long delay = BACKOFF_MILLIS[Math.min(failures, BACKOFF_MILLIS.length - 1)];
                     failures++;
-                    LOG.log(Level.DEBUG, () -> "watch of " + prefixText + ": listing for a resync failed ("
+                    LOG.log(Level.DEBUG, () -> "watch of " + description + ": listing for a resync failed ("
                             + EtcdErrors.describe(error) + "); again in " + delay + " ms");
                     schedule(this::resync, delay);
                     return;
@@ -307,7 +311,7 @@ public final class PrefixWatch implements DirectoryWatch {
 
         @Override
         public void onNext(WatchResponse response) {
-            synchronized (PrefixWatch.this) {
+            synchronized (RangeWatch.this) {
                 if (gen != generation || stopped) {
                     return;
                 }
@@ -323,7 +327,7 @@ public final class PrefixWatch implements DirectoryWatch {
                     switch (event.getEventType()) {
                         case PUT -> relay.put(key, kv.getValue().getBytes(), kv.getModRevision(), kv.getLease());
                         case DELETE -> relay.deleted(key, kv.getModRevision());
-                        default -> LOG.log(Level.WARNING, "watch of " + prefixText + ": an etcd event of unknown type "
+                        default -> LOG.log(Level.WARNING, "watch of " + description + ": an etcd event of unknown type "
                                 + event.getEventType() + " at revision " + kv.getModRevision() + " ignored");
                     }
                 }

@@ -6,7 +6,6 @@ import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.OptionsUtil;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,17 +13,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
- * Lists every key under a prefix at one revision, in pages: the first page is read at etcd's
- * current revision, the others at that same revision, so the pages make one linearizable listing
- * however large it is. A page holds at most {@link #PAGE_SIZE} entries; one that etcd cannot
- * send within the client's response limit (raw values of up to 1.5 MiB each) is asked for again
- * in smaller pages; a listing whose revision is compacted away between pages starts again.
+ * Lists every key of one range {@code [start, end)} (a {@link io.blockxfer.directory.DirectoryScope}
+ * under a prefix: every member, one group, one key) at one revision, in pages of one range read
+ * each: the first page is read at etcd's current revision, the others at that same revision, so
+ * the pages make one linearizable listing however large it is. A page holds at most
+ * {@link #PAGE_SIZE} entries; one that etcd cannot send within the client's response limit (raw
+ * values of up to 1.5 MiB each) is asked for again in smaller pages; a listing whose revision is
+ * compacted away between pages starts again.
  * Each entry carries the lease its key is attached to (0: none). Nothing blocks: each page's
  * answer is handled on the given executor (never jetcd's event loop).
  *
  * <p><b>Thread safety:</b> thread-safe; each {@link #list()} is independent.
  */
-public final class PrefixLister {
+public final class RangeLister {
 
     /** Entries per page: 256 descriptors of about 1 KB make a 256 KB answer. */
     public static final int PAGE_SIZE = 256;
@@ -40,22 +41,25 @@ public final class PrefixLister {
     }
 
     private final KV kv;
-    private final ByteSequence prefix;
+    private final ByteSequence start;
     private final ByteSequence end;
     private final Executor executor;
 
-    /** Lists the keys that start with {@code prefix}, continuing on {@code executor}. */
-    public PrefixLister(KV kv, String prefix, Executor executor) {
+    /**
+     * Lists the keys from {@code start} (inclusive) to {@code end} (exclusive: etcd's range end),
+     * continuing on {@code executor}.
+     */
+    public RangeLister(KV kv, ByteSequence start, ByteSequence end, Executor executor) {
         this.kv = kv;
-        this.prefix = ByteSequence.from(prefix, StandardCharsets.UTF_8);
-        this.end = OptionsUtil.prefixEndOf(this.prefix);
+        this.start = start;
+        this.end = end;
         this.executor = executor;
     }
 
     /** Starts a listing; the future fails with jetcd's error when a page cannot be read. */
     public CompletableFuture<Listing> list() {
         CompletableFuture<Listing> result = new CompletableFuture<>();
-        page(prefix, 0, PAGE_SIZE, new ArrayList<>(), result, 0);
+        page(start, 0, PAGE_SIZE, new ArrayList<>(), result, 0);
         return result;
     }
 
@@ -81,7 +85,7 @@ public final class PrefixLister {
                     if (EtcdErrors.isTooLarge(error) && limit > 1) {
                         page(from, revision, Math.max(1, limit / 4), acc, result, restarts);
                     } else if (EtcdErrors.isCompacted(error) && revision > 0 && restarts < MAX_RESTARTS) {
-                        page(prefix, 0, PAGE_SIZE, new ArrayList<>(), result, restarts + 1);
+                        page(start, 0, PAGE_SIZE, new ArrayList<>(), result, restarts + 1);
                     } else {
                         result.completeExceptionally(EtcdErrors.unwrap(error));
                     }
