@@ -2,6 +2,7 @@ package io.blockxfer.directory;
 
 import java.time.Duration;
 import java.util.function.LongFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A client of a distributed directory (etcd, or the in-memory one of
@@ -15,7 +16,8 @@ import java.util.function.LongFunction;
  *
  * <p><b>The contract.</b>
  * <ul>
- *   <li><b>Keys.</b> A member's entry lives at {@code prefix() + memberId}. Keys written by
+ *   <li><b>Keys.</b> A member's entry lives at {@code prefix() + memberId}, and a member of a
+ *       group's also at its group key ({@link DirectoryScope}). Keys written by
  *       others (raw writes, other tools) may hold anything and are delivered as they are; checking
  *       them is the reader's job ({@link MemberEntry}, {@link Membership}).</li>
  *   <li><b>Revisions.</b> A revision is the directory's own logical clock: a positive number that
@@ -83,7 +85,28 @@ public interface Directory extends AutoCloseable {
      * @throws IllegalStateException if this directory is closed
      * @throws NullPointerException if an argument, or the value made, is null
      */
-    Publication publish(String memberId, LongFunction<byte[]> value, Duration ttl, PublicationListener listener);
+    default Publication publish(String memberId, LongFunction<byte[]> value, Duration ttl,
+            PublicationListener listener) {
+        return publish(memberId, null, value, ttl, listener);
+    }
+
+    /**
+     * As {@link #publish(String, LongFunction, Duration, PublicationListener)}, and with a
+     * {@code group}, also writes the same value under the member's group key
+     * ({@link DirectoryScope#groupKey}) attached to the same lease, in the same atomic write: both
+     * keys exist from the same revision on, {@link Publication#restore()} writes both again, and
+     * the lease's end deletes both.
+     *
+     * @param group the member's group, or null for none (see {@link DirectoryLimits#checkGroup})
+     * @throws IllegalArgumentException if the member id, group or TTL is out of range, or the value
+     *     made is; the lease is revoked then and nothing is published
+     * @throws DirectoryUnavailableException if the directory did not store the entry within
+     *     {@link #operationTimeout()}
+     * @throws IllegalStateException if this directory is closed
+     * @throws NullPointerException if an argument but the group, or the value made, is null
+     */
+    Publication publish(String memberId, @Nullable String group, LongFunction<byte[]> value, Duration ttl,
+            PublicationListener listener);
 
     /**
      * Writes {@code value} (copied) under {@code prefix() + memberId}, attached to a new lease of
@@ -101,7 +124,8 @@ public interface Directory extends AutoCloseable {
     }
 
     /**
-     * Watches every key under {@link #prefix()}: lists them, then follows their changes, telling
+     * Watches every member key under {@link #prefix()} ({@link DirectoryScope#members()}: not the
+     * group keys): lists them, then follows their changes, telling
      * {@code listener} on the directory's thread (see {@link DirectoryListener} for the order).
      * Returns once the listing is done; its snapshot callback may come before or after the return.
      *
@@ -110,7 +134,22 @@ public interface Directory extends AutoCloseable {
      * @throws IllegalStateException if this directory is closed
      * @throws NullPointerException if the listener is null
      */
-    DirectoryWatch watch(DirectoryListener listener);
+    default DirectoryWatch watch(DirectoryListener listener) {
+        return watch(DirectoryScope.members(), listener);
+    }
+
+    /**
+     * Watches the keys of {@code scope} (one range of keys under {@link #prefix()}, followed with one
+     * watch of the directory): lists them, then follows their changes, as
+     * {@link #watch(DirectoryListener)} does for every member. A scope of one key whose key does
+     * not exist yields an empty snapshot, and then that key's changes.
+     *
+     * @throws DirectoryUnavailableException if the scope could not be listed within
+     *     {@link #operationTimeout()}
+     * @throws IllegalStateException if this directory is closed
+     * @throws NullPointerException if an argument is null
+     */
+    DirectoryWatch watch(DirectoryScope scope, DirectoryListener listener);
 
     /**
      * Closes every publication of this client (goodbye: their entries are deleted) and every

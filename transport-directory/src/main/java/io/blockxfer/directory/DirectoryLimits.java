@@ -14,6 +14,8 @@ import java.util.Optional;
  *       {@code /} keeps {@code /a/dep1/} from also matching the keys of {@code /a/dep10/};</li>
  *   <li>a <b>member id</b> is 1-{@value #MAX_MEMBER_ID_LENGTH} characters of
  *       {@code [A-Za-z0-9._:@-]} (no {@code /}: a member is one key directly under the prefix);</li>
+ *   <li>a <b>group</b> is 1-{@value #MAX_GROUP_LENGTH} characters of the same set (see
+ *       {@link DirectoryScope} for the group keys);</li>
  *   <li>a <b>TTL</b> is a whole number of seconds from {@link #MIN_TTL} (etcd's shortest lease
  *       with its default election timeout) to {@link #MAX_TTL};</li>
  *   <li>a published <b>value</b> holds at most {@value #MAX_VALUE_BYTES} bytes: far above a
@@ -37,6 +39,8 @@ public final class DirectoryLimits {
     public static final int MAX_MEMBER_ID_LENGTH = 128;
     /** The longest prefix, in characters. */
     public static final int MAX_PREFIX_LENGTH = 256;
+    /** The longest group name. */
+    public static final int MAX_GROUP_LENGTH = 64;
 
     private DirectoryLimits() {
     }
@@ -73,6 +77,28 @@ public final class DirectoryLimits {
                     + " chars of [A-Za-z0-9._:@-]: '" + printable(memberId) + "'");
         }
         return memberId;
+    }
+
+    /**
+     * Checks a group name (see {@link DirectoryScope}): 1-{@value #MAX_GROUP_LENGTH} characters of
+     * {@code [A-Za-z0-9._:@-]}, as a member id.
+     *
+     * @return {@code group}
+     * @throws IllegalArgumentException naming the group if it is malformed
+     * @throws NullPointerException if it is null
+     */
+    public static String checkGroup(String group) {
+        Objects.requireNonNull(group, "group");
+        if (!isValidGroup(group)) {
+            throw new IllegalArgumentException("group must be 1-" + MAX_GROUP_LENGTH
+                    + " chars of [A-Za-z0-9._:@-]: '" + printable(group) + "'");
+        }
+        return group;
+    }
+
+    /** Whether {@code group} is a well-formed group name. */
+    public static boolean isValidGroup(String group) {
+        return !group.isEmpty() && group.length() <= MAX_GROUP_LENGTH && group.chars().allMatch(DirectoryLimits::idChar);
     }
 
     /** Whether {@code memberId} is a well-formed member id. */

@@ -36,9 +36,13 @@ import org.jspecify.annotations.Nullable;
  * on a host whose clock was stepped back further than the restart took is refused as stale by the
  * readers that saw its previous epoch, until its clock passes that epoch.
  *
+ * <p><b>The group</b>, when the member names one ({@code Membership.Builder.group}), is under the MAC
+ * too: a reader that finds the entry under a group key ({@link DirectoryScope}) checks that the
+ * entry names that group, so that no writer of the prefix can move a member into another group.
+ *
  * <p><b>Wire format</b>, version {@value #VERSION}, little-endian: magic {@code "BXDE"}, u16 version,
- * u16 flags (0, or 1 when signed), [signed only: u8 length + key id], u8 length + member id (see
- * {@link DirectoryLimits}), i64 epoch (&gt; 0), i64 lease (&ge; 0; 0: bound to no lease, which no
+ * u16 flags (bit 0: signed; bit 1: grouped), [signed only: u8 length + key id], u8 length + member id
+ * (see {@link DirectoryLimits}), [grouped only: u8 length + group], i64 epoch (&gt; 0), i64 lease (&ge; 0; 0: bound to no lease, which no
  * reader accepts), i32 length + descriptor (at least one byte), [signed only: the
  * {@value DeploymentKeyRing#MAC_LENGTH}-byte MAC of everything before it, made by
  * {@link DeploymentKeyRing#sign(String, byte[])} in the domain {@value #MAC_DOMAIN}], u32 CRC-32C of
@@ -65,6 +69,7 @@ public final class MemberEntry {
 
     private static final int MAGIC = 0x45445842; // "BXDE" little-endian
     private static final int FLAG_SIGNED = 1;
+    private static final int FLAG_GROUPED = 2;
     private static final int MIN_BYTES = UNSIGNED_OVERHEAD + 1 + 1;
 
     private final String memberId;
@@ -72,6 +77,7 @@ public final class MemberEntry {
     private final long lease;
     private final byte[] descriptor;
     private final @Nullable String keyId;
+    private final @Nullable String group;
 
     /**
      * An entry of {@code descriptor} (an encoded {@link PeerDescriptor}, copied) for
@@ -95,8 +101,21 @@ public final class MemberEntry {
      *     lease negative, or the descriptor empty or too large for an entry
      */
     public MemberEntry(String memberId, long epoch, long lease, byte[] descriptor) {
+        this(memberId, epoch, lease, null, descriptor);
+    }
+
+    /**
+     * An entry of {@code descriptor} (an encoded {@link PeerDescriptor}, copied) for
+     * {@code memberId} of {@code group} at {@code epoch}, published under {@code lease}.
+     *
+     * @param group the member's group, or null for none
+     * @throws IllegalArgumentException if the member id or group is malformed, the epoch not
+     *     positive, the lease negative, or the descriptor empty or too large for an entry
+     */
+    public MemberEntry(String memberId, long epoch, long lease, @Nullable String group, byte[] descriptor) {
         this(DirectoryLimits.checkMemberId(memberId), epoch, lease,
-                Objects.requireNonNull(descriptor, "descriptor").clone(), null);
+                Objects.requireNonNull(descriptor, "descriptor").clone(), null,
+                group == null ? null : DirectoryLimits.checkGroup(group));
         if (epoch <= 0) {
             throw new IllegalArgumentException("epoch must be positive: " + epoch);
         }
@@ -107,7 +126,7 @@ public final class MemberEntry {
             throw new IllegalArgumentException("descriptor must not be empty");
         }
         int largest = DirectoryLimits.MAX_VALUE_BYTES - UNSIGNED_OVERHEAD - SIGNED_EXTRA - memberId.length()
-                - DeploymentKeyRing.MAX_KEY_ID_LENGTH;
+                - DeploymentKeyRing.MAX_KEY_ID_LENGTH - (group == null ? 0 : 1 + group.length());
         if (descriptor.length > largest) {
             throw new IllegalArgumentException("descriptor of " + descriptor.length + " bytes is too large for a"
                     + " directory entry of member '" + memberId + "': at most " + largest + " bytes fit in the "
@@ -115,12 +134,14 @@ public final class MemberEntry {
         }
     }
 
-    private MemberEntry(String memberId, long epoch, long lease, byte[] descriptor, @Nullable String keyId) {
+    private MemberEntry(String memberId, long epoch, long lease, byte[] descriptor, @Nullable String keyId,
+            @Nullable String group) {
         this.memberId = memberId;
         this.epoch = epoch;
         this.lease = lease;
         this.descriptor = descriptor;
         this.keyId = keyId;
+        this.group = group;
     }
 
     /** An entry of {@code descriptor}, encoded, for {@code memberId} at {@code epoch}, bound to no lease. */
@@ -131,6 +152,20 @@ public final class MemberEntry {
     /** An entry of {@code descriptor}, encoded, for {@code memberId} at {@code epoch}, published under {@code lease}. */
     public static MemberEntry of(String memberId, long epoch, long lease, PeerDescriptor descriptor) {
         return new MemberEntry(memberId, epoch, lease, descriptor.encode());
+    }
+
+    /**
+     * An entry of {@code descriptor}, encoded, for {@code memberId} of {@code group} (null: none) at
+     * {@code epoch}, published under {@code lease}.
+     */
+    public static MemberEntry of(String memberId, long epoch, long lease, @Nullable String group,
+            PeerDescriptor descriptor) {
+        return new MemberEntry(memberId, epoch, lease, group, descriptor.encode());
+    }
+
+    /** The group the member named, if any; a reader of a group key checks it against the key's. */
+    public Optional<String> group() {
+        return Optional.ofNullable(group);
     }
 
     /** The member id the entry claims; a reader checks it against the key it was found under. */
@@ -187,19 +222,26 @@ public final class MemberEntry {
     public byte[] encode(@Nullable DeploymentKeyRing ring) {
         byte[] id = memberId.getBytes(StandardCharsets.US_ASCII);
         byte[] key = ring == null ? new byte[0] : ring.signingKeyId().getBytes(StandardCharsets.US_ASCII);
+        byte[] groupBytes = group == null ? null : group.getBytes(StandardCharsets.US_ASCII);
         int signedHeader = ring == null ? 0 : 1 + key.length;
         int macLength = ring == null ? 0 : DeploymentKeyRing.MAC_LENGTH;
-        int length = UNSIGNED_OVERHEAD + id.length + descriptor.length + signedHeader + macLength;
+        int length = UNSIGNED_OVERHEAD + id.length + descriptor.length + signedHeader + macLength
+                + (groupBytes == null ? 0 : 1 + groupBytes.length);
         if (length > DirectoryLimits.MAX_VALUE_BYTES) {
             throw new IllegalArgumentException("entry of member '" + memberId + "' would have " + length
                     + " bytes, above the directory's limit of " + DirectoryLimits.MAX_VALUE_BYTES);
         }
         ByteBuffer buf = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
-        buf.putInt(MAGIC).putShort((short) VERSION).putShort((short) (ring == null ? 0 : FLAG_SIGNED));
+        int flags = (ring == null ? 0 : FLAG_SIGNED) | (groupBytes == null ? 0 : FLAG_GROUPED);
+        buf.putInt(MAGIC).putShort((short) VERSION).putShort((short) flags);
         if (ring != null) {
             buf.put((byte) key.length).put(key);
         }
-        buf.put((byte) id.length).put(id).putLong(epoch).putLong(lease).putInt(descriptor.length).put(descriptor);
+        buf.put((byte) id.length).put(id);
+        if (groupBytes != null) {
+            buf.put((byte) groupBytes.length).put(groupBytes);
+        }
+        buf.putLong(epoch).putLong(lease).putInt(descriptor.length).put(descriptor);
         byte[] value = buf.array();
         if (ring != null) {
             buf.put(ring.sign(MAC_DOMAIN, Arrays.copyOf(value, buf.position())));
@@ -243,7 +285,8 @@ public final class MemberEntry {
                     + Integer.toHexString(stored) + ", computed 0x" + Long.toHexString(crc.getValue()));
         }
         try {
-            boolean signed = readHeader(buf);
+            int flags = readHeader(buf);
+            boolean signed = (flags & FLAG_SIGNED) != 0;
             String keyId = signed ? readKeyId(buf) : null;
             if (ring != null) {
                 if (keyId == null) {
@@ -259,6 +302,7 @@ public final class MemberEntry {
                         end));
             }
             String memberId = readMemberId(buf);
+            String group = (flags & FLAG_GROUPED) != 0 ? readGroup(buf) : null;
             long epoch = buf.getLong();
             if (epoch <= 0) {
                 throw new MalformedEntryException("directory entry of '" + memberId + "' has a non-positive epoch "
@@ -279,13 +323,13 @@ public final class MemberEntry {
             }
             byte[] descriptor = new byte[length];
             buf.get(descriptor);
-            return new MemberEntry(memberId, epoch, lease, descriptor, keyId);
+            return new MemberEntry(memberId, epoch, lease, descriptor, keyId, group);
         } catch (BufferUnderflowException e) {
             throw new MalformedEntryException("directory entry truncated at byte " + buf.position(), e);
         }
     }
 
-    private static boolean readHeader(ByteBuffer buf) {
+    private static int readHeader(ByteBuffer buf) {
         int magic = buf.getInt();
         if (magic != MAGIC) {
             throw new MalformedEntryException("not a blockxfer directory entry: magic 0x" + Integer.toHexString(magic));
@@ -301,10 +345,22 @@ public final class MemberEntry {
                     + VERSION + ")");
         }
         int flags = Short.toUnsignedInt(buf.getShort());
-        if ((flags & ~FLAG_SIGNED) != 0) {
+        if ((flags & ~(FLAG_SIGNED | FLAG_GROUPED)) != 0) {
             throw new MalformedEntryException("unknown directory entry flags 0x" + Integer.toHexString(flags));
         }
-        return flags == FLAG_SIGNED;
+        return flags;
+    }
+
+    private static String readGroup(ByteBuffer buf) {
+        int length = Byte.toUnsignedInt(buf.get());
+        if (length == 0 || length > DirectoryLimits.MAX_GROUP_LENGTH) {
+            throw new MalformedEntryException("group length out of range: " + length);
+        }
+        String group = ascii(buf, length);
+        if (!DirectoryLimits.isValidGroup(group)) {
+            throw new MalformedEntryException("group is malformed: '" + DirectoryLimits.printable(group) + "'");
+        }
+        return group;
     }
 
     private static String readKeyId(ByteBuffer buf) {
@@ -342,21 +398,22 @@ public final class MemberEntry {
         return new String(bytes, StandardCharsets.US_ASCII);
     }
 
-    /** Equal when member id, epoch, lease, descriptor bytes and signing key id are. */
+    /** Equal when member id, group, epoch, lease, descriptor bytes and signing key id are. */
     @Override
     public boolean equals(Object o) {
         return o instanceof MemberEntry e && memberId.equals(e.memberId) && epoch == e.epoch && lease == e.lease
-                && Arrays.equals(descriptor, e.descriptor) && Objects.equals(keyId, e.keyId);
+                && Arrays.equals(descriptor, e.descriptor) && Objects.equals(keyId, e.keyId)
+                && Objects.equals(group, e.group);
     }
 
     @Override
     public int hashCode() {
-        return (Objects.hash(memberId, epoch, lease, keyId) * 31) + Arrays.hashCode(descriptor);
+        return (Objects.hash(memberId, epoch, lease, keyId, group) * 31) + Arrays.hashCode(descriptor);
     }
 
     @Override
     public String toString() {
-        return "MemberEntry[" + memberId + ", epoch " + epoch + ", lease " + Long.toHexString(lease) + ", "
+        return "MemberEntry[" + memberId + (group == null ? "" : " of group '" + group + "'") + ", epoch " + epoch + ", lease " + Long.toHexString(lease) + ", "
                 + descriptor.length + " B descriptor"
                 + (keyId == null ? "" : ", signed with key '" + keyId + "'") + "]";
     }

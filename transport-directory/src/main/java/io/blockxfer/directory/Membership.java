@@ -31,6 +31,16 @@ import org.jspecify.annotations.Nullable;
  * }
  * }</pre>
  *
+ * <p><b>Eager, by group, or on demand.</b> By default a membership follows every member of the
+ * prefix ({@link Builder#followAll()}): each process holds every other, which suits a deployment of
+ * tens of processes. A fleet follows less: {@link Builder#followGroups} follows only the members of
+ * some groups (one directory watch per group), and {@link Builder#followNone()} none at all; either
+ * way, {@link #resolve} adds one member when it is needed (one read of its key, then a watch of
+ * that key alone), at most {@link Builder#maxHeld} at a time, released idle longest first, and
+ * {@link #release} drops one. A process then pays for its partners, not for the fleet. The modes
+ * mix in one prefix: every process publishes the same entry, and a member of a group
+ * ({@link Builder#group}) is found under its own key and under its group's.
+ *
  * <p><b>What it does with each entry</b> (on its own thread, in the directory's order): checks it
  * (the key names a member directly under the prefix; the value is at most
  * {@link DirectoryLimits#MAX_VALUE_BYTES}, read no further otherwise; the envelope is well formed
@@ -93,12 +103,15 @@ public final class Membership implements AutoCloseable {
     public static final Duration MAX_FLAP_INTERVAL = Duration.ofMinutes(1);
     /** The most restores of this process's entry in a second, however fast someone overwrites it. */
     public static final int MAX_RESTORES_PER_SECOND = MembershipCore.MAX_RESTORES_PER_SECOND;
+    /** The default limit of members held through {@link #resolve}: 256. */
+    public static final int DEFAULT_MAX_HELD = 256;
+    /** The default time a {@link #resolve} waits: 10 s. */
+    public static final Duration DEFAULT_RESOLVE_TIMEOUT = Duration.ofSeconds(10);
 
     private final String memberId;
     private final Directory directory;
     private final SerialLoop loop;
     private final MembershipCore core;
-    private final DirectoryWatch watch;
     private final Object closeLock = new Object();
     private volatile boolean closed;
 
@@ -109,16 +122,14 @@ public final class Membership implements AutoCloseable {
         List<MembershipListener> listeners = List.copyOf(b.listeners);
         Signals signals = new Signals(memberId, listeners, loop);
         this.core = new MembershipCore(b.transport, b.directory, memberId, b.ttl, b.keyRing, descriptor,
-                b.flapInterval, loop, signals);
+                b.flapInterval, loop, signals, b.following, b.group, b.maxHeld, b.resolveTimeout);
         loop.execute(() -> signals.started(b.directory.prefix()));
-        DirectoryWatch w;
         try {
-            w = b.directory.watch(core.watchListener());
+            core.startWatches();
         } catch (RuntimeException e) {
             loop.close();
             throw e;
         }
-        this.watch = w;
     }
 
     /** A builder binding {@code transport} to {@code directory}. */
@@ -145,6 +156,55 @@ public final class Membership implements AutoCloseable {
     public Map<String, Long> members() {
         ensureOpen();
         return core.members();
+    }
+
+    /**
+     * Makes {@code memberId} writable when it is needed, the way an engine connects to the peer a
+     * request names: reads that member's entry (one watch of its key: the listing is the read, its
+     * events then follow the member), checks it exactly as every entry is checked (key ring,
+     * lease, epoch, backend, block length, fingerprint), adds it to the transport, and completes
+     * with its epoch once it can be written to. A member held already (followed, or resolved
+     * before) completes at once; concurrent calls for one member share one resolution. Once
+     * resolved, the member is followed as any member: a new epoch re-adds it, a deleted entry or
+     * an expired lease removes it (its transfers in flight fail), until it is
+     * {@linkplain #release released}. Nothing about a member that was not resolved (and is not in
+     * a followed group) reaches this process.
+     *
+     * <p>At most {@link Builder#maxHeld} members are held through resolution: past it, the one
+     * idle longest is released ({@link MembershipListener#memberReleased}): no transfer submitted
+     * to it since it was last sampled (every second, and when the limit is passed), none in flight
+     * ({@link DataTransport#traffic}). A member with transfers in flight, or still resolving, is
+     * never released; while every member held is busy the set stays above its limit.
+     *
+     * @return completes with the member's epoch, or fails with a {@link MemberResolutionException}
+     *     naming why: no such member, its entry refused (with the {@link Refusal}), not writable
+     *     within {@link Builder#resolveTimeout}, the transport's registration failed, the directory
+     *     could not be read, released or left meanwhile, or this membership closed
+     * @throws IllegalArgumentException if the member id is malformed or this process's own
+     * @throws IllegalStateException if closed
+     */
+    public java.util.concurrent.CompletableFuture<Long> resolve(String memberId) {
+        DirectoryLimits.checkMemberId(memberId);
+        if (memberId.equals(this.memberId)) {
+            throw new IllegalArgumentException("member '" + memberId + "' is this process's own id");
+        }
+        ensureOpen();
+        return core.resolve(memberId);
+    }
+
+    /**
+     * Releases a member held through {@link #resolve}: stops following it and removes it from the
+     * transport (its transfers still in flight fail), unless a followed group holds it; a
+     * resolution still under way fails as released. Resolving it again works.
+     *
+     * @return whether it was held through resolution
+     * @throws IllegalArgumentException if the member id is malformed
+     * @throws IllegalStateException if closed
+     */
+    public boolean release(String memberId) {
+        DirectoryLimits.checkMemberId(memberId);
+        ensureOpen();
+        return core.release(memberId);
     }
 
     /**
@@ -176,8 +236,9 @@ public final class Membership implements AutoCloseable {
                 return;
             }
             closed = true;
-            watch.close();
+            core.closeWatches();
             loop.close(directory.operationTimeout().plusSeconds(5));
+            core.closeResolutions();
             Publication p = core.publication();
             if (p != null) {
                 if (core.ownKeyForeign()) {
@@ -241,6 +302,10 @@ public final class Membership implements AutoCloseable {
         private Duration flapInterval = DEFAULT_FLAP_INTERVAL;
         private final List<MembershipListener> listeners = new ArrayList<>();
         private Ticker ticker = Ticker.SYSTEM;
+        private MembershipCore.Following following = MembershipCore.Following.all();
+        private @Nullable String group;
+        private int maxHeld = DEFAULT_MAX_HELD;
+        private Duration resolveTimeout = DEFAULT_RESOLVE_TIMEOUT;
 
         private Builder(DataTransport transport, Directory directory) {
             this.transport = Objects.requireNonNull(transport, "transport");
@@ -297,6 +362,83 @@ public final class Membership implements AutoCloseable {
             return this;
         }
 
+        /**
+         * This process's group (a role such as {@code prefill} or {@code decode}, or a rack): its
+         * entry names it, under the key ring's MAC, and is also written under the group's key
+         * ({@link DirectoryScope}), so that a membership that {@linkplain #followGroups follows the
+         * group} finds it with one watch. None unless set.
+         *
+         * @throws IllegalArgumentException if malformed (see {@link DirectoryLimits#checkGroup})
+         */
+        public Builder group(String group) {
+            this.group = DirectoryLimits.checkGroup(group);
+            return this;
+        }
+
+        /** Follow every member of the prefix eagerly: each is added as it joins. The default. */
+        public Builder followAll() {
+            this.following = MembershipCore.Following.all();
+            return this;
+        }
+
+        /**
+         * Follow eagerly only the members of {@code groups} (one watch per group; a prefill process
+         * follows {@code decode}); other members come only through {@link Membership#resolve}.
+         *
+         * @throws IllegalArgumentException if there is no group, or one is malformed
+         */
+        public Builder followGroups(String... groups) {
+            if (groups.length == 0) {
+                throw new IllegalArgumentException("followGroups needs at least one group; followNone() follows none");
+            }
+            java.util.Set<String> set = new java.util.LinkedHashSet<>();
+            for (String g : groups) {
+                set.add(DirectoryLimits.checkGroup(g));
+            }
+            this.following = MembershipCore.Following.groups(set);
+            return this;
+        }
+
+        /**
+         * Follow no member eagerly: members come only through {@link Membership#resolve}, and this
+         * process watches only its own keys and the members it resolved. For fleets, where each
+         * process talks to a few partners.
+         */
+        public Builder followNone() {
+            this.following = MembershipCore.Following.groups(java.util.Set.of());
+            return this;
+        }
+
+        /**
+         * The most members held through {@link Membership#resolve} ({@link #DEFAULT_MAX_HELD}
+         * unless set); followed members do not count.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder maxHeld(int members) {
+            if (members <= 0) {
+                throw new IllegalArgumentException("maxHeld must be positive: " + members);
+            }
+            this.maxHeld = members;
+            return this;
+        }
+
+        /**
+         * How long a {@link Membership#resolve} waits for its member to be writable
+         * ({@link #DEFAULT_RESOLVE_TIMEOUT} unless set).
+         *
+         * @throws IllegalArgumentException if not positive or above an hour
+         */
+        public Builder resolveTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "resolveTimeout");
+            if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("resolve timeout " + timeout + " must be positive and at most an"
+                        + " hour");
+            }
+            this.resolveTimeout = timeout;
+            return this;
+        }
+
         /** Adds a listener; listeners are called in the order they were added. */
         public Builder listener(MembershipListener listener) {
             listeners.add(Objects.requireNonNull(listener, "listener"));
@@ -336,7 +478,7 @@ public final class Membership implements AutoCloseable {
                 throw new IllegalArgumentException("a key ring is set, but the transport's descriptor is unsigned:"
                         + " give the transport the same ring (TransportConfig.Builder.keyRing)");
             }
-            MemberEntry.of(id, 1, descriptor).encode(keyRing); // fails now if it cannot fit
+            MemberEntry.of(id, 1, 0, group, descriptor).encode(keyRing); // fails now if it cannot fit
             Membership m = new Membership(this, id, descriptor);
             m.awaitStart();
             return m;

@@ -82,6 +82,18 @@ public interface MembershipListener {
     }
 
     /**
+     * A member held through {@link Membership#resolve(String)} was released: by
+     * {@link Membership#release(String)}, or because the held set passed its limit and this member
+     * had been idle longest. It is removed from the transport (unless a followed group holds it)
+     * and no longer followed; resolving it again works.
+     *
+     * @param epoch the epoch it was registered with, or 0 when it was not registered
+     * @param why why it was released
+     */
+    default void memberReleased(String memberId, long epoch, String why) {
+    }
+
+    /**
      * Registering a member failed in the transport (its metadata was unusable, or the native
      * connection failed). It is not a member; a later entry of it is tried again.
      */

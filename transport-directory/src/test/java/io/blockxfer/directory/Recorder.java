@@ -55,6 +55,9 @@ final class Recorder implements MembershipListener {
         add("reregistered " + memberId + " " + epoch);
     }
     @Override public void memberRemoved(String memberId, long epoch) { add("removed " + memberId + " " + epoch); }
+    @Override public void memberReleased(String memberId, long epoch, String why) {
+        add("released " + memberId + " " + epoch + " " + why);
+    }
     @Override public void registrationFailed(String memberId, long epoch, Throwable cause) {
         add("registration-failed " + memberId + " " + epoch + " " + cause);
     }

@@ -1,6 +1,7 @@
 package io.blockxfer.directory.internal;
 
 import io.blockxfer.directory.DirectoryLimits;
+import io.blockxfer.directory.DirectoryScope;
 import io.blockxfer.directory.MalformedEntryException;
 import io.blockxfer.directory.MemberEntry;
 import io.blockxfer.directory.Refusal;
@@ -52,9 +53,34 @@ public final class EntryCheck {
         this.fingerprint = fingerprint;
     }
 
-    /** The member id {@code key} names, or empty (a delete of such a key concerns no member). */
+    /**
+     * The member id {@code key} names, as a member key ({@code prefix + id}) or a group key
+     * ({@code prefix + "~group/" + group + "/" + id}, see {@link DirectoryScope}); empty when it
+     * names none (a delete of such a key concerns no member).
+     */
     public Optional<String> memberId(String key) {
-        return DirectoryLimits.memberId(prefix, key);
+        Optional<String> direct = DirectoryLimits.memberId(prefix, key);
+        if (direct.isPresent()) {
+            return direct;
+        }
+        String group = group(key);
+        return group == null ? Optional.empty()
+                : DirectoryLimits.memberId(prefix + DirectoryScope.GROUP_SEGMENT + group + "/", key);
+    }
+
+    /** The group a group key names, or null when {@code key} is not a well-formed group key. */
+    public @Nullable String group(String key) {
+        String start = prefix + DirectoryScope.GROUP_SEGMENT;
+        if (!key.startsWith(start)) {
+            return null;
+        }
+        int slash = key.indexOf('/', start.length());
+        if (slash < 0) {
+            return null;
+        }
+        String group = key.substring(start.length(), slash);
+        return DirectoryLimits.isValidGroup(group)
+                && DirectoryLimits.isValidMemberId(key.substring(slash + 1)) ? group : null;
     }
 
     /**
@@ -66,7 +92,8 @@ public final class EntryCheck {
         Optional<String> named = memberId(key);
         if (named.isEmpty()) {
             return refuse(shown, "", Refusal.Reason.BAD_KEY, "key '" + shown + "' is not a member id directly under "
-                    + prefix, revision, 0);
+                    + prefix + " nor a group key " + prefix + DirectoryScope.GROUP_SEGMENT + "<group>/<member id>",
+                    revision, 0);
         }
         String id = named.get();
         if (value.length > DirectoryLimits.MAX_VALUE_BYTES) {
@@ -85,6 +112,12 @@ public final class EntryCheck {
         if (!entry.memberId().equals(id)) {
             return refuse(shown, id, Refusal.Reason.ID_MISMATCH, "entry under '" + id + "' is member '"
                     + entry.memberId() + "'s", revision, epoch);
+        }
+        String keyGroup = group(key);
+        if (keyGroup != null && !entry.group().equals(Optional.of(keyGroup))) {
+            return refuse(shown, id, Refusal.Reason.ID_MISMATCH, "entry of '" + id + "' under the key of group '"
+                    + keyGroup + "' names " + entry.group().map(g -> "group '" + g + "'").orElse("no group")
+                    + ": a member is found only under its own group's key", revision, epoch);
         }
         PeerDescriptor descriptor;
         try {

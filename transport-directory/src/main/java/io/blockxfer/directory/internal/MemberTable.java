@@ -154,6 +154,36 @@ public final class MemberTable {
         return apply(memberId, m, target, now);
     }
 
+    /**
+     * This process stops following {@code memberId} (an on-demand member released): whatever is
+     * held or applied for it is dropped at once, without a hold, and its highest epoch is
+     * remembered as for a member that left, so that a replay of an older entry is still refused
+     * when it is resolved again. A {@link Remove} when the transport holds it.
+     */
+    public Step release(String memberId) {
+        Member m = members.get(memberId);
+        if (m == null) {
+            return NOTHING;
+        }
+        Accepted before = m.applied;
+        m.applied = null;
+        m.pending = false;
+        m.target = null;
+        m.held = false;
+        remember(memberId);
+        return before == null ? NOTHING : new Remove(before);
+    }
+
+    private void remember(String id) {
+        left.add(id);
+        if (left.size() > rememberLeft) {
+            Iterator<String> oldest = left.iterator();
+            String forgotten = oldest.next();
+            oldest.remove();
+            members.remove(forgotten);
+        }
+    }
+
     /** The entry the transport was last given for {@code memberId}; null when none. */
     public @Nullable Accepted applied(String memberId) {
         Member m = members.get(memberId);
@@ -217,13 +247,7 @@ public final class MemberTable {
         if (state != null) {
             return new Add(state, before != null);
         }
-        left.add(id);
-        if (left.size() > rememberLeft) {
-            Iterator<String> oldest = left.iterator();
-            String forgotten = oldest.next();
-            oldest.remove();
-            members.remove(forgotten);
-        }
+        remember(id);
         return new Remove(java.util.Objects.requireNonNull(before, "a removed member was applied"));
     }
 }

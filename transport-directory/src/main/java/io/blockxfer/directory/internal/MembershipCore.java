@@ -4,6 +4,9 @@ import io.blockxfer.directory.Directory;
 import io.blockxfer.directory.DirectoryEntry;
 import io.blockxfer.directory.DirectoryEvent;
 import io.blockxfer.directory.DirectoryListener;
+import io.blockxfer.directory.DirectoryScope;
+import io.blockxfer.directory.DirectoryWatch;
+import io.blockxfer.directory.MemberResolutionException;
 import io.blockxfer.directory.DirectorySnapshot;
 import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.MemberEntry;
@@ -13,11 +16,18 @@ import io.blockxfer.directory.Refusal;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.PeerTraffic;
 import io.blockxfer.transport.RegistrationSupersededException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -50,6 +60,16 @@ import org.jspecify.annotations.Nullable;
  * under way, such as a member that joined during the outage: its connections are new already,
  * and registering it twice would report it added twice).
  *
+ * <p><b>What it follows.</b> Every member of the prefix ({@link Following#all()}: one watch of
+ * {@link DirectoryScope#members()}), or only the members of some groups (one watch per group) and
+ * this process's own keys; and, in every mode, each member asked for by {@link #resolve}: one watch
+ * of that member's key, whose snapshot is the read that resolves it, and whose events then follow
+ * it as any member is followed. At most {@code maxHeld} members are held through resolution; past
+ * it the one idle longest (no transfer submitted since it was last sampled, none in flight, by
+ * {@link DataTransport#traffic}) is released, never one with transfers in flight or still being
+ * resolved; while every held member is busy the set stays above its limit and is trimmed once
+ * one is idle (sampled every second).
+ *
  * <p><b>Thread safety:</b> state is confined to the loop's thread; {@link #members()},
  * {@link #epoch()} and {@link #started()} may be read from any thread.
  */
@@ -63,6 +83,8 @@ public final class MembershipCore {
     public static final int MAX_RESTORES_PER_SECOND = 4;
     private static final long RESTORE_GAP_NANOS = 1_000_000_000L / MAX_RESTORES_PER_SECOND;
     private static final long RESTORE_RETRY_NANOS = 1_000_000_000L;
+    /** How often the traffic of the members held through resolution is sampled. */
+    static final long SAMPLE_NANOS = 1_000_000_000L;
 
     private final DataTransport transport;
     private final Directory directory;
@@ -80,6 +102,20 @@ public final class MembershipCore {
     /** Loop only: the publication count at which each member's latest registration began. */
     private final Map<String, Long> registeredAt = new HashMap<>();
     private final CompletableFuture<Void> started = new CompletableFuture<>();
+    private final Following following;
+    private final @Nullable String group;
+    private final int maxHeld;
+    private final long resolveTimeoutNanos;
+    /** Loop only: the members held through resolve(), in the order they were resolved. */
+    private final Map<String, Resolution> resolutions = new LinkedHashMap<>();
+    /** Loop only: members whose latest entry came from a followed scope (every member, or a group). */
+    private final Set<String> followed = new HashSet<>();
+    /** Every resolve() future not yet completed, so that close fails them. */
+    private final Set<Waiter> outstanding = ConcurrentHashMap.newKeySet();
+    private final List<DirectoryWatch> watches = new ArrayList<>();
+    private int snapshotsDue;
+    private volatile boolean closing;
+    private SerialLoop.@Nullable Timer sampler;
 
     // loop thread only, but publication and epoch are read by close and accessors
     private volatile @Nullable Publication publication;
@@ -101,9 +137,36 @@ public final class MembershipCore {
     /** Someone else's bytes (or nothing) sit under this process's key since the last restore, as far as seen. */
     private volatile boolean ownKeyForeign;
 
+    /**
+     * What a membership follows eagerly: every member, or the members of some groups (possibly
+     * none: on demand only).
+     */
+    public record Following(boolean everyMember, Set<String> groups) {
+        public Following {
+            groups = Set.copyOf(groups);
+        }
+
+        /** Every member of the prefix: the eager mode. */
+        public static Following all() {
+            return new Following(true, Set.of());
+        }
+
+        /** The members of {@code groups} only; none: nobody eagerly. */
+        public static Following groups(Set<String> groups) {
+            return new Following(false, groups);
+        }
+    }
+
     public MembershipCore(DataTransport transport, Directory directory, String memberId, Duration ttl,
             @Nullable DeploymentKeyRing ring, PeerDescriptor descriptor, Duration flapInterval, SerialLoop loop,
             Signals signals) {
+        this(transport, directory, memberId, ttl, ring, descriptor, flapInterval, loop, signals, Following.all(), null,
+                Integer.MAX_VALUE, Duration.ofSeconds(10));
+    }
+
+    public MembershipCore(DataTransport transport, Directory directory, String memberId, Duration ttl,
+            @Nullable DeploymentKeyRing ring, PeerDescriptor descriptor, Duration flapInterval, SerialLoop loop,
+            Signals signals, Following following, @Nullable String group, int maxHeld, Duration resolveTimeout) {
         this.transport = transport;
         this.directory = directory;
         this.memberId = memberId;
@@ -115,6 +178,74 @@ public final class MembershipCore {
         this.table = new MemberTable(flapInterval.toNanos(), MemberTable.REMEMBERED_LEFT);
         this.loop = loop;
         this.signals = signals;
+        this.following = following;
+        this.group = group;
+        this.maxHeld = maxHeld;
+        this.resolveTimeoutNanos = resolveTimeout.toNanos();
+    }
+
+    /**
+     * Starts the watches of what this membership follows and of its own keys; their snapshots
+     * lead to the first publication ({@link #started()}). On failure the watches opened are closed.
+     *
+     * @throws io.blockxfer.directory.DirectoryUnavailableException if a listing failed
+     */
+    public void startWatches() {
+        List<DirectoryScope> scopes = new ArrayList<>();
+        List<Source> sources = new ArrayList<>();
+        if (following.everyMember()) {
+            scopes.add(DirectoryScope.members());
+            sources.add(Source.FOLLOWED);
+        } else {
+            scopes.add(DirectoryScope.member(memberId));
+            sources.add(Source.OWN);
+        }
+        for (String g : following.groups()) {
+            scopes.add(DirectoryScope.group(g));
+            sources.add(Source.FOLLOWED);
+        }
+        String own = group;
+        if (own != null && !following.groups().contains(own)) {
+            scopes.add(DirectoryScope.groupMember(own, memberId));
+            sources.add(Source.OWN);
+        }
+        snapshotsDue = scopes.size();
+        try {
+            for (int i = 0; i < scopes.size(); i++) {
+                watches.add(directory.watch(scopes.get(i), listener(sources.get(i), i == 0)));
+            }
+        } catch (RuntimeException e) {
+            closeWatches();
+            throw e;
+        }
+    }
+
+    /** Closes the watches of what this membership follows; for close. */
+    public void closeWatches() {
+        closing = true;
+        for (DirectoryWatch w : watches) {
+            w.close();
+        }
+    }
+
+    /**
+     * After the loop has stopped: closes every resolution's watch and fails every resolution still
+     * outstanding as {@link MemberResolutionException.Reason#CLOSED}.
+     */
+    public void closeResolutions() {
+        closing = true;
+        for (Resolution r : List.copyOf(resolutions.values())) {
+            DirectoryWatch w = r.watch;
+            if (w != null) {
+                w.close();
+            }
+        }
+        resolutions.clear();
+        for (Waiter w : List.copyOf(outstanding)) {
+            w.future.completeExceptionally(new MemberResolutionException(w.memberId,
+                    MemberResolutionException.Reason.CLOSED, "membership '" + memberId + "' was closed", null, null));
+        }
+        outstanding.clear();
     }
 
     /** Completes once the snapshot was applied and the first publication succeeded, or with why it failed. */
@@ -146,27 +277,44 @@ public final class MembershipCore {
         return publication;
     }
 
-    /** The listener to watch the directory with: it hands everything to the loop. */
-    public DirectoryListener watchListener() {
+    /** Where an entry came from. */
+    private enum Source {
+        /** A scope this membership follows: every member, or a group. */
+        FOLLOWED,
+        /** This process's own keys. */
+        OWN,
+        /** A member's key, watched because it was resolved. */
+        RESOLVED
+    }
+
+    /**
+     * A listener of one of the membership's own watches: it hands everything to the loop; only the
+     * primary one (the first) reports disconnects and reconnects.
+     */
+    private DirectoryListener listener(Source source, boolean primary) {
         return new DirectoryListener() {
             @Override
             public void snapshot(DirectorySnapshot snapshot) {
-                loop.execute(() -> onSnapshot(snapshot));
+                loop.execute(() -> onSnapshot(snapshot, source));
             }
 
             @Override
             public void changed(DirectoryEvent event) {
-                loop.execute(() -> onChanged(event));
+                loop.execute(() -> onChanged(event, source));
             }
 
             @Override
             public void disconnected(String reason) {
-                loop.execute(() -> signals.disconnected(reason));
+                if (primary) {
+                    loop.execute(() -> signals.disconnected(reason));
+                }
             }
 
             @Override
             public void reconnected(long revision, boolean resync) {
-                loop.execute(() -> onReconnected(revision, resync));
+                if (primary) {
+                    loop.execute(() -> onReconnected(revision, resync));
+                }
             }
 
             @Override
@@ -182,9 +330,12 @@ public final class MembershipCore {
 
     // ------------------------------------------------------------------ the directory's news
 
-    private void onSnapshot(DirectorySnapshot snapshot) {
+    private void onSnapshot(DirectorySnapshot snapshot, Source source) {
         for (DirectoryEntry e : snapshot.entries()) {
-            onPut(e.key(), e.value(), e.revision(), e.lease());
+            onPut(e.key(), e.value(), e.revision(), e.lease(), source);
+        }
+        if (--snapshotsDue > 0) {
+            return; // the first publication waits for every watch's snapshot
         }
         snapshotSeen = true;
         if (publication == null && !started.isDone()) {
@@ -197,9 +348,9 @@ public final class MembershipCore {
         }
     }
 
-    private void onChanged(DirectoryEvent event) {
+    private void onChanged(DirectoryEvent event, Source source) {
         if (event.type() == DirectoryEvent.Type.PUT) {
-            onPut(event.key(), event.value(), event.revision(), event.lease());
+            onPut(event.key(), event.value(), event.revision(), event.lease(), source);
             return;
         }
         String id = check.memberId(event.key()).orElse(null);
@@ -214,6 +365,13 @@ public final class MembershipCore {
             }
             return;
         }
+        if (source == Source.FOLLOWED) {
+            followed.remove(id);
+        }
+        Resolution r = resolutions.get(id);
+        if (r != null && source == Source.RESOLVED) {
+            r.present = false;
+        }
         carry(table.delete(id, now()));
     }
 
@@ -227,7 +385,8 @@ public final class MembershipCore {
         }
     }
 
-    private void onPut(String key, byte[] value, long revision, long lease) {
+    /** Handles a put; returns its refusal, or null when the entry was accepted (or is this process's). */
+    private @Nullable Refusal onPut(String key, byte[] value, long revision, long lease, Source source) {
         EntryCheck.Result result = check.check(key, value, revision, lease);
         if (result instanceof EntryCheck.Refused refused) {
             Refusal r = refused.refusal();
@@ -242,20 +401,29 @@ public final class MembershipCore {
             } else if (r.reason() == Refusal.Reason.WRONG_LEASE) {
                 carry(table.delete(r.memberId(), now())); // the key no longer holds a live entry of the member
             }
-            return;
+            return r;
         }
         Accepted entry = ((EntryCheck.Ok) result).entry();
         if (entry.memberId().equals(memberId)) {
             onOwnPut(entry, key, revision);
-            return;
+            return null;
         }
         MemberTable.Step step = table.put(entry, now());
         if (step instanceof MemberTable.Stale stale) {
-            signals.refused(new Refusal(EntryCheck.printable(key), entry.memberId(), Refusal.Reason.STALE_EPOCH,
-                    stale.message(), revision, entry.epoch()));
-            return;
+            Refusal r = new Refusal(EntryCheck.printable(key), entry.memberId(), Refusal.Reason.STALE_EPOCH,
+                    stale.message(), revision, entry.epoch());
+            signals.refused(r);
+            return r;
+        }
+        if (source == Source.FOLLOWED) {
+            followed.add(entry.memberId());
+        }
+        Resolution res = resolutions.get(entry.memberId());
+        if (res != null && source == Source.RESOLVED) {
+            res.present = true;
         }
         carry(step);
+        return null;
     }
 
     private void onOwnPut(Accepted entry, String key, long revision) {
@@ -328,6 +496,7 @@ public final class MembershipCore {
             return; // a later registration of the member, or its removal, takes over
         }
         Long before = replacing.remove(id);
+        Resolution res = resolutions.get(id);
         if (cause == null) {
             registered.put(id, e);
             if (again && before != null && before == e) {
@@ -336,10 +505,22 @@ public final class MembershipCore {
                 // a re-registration that superseded the member's first registration, or its update, still in flight
                 signals.added(id, e, before != null);
             }
+            if (res != null) {
+                res.held = true;
+                res.lastSubmitted = 0; // the transport counts a registration's submits from 0
+                res.complete(e); // after the listeners heard of it
+            }
         } else {
             signals.registrationFailed(id, e, cause);
             if (before != null) {
                 signals.removed(id, before);
+            }
+            if (res != null) {
+                res.fail(MemberResolutionException.Reason.REGISTRATION_FAILED, "member '" + id + "' (epoch " + e
+                        + ") could not be registered in the transport: " + cause, null, cause);
+                if (!res.held) {
+                    drop(res, "its registration failed");
+                }
             }
         }
     }
@@ -360,6 +541,11 @@ public final class MembershipCore {
         if (before != null) {
             signals.removed(id, before);
         }
+        Resolution res = resolutions.get(id);
+        if (res != null) {
+            res.fail(MemberResolutionException.Reason.RELEASED, "member '" + id + "' left (its entry was deleted)"
+                    + " before it became writable", null, null);
+        }
     }
 
     private static @Nullable Throwable unwrap(@Nullable Throwable t) {
@@ -368,6 +554,354 @@ public final class MembershipCore {
             c = c.getCause();
         }
         return c;
+    }
+
+
+    // ------------------------------------------------------------------ members on demand
+
+    /** One call of {@link #resolve}: its future and its timeout (identity equality). */
+    private static final class Waiter {
+        final String memberId;
+        final CompletableFuture<Long> future = new CompletableFuture<>();
+        SerialLoop.@Nullable Timer timer;
+
+        Waiter(String memberId) {
+            this.memberId = memberId;
+        }
+
+        void cancelTimer() {
+            SerialLoop.Timer t = timer;
+            if (t != null) {
+                t.cancel();
+            }
+        }
+    }
+
+    /** A member held through {@link #resolve}: its watch, its callers, and how recently it was used. */
+    private final class Resolution {
+        final String id;
+        @Nullable DirectoryWatch watch;
+        /** Registered once at least (it counts against the limit from its first resolve on). */
+        boolean held;
+        /** Whether its key holds an entry, as last seen. */
+        boolean present;
+        boolean snapshotSeen;
+        long lastActive;
+        long lastSubmitted = -1;
+        final List<Waiter> waiters = new ArrayList<>();
+
+        Resolution(String id, long now) {
+            this.id = id;
+            this.lastActive = now;
+        }
+
+        void complete(long epoch) {
+            for (Waiter w : waiters) {
+                w.cancelTimer();
+                outstanding.remove(w);
+                w.future.complete(epoch);
+            }
+            waiters.clear();
+        }
+
+        void fail(MemberResolutionException.Reason reason, String message, @Nullable Refusal refusal,
+                @Nullable Throwable cause) {
+            for (Waiter w : waiters) {
+                w.cancelTimer();
+                outstanding.remove(w);
+                w.future.completeExceptionally(new MemberResolutionException(id, reason, message, refusal, cause));
+            }
+            waiters.clear();
+        }
+    }
+
+    /**
+     * Resolves {@code id}: completes with its epoch once the transport holds it, at once when it is
+     * held already; otherwise watches its key, whose snapshot is the read, checks the entry as every
+     * entry is checked, and registers it. Concurrent calls share one resolution. Any thread.
+     */
+    public CompletableFuture<Long> resolve(String id) {
+        Waiter w = new Waiter(id);
+        if (closing) {
+            w.future.completeExceptionally(new MemberResolutionException(id, MemberResolutionException.Reason.CLOSED,
+                    "membership '" + memberId + "' is closed", null, null));
+            return w.future;
+        }
+        outstanding.add(w);
+        loop.execute(() -> onResolve(id, w));
+        if (closing && outstanding.remove(w)) { // closed while handing it over: the loop may have dropped it
+            w.future.completeExceptionally(new MemberResolutionException(id, MemberResolutionException.Reason.CLOSED,
+                    "membership '" + memberId + "' is closed", null, null));
+        }
+        return w.future;
+    }
+
+    private void onResolve(String id, Waiter w) {
+        CompletableFuture<Long> f = w.future;
+        if (f.isDone()) {
+            return;
+        }
+        long now = now();
+        Long held = registered.get(id);
+        Resolution r = resolutions.get(id);
+        if (r == null && held != null && followed.contains(id)) {
+            outstanding.remove(w);
+            f.complete(held); // a followed member, held already
+            return;
+        }
+        if (r != null) {
+            r.lastActive = now;
+            if (held != null && !replacing.containsKey(id)) {
+                outstanding.remove(w);
+                f.complete(held);
+                return;
+            }
+            if (r.snapshotSeen && !r.present) {
+                outstanding.remove(w);
+                f.completeExceptionally(new MemberResolutionException(id,
+                        MemberResolutionException.Reason.NO_SUCH_MEMBER, "member '" + id + "' has no entry under "
+                        + directory.prefix() + id + " now (it left)", null, null));
+                return;
+            }
+            await(r, w);
+            return;
+        }
+        Resolution fresh = new Resolution(id, now);
+        resolutions.put(id, fresh);
+        await(fresh, w);
+        startSampler();
+        Thread.ofVirtual().name("blockxfer-resolve-" + id).start(() -> openWatch(fresh));
+        trim();
+    }
+
+    private void await(Resolution r, Waiter w) {
+        w.timer = loop.schedule(() -> onTimeout(r, w), resolveTimeoutNanos);
+        r.waiters.add(w);
+    }
+
+    /** Off the loop (a listing may wait for the directory): opens the resolution's watch. */
+    private void openWatch(Resolution r) {
+        DirectoryWatch w;
+        try {
+            w = directory.watch(DirectoryScope.member(r.id), resolutionListener(r));
+        } catch (RuntimeException e) {
+            loop.execute(() -> {
+                if (resolutions.get(r.id) == r) {
+                    r.fail(MemberResolutionException.Reason.UNAVAILABLE, "member '" + r.id + "' could not be read from "
+                            + directory + ": " + e, null, e);
+                    drop(r, "its entry could not be read");
+                }
+            });
+            return;
+        }
+        loop.execute(() -> {
+            if (resolutions.get(r.id) == r) {
+                r.watch = w;
+            } else {
+                w.close(); // dropped meanwhile
+            }
+        });
+        if (closing) {
+            w.close();
+        }
+    }
+
+    private DirectoryListener resolutionListener(Resolution r) {
+        return new DirectoryListener() {
+            @Override
+            public void snapshot(DirectorySnapshot snapshot) {
+                loop.execute(() -> onResolutionSnapshot(r, snapshot));
+            }
+
+            @Override
+            public void changed(DirectoryEvent event) {
+                loop.execute(() -> {
+                    if (resolutions.get(r.id) == r) {
+                        onChanged(event, Source.RESOLVED);
+                    }
+                });
+            }
+
+            @Override
+            public String toString() {
+                return "membership '" + memberId + "', member '" + r.id + "'";
+            }
+        };
+    }
+
+    private void onResolutionSnapshot(Resolution r, DirectorySnapshot snapshot) {
+        if (resolutions.get(r.id) != r) {
+            return;
+        }
+        r.snapshotSeen = true;
+        String key = directory.prefix() + r.id;
+        DirectoryEntry found = null;
+        for (DirectoryEntry e : snapshot.entries()) {
+            if (e.key().equals(key)) {
+                found = e;
+            }
+        }
+        if (found == null) {
+            r.fail(MemberResolutionException.Reason.NO_SUCH_MEMBER, "no member '" + r.id + "': " + directory
+                    + " holds no entry under " + key, null, null);
+            drop(r, "it has no entry");
+            return;
+        }
+        Refusal refusal = onPut(found.key(), found.value(), found.revision(), found.lease(), Source.RESOLVED);
+        if (refusal != null) {
+            r.fail(MemberResolutionException.Reason.REFUSED, "the entry of member '" + r.id + "' was refused as "
+                    + refusal.reason() + ": " + refusal.message(), refusal, null);
+            drop(r, "its entry was refused");
+            return;
+        }
+        r.present = true;
+        Long held = registered.get(r.id);
+        if (held != null && !replacing.containsKey(r.id)) {
+            r.held = true;
+            r.complete(held); // held already (a followed group, or the same entry again)
+        }
+    }
+
+    private void onTimeout(Resolution r, Waiter w) {
+        if (!r.waiters.remove(w)) {
+            return;
+        }
+        outstanding.remove(w);
+        w.future.completeExceptionally(new MemberResolutionException(r.id, MemberResolutionException.Reason.TIMEOUT,
+                "member '" + r.id + "' was not writable within " + Duration.ofNanos(resolveTimeoutNanos).toMillis()
+                + " ms", null, null));
+        if (!r.held && r.waiters.isEmpty() && resolutions.get(r.id) == r) {
+            drop(r, "it was not writable within the resolve timeout");
+        }
+    }
+
+    /** Releases {@code id} if it is held through resolution; any thread; waits for the loop. */
+    public boolean release(String id) {
+        if (loop.inLoop()) {
+            return releaseNow(id, "released by the application");
+        }
+        CompletableFuture<Boolean> done = new CompletableFuture<>();
+        loop.execute(() -> done.complete(releaseNow(id, "released by the application")));
+        try {
+            return done.get(directory.operationTimeout().toMillis() + 5_000, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while releasing member '" + id + "'", e);
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("membership '" + memberId + "' did not release member '" + id + "'", e);
+        }
+    }
+
+    private boolean releaseNow(String id, String why) {
+        Resolution r = resolutions.get(id);
+        if (r == null) {
+            return false;
+        }
+        r.fail(MemberResolutionException.Reason.RELEASED, "member '" + id + "' was released (" + why + ")", null,
+                null);
+        drop(r, why);
+        return true;
+    }
+
+    /**
+     * Stops following a resolved member: closes its watch, and removes it from the transport unless
+     * a followed scope holds it; its waiters were told already.
+     */
+    private void drop(Resolution r, String why) {
+        resolutions.remove(r.id);
+        DirectoryWatch w = r.watch;
+        if (w != null) {
+            w.close();
+        }
+        if (followed.contains(r.id)) {
+            return; // still a member of a followed scope
+        }
+        Accepted applied = table.applied(r.id);
+        MemberTable.Step step = table.release(r.id);
+        Long before = registered.remove(r.id);
+        Long replaced = replacing.remove(r.id);
+        registeredAt.remove(r.id);
+        if (step instanceof MemberTable.Remove || before != null || replaced != null) {
+            try {
+                transport.removePeer(r.id);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "membership '" + memberId + "' could not remove peer '" + r.id + "': " + e);
+            }
+        }
+        long epoch = before != null ? before : replaced != null ? replaced : applied != null ? applied.epoch() : 0;
+        if (r.held || before != null) {
+            signals.released(r.id, epoch, why);
+        }
+    }
+
+    /** Past the limit: releases the members idle longest, never one in flight or still resolving. */
+    private void trim() {
+        if (resolutions.size() <= maxHeld) {
+            return;
+        }
+        sample();
+        while (resolutions.size() > maxHeld) {
+            Resolution victim = null;
+            for (Resolution r : resolutions.values()) {
+                if (!r.held || !r.waiters.isEmpty() || inFlight(r.id) > 0) {
+                    continue;
+                }
+                if (victim == null || r.lastActive < victim.lastActive) {
+                    victim = r;
+                }
+            }
+            if (victim == null) {
+                return; // every held member is busy: the sampler tries again in a second
+            }
+            releaseNow(victim.id, "the held set passed its limit of " + maxHeld + " members, and this one had been"
+                    + " idle longest");
+        }
+    }
+
+    private int inFlight(String id) {
+        try {
+            return transport.traffic(id).map(PeerTraffic::inFlight).orElse(0);
+        } catch (IllegalStateException e) {
+            return 0; // the transport is closed
+        }
+    }
+
+    /** Notes which resolved members submitted something, or have transfers in flight, since the last look. */
+    private void sample() {
+        long now = now();
+        for (Resolution r : resolutions.values()) {
+            Optional<PeerTraffic> t;
+            try {
+                t = transport.traffic(r.id);
+            } catch (IllegalStateException e) {
+                return; // the transport is closed
+            }
+            if (t.isPresent() && (t.get().submitted() != r.lastSubmitted || t.get().inFlight() > 0)) {
+                r.lastActive = now;
+                r.lastSubmitted = t.get().submitted();
+            }
+        }
+    }
+
+    private void startSampler() {
+        if (sampler == null) {
+            sampler = loop.schedule(this::onSample, SAMPLE_NANOS);
+        }
+    }
+
+    private void onSample() {
+        sampler = null;
+        if (resolutions.isEmpty()) {
+            return;
+        }
+        sample();
+        trim();
+        startSampler();
+    }
+
+    /** The members held through resolution now; loop only, or after the loop stopped. */
+    int resolvedCount() {
+        return resolutions.size();
     }
 
     // ------------------------------------------------------------------ this process's entry
@@ -379,8 +913,8 @@ public final class MembershipCore {
     private void publish() {
         long next = EpochClock.next(Math.max(ownSeen, epoch));
         byte[][] made = new byte[1][];
-        Publication p = directory.publish(memberId, lease -> {
-            made[0] = MemberEntry.of(memberId, next, lease, descriptor).encode(ring);
+        Publication p = directory.publish(memberId, group, lease -> {
+            made[0] = MemberEntry.of(memberId, next, lease, group, descriptor).encode(ring);
             return made[0];
         }, ttl, lossListener());
         ownValue = made[0];

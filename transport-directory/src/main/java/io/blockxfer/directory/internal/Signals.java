@@ -95,6 +95,13 @@ public final class Signals {
         tell("memberRemoved", l -> l.memberRemoved(member, epoch));
     }
 
+    public void released(String member, long epoch, String why) {
+        LOG.log(Level.INFO, "membership '" + self + "' released member '" + member + "'"
+                + (epoch == 0 ? "" : ", epoch " + epoch) + ": " + why);
+        change(member, "released", epoch, why);
+        tell("memberReleased", l -> l.memberReleased(member, epoch, why));
+    }
+
     public void registrationFailed(String member, long epoch, Throwable cause) {
         LOG.log(Level.WARNING, "membership '" + self + "' could not register member '" + member + "', epoch " + epoch
                 + ": " + cause);
