@@ -186,7 +186,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--target", paramLabel = "NAME",
             description = "With --directory: the name this server is published under (--serve; default: this host's"
-                    + " name), or the server to measure against (--connect; default: the only one published).")
+                    + " name), or the server to measure against (--connect: only its entry is read; default: the only one"
+                    + " published).")
     private @Nullable String target;
 
     @Option(names = "--advertise", paramLabel = "HOST[:PORT]",
@@ -311,7 +312,7 @@ public final class BenchCommand implements Callable<Integer> {
                 return new RemoteSite(BenchClient.connect(address(connect, "--connect"), keys()));
             }
             BenchDirectory where = etcdDirectory(directory);
-            ServerEntry found = where.list(keys().map(KeyFile::ring)).choose(target);
+            ServerEntry found = where.list(keys().map(KeyFile::ring), target).choose(target);
             String origin = "bench server '" + found.name() + "', found in " + where.where();
             remoteLabel = found.control() + ", " + origin;
             try {

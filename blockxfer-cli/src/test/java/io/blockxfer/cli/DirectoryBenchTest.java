@@ -150,8 +150,8 @@ class DirectoryBenchTest {
             Cli.Result unknown = Cli.run("bench", "--connect", "--directory", endpoints(), "--prefix", prefix,
                     "--target", "hostC");
             assertEquals(1, unknown.exitCode(), unknown::toString);
-            assertEquals(List.of("blockxfer bench: no bench server 'hostC' is published in " + at + "; published:"
-                    + " hostA, hostB"), unknown.errLines());
+            assertEquals(List.of("blockxfer bench: no bench server 'hostC' is published in " + at),
+                    unknown.errLines(), "only hostC's key is read");
 
             // hostA's entry names a port nothing listens on: the connect fails and says where it was found
             Cli.Result chosen = Cli.run("bench", "--connect", "--directory", endpoints(), "--prefix", prefix,
@@ -165,6 +165,30 @@ class DirectoryBenchTest {
             assertEquals(1, taken.exitCode(), taken::toString);
             assertTrue(taken.err().contains("a bench server named 'hostA' is already published in " + at),
                     taken::toString);
+        }
+    }
+
+    /**
+     * {@code --connect --target NAME} reads that server's key alone, as a member is resolved on
+     * demand: junk under the other keys of the prefix, which a whole listing reports, is never read.
+     */
+    @Test
+    void aTargetIsReadAloneNotListedWithTheRest() throws Exception {
+        String prefix = "/bench-target/";
+        BenchDirectory where = BenchDirectory.etcd(endpoints(), prefix);
+        try (var t = where.announce(entry("hostT", 7475, false), Optional.empty(), line -> { });
+                Client client = Client.builder().endpoints(EtcdEndpoints.parse(endpoints()).uris()).build()) {
+            for (String junk : List.of("hostT0", "hostS", "zz")) {
+                client.getKVClient().put(ByteSequence.from(prefix + junk, StandardCharsets.UTF_8),
+                        ByteSequence.from("junk", StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS);
+            }
+            BenchDirectory.Listing all = where.list(Optional.empty());
+            assertEquals(3, all.refused().size(), all::toString);
+            BenchDirectory.Listing alone = where.list(Optional.empty(), "hostT");
+            assertEquals(List.of(), alone.refused(), "only hostT's key is read: " + alone);
+            assertEquals(List.of("hostT"), alone.servers().stream().map(ServerEntry::name).toList());
+            assertEquals(7475, alone.choose("hostT").control().port());
+            assertEquals(t.entry(), alone.servers().getFirst());
         }
     }
 

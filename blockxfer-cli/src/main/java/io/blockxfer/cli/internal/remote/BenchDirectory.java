@@ -8,6 +8,7 @@ import io.blockxfer.directory.DirectoryEvent;
 import io.blockxfer.directory.DirectoryException;
 import io.blockxfer.directory.DirectoryLimits;
 import io.blockxfer.directory.DirectoryListener;
+import io.blockxfer.directory.DirectoryScope;
 import io.blockxfer.directory.DirectorySnapshot;
 import io.blockxfer.directory.DirectoryWatch;
 import io.blockxfer.directory.MalformedEntryException;
@@ -39,7 +40,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The bench's place in a directory ({@code --directory}): a bench server publishes a
  * {@link ServerEntry} there ({@link #announce}), and an initiator lists the servers published
- * there and picks one ({@link #list}, {@link Listing#choose}).
+ * there and picks one ({@link #list}, {@link Listing#choose}); with a name ({@code --connect
+ * --target NAME}) it reads that server's key alone, as a membership resolves one member on demand.
  *
  * <p><b>What is published.</b> One entry per server, under its name ({@code --target}, by default
  * its host name) directly below the prefix ({@value #DEFAULT_PREFIX} unless {@code --prefix} says
@@ -234,7 +236,7 @@ public final class BenchDirectory {
             throw unavailable("publish this bench server", e);
         }
         try {
-            Listing now = list(directory, ring);
+            Listing now = list(directory, ring, DirectoryScope.member(entry.name()));
             for (ServerEntry other : now.servers()) {
                 if (other.name().equals(entry.name()) && !other.control().equals(entry.control())) {
                     throw new CliException("a bench server named '" + entry.name() + "' is already published in "
@@ -260,17 +262,28 @@ public final class BenchDirectory {
      * @throws CliException when the directory cannot be reached within {@link #OPERATION_TIMEOUT}
      */
     public Listing list(Optional<DeploymentKeyRing> ring) {
+        return list(ring, null);
+    }
+
+    /**
+     * The bench server published as {@code target} (one read of its key, the way a member is
+     * resolved on demand: no other server's entry is read), or, when {@code target} is null, every
+     * server published now; checked with {@code ring} when present.
+     *
+     * @throws CliException when the directory cannot be reached within {@link #OPERATION_TIMEOUT}
+     */
+    public Listing list(Optional<DeploymentKeyRing> ring, @Nullable String target) {
         try (Directory directory = connector.get()) {
-            return list(directory, ring);
+            return list(directory, ring, target == null ? DirectoryScope.members() : DirectoryScope.member(target));
         } catch (DirectoryException e) {
-            throw unavailable("list the bench servers", e);
+            throw unavailable(target == null ? "list the bench servers" : "read bench server '" + target + "'", e);
         }
     }
 
-    private Listing list(Directory directory, Optional<DeploymentKeyRing> ring) {
+    private Listing list(Directory directory, Optional<DeploymentKeyRing> ring, DirectoryScope scope) {
         CompletableFuture<DirectorySnapshot> snapshot = new CompletableFuture<>();
         DirectorySnapshot s;
-        DirectoryWatch watch = directory.watch(new DirectoryListener() {
+        DirectoryWatch watch = directory.watch(scope, new DirectoryListener() {
             @Override
             public void snapshot(DirectorySnapshot listed) {
                 snapshot.complete(listed);
@@ -368,8 +381,8 @@ public final class BenchDirectory {
                                 + " is refused: " + r.reason());
                     }
                 }
-                throw failure("no bench server '" + target + "' is published in " + where + "; "
-                        + (servers.isEmpty() ? "none is" : "published: " + names()));
+                throw failure("no bench server '" + target + "' is published in " + where
+                        + (servers.isEmpty() ? "" : "; published: " + names()));
             }
             if (servers.size() == 1) {
                 return usable(servers.getFirst());
