@@ -1,0 +1,429 @@
+package io.blockxfer.cli.membership;
+
+import io.blockxfer.directory.DirectoryEvent;
+import io.blockxfer.directory.DirectoryListener;
+import io.blockxfer.directory.DirectorySnapshot;
+import io.blockxfer.directory.DirectoryWatch;
+import io.blockxfer.directory.Membership;
+import io.blockxfer.directory.MembershipListener;
+import io.blockxfer.directory.Refusal;
+import io.blockxfer.directory.etcd.EtcdDirectory;
+import io.blockxfer.tck.ForwardingTransport;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.RegionSpec;
+import io.blockxfer.transport.TransportConfig;
+import io.blockxfer.transport.Transports;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One JVM of {@link MembershipScaleBench}: members (each a loopback transport of one small block,
+ * its own {@link EtcdDirectory} client and a {@link Membership}) in one of two modes:
+ * <ul>
+ *   <li>{@code eager}: {@link Membership.Builder#followAll()}, every member of the prefix;
+ *   <li>{@code on-demand}: {@link Membership.Builder#followNone()}; each member
+ *       {@linkplain Membership#resolve resolves} {@value #PARTNERS} partners, chosen with a seed
+ *       from the members of this JVM whose join was asked before its own (a loopback transport
+ *       registers only peers of its own JVM, so a resolution to "writable" needs a partner here).
+ *       The first members of a JVM find fewer than {@value #PARTNERS}: {@code topup} has every
+ *       member resolve the rest from all members of this JVM.
+ * </ul>
+ *
+ * <p>Commands on standard input: {@code join ID}, {@code topup}, {@code probe COUNT SEED},
+ * {@code quit} (end of input is a quit). It tells on standard output, every 200 ms,
+ * {@code status MEMBERS ADDS RESOLVED FAILED} (members built; distinct peers its members asked
+ * their transports to add, summed; resolutions completed and failed), and per resolution
+ * {@code r PHASE MICROS OUTCOME} (PHASE {@code join}, {@code topup} or {@code probe}; OUTCOME
+ * {@code ok} or the failure), per plain etcd read {@code g MICROS}, and {@code failed ...} lines.
+ *
+ * <p>{@code probe}: COUNT rounds, one at a time, each a plain jetcd get of one member's key (a
+ * client of this JVM's own, linearizable as jetcd's default) and a resolution by a member of one
+ * that it does not hold yet, in alternating order, so both see the same moments of the host (in
+ * the eager mode, where every member is held, only the gets).
+ *
+ * <p><b>Thread safety:</b> a program; its state is confined or concurrent.
+ */
+public final class MembershipScaleWorker {
+
+    static final int PARTNERS = 8;
+
+    /** Kept, so that the level set on it stays set. */
+    private static final Logger QUIET = Logger.getLogger("io.blockxfer");
+
+    private final PrintStream out = System.out;
+    private final String endpoints;
+    private final String prefix;
+    private final Duration ttl;
+    private final boolean onDemand;
+    private final long seed;
+    /** Members in the order their joins were asked. */
+    private final List<String> order = new ArrayList<>();
+    private final Map<String, CompletableFuture<Member>> members = new ConcurrentHashMap<>();
+    private final ExecutorService joins = Executors.newFixedThreadPool(4);
+    private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor();
+    private final AtomicLong built = new AtomicLong();
+    private final AtomicLong adds = new AtomicLong();
+    private final AtomicLong resolved = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private final AtomicLong registrationFailures = new AtomicLong();
+    private final AtomicLong refusals = new AtomicLong();
+    private final AtomicLong leaseLosses = new AtomicLong();
+    private @Nullable Client plain;
+
+    private record Member(String id, DataTransport transport, EtcdDirectory directory, Membership membership,
+            Set<String> partners) {
+    }
+
+    private MembershipScaleWorker(String endpoints, String prefix, Duration ttl, boolean onDemand, long seed) {
+        this.endpoints = endpoints;
+        this.prefix = prefix;
+        this.ttl = ttl;
+        this.onDemand = onDemand;
+        this.seed = seed;
+    }
+
+    /** {@code ENDPOINTS PREFIX TTL_SECONDS eager|on-demand SEED}. */
+    public static void main(String[] args) throws Exception {
+        QUIET.setLevel(Level.SEVERE); // a warning per cross-JVM registration would drown the output
+        String mode = args[3];
+        if (!mode.equals("eager") && !mode.equals("on-demand")) {
+            throw new IllegalArgumentException("mode must be eager or on-demand: " + mode);
+        }
+        new MembershipScaleWorker(args[0], args[1], Duration.ofSeconds(Long.parseLong(args[2])),
+                mode.equals("on-demand"), Long.parseLong(args[4])).run();
+        System.exit(0);
+    }
+
+    private void say(String line) {
+        synchronized (out) {
+            out.println(line);
+            out.flush();
+        }
+    }
+
+    private void run() throws IOException, InterruptedException {
+        warmUp();
+        var unused = ticker.scheduleAtFixedRate(() -> say("status " + built + " " + adds + " " + resolved + " " + failed),
+                200, 200, TimeUnit.MILLISECONDS);
+        say("ready " + ProcessHandle.current().pid());
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null && !line.equals("quit")) {
+                String[] w = line.split(" ", -1);
+                switch (w[0]) {
+                    case "join" -> join(w[1]);
+                    case "topup" -> topUp();
+                    case "probe" -> {
+                        int count = Integer.parseInt(w[1]);
+                        long probeSeed = Long.parseLong(w[2]);
+                        joins.execute(() -> probe(count, probeSeed));
+                    }
+                    default -> say("failed - unknown command: " + line);
+                }
+            }
+        }
+        joins.shutdown();
+        joins.awaitTermination(30, TimeUnit.SECONDS);
+        say("counts registrationFailures=" + registrationFailures + " refusals=" + refusals + " leaseLosses="
+                + leaseLosses);
+        ticker.shutdownNow();
+        // no goodbyes: the coordinator ends this JVM and etcd with it; a thousand revocations would
+        // only slow the end of a run
+        say("bye");
+    }
+
+    private static String http(String endpoints) {
+        String list = endpoints.startsWith("etcd://") ? endpoints.substring("etcd://".length()) : endpoints;
+        return Arrays.stream(list.split(",", -1)).map(e -> e.startsWith("http") ? e : "http://" + e)
+                .reduce((a, b) -> a + "," + b).orElseThrow();
+    }
+
+    /**
+     * Loads what a member needs (gRPC, Netty, Vert.x, the loopback backend) before the first join:
+     * a client that lists the prefix once, a loopback transport, and the plain client's first gets.
+     */
+    private void warmUp() {
+        try (DataTransport t = Transports.open(config("warm-up"));
+                EtcdDirectory d = EtcdDirectory.builder(endpoints).prefix(prefix).name("warm-up")
+                        .operationTimeout(Duration.ofSeconds(60)).build()) {
+            CompletableFuture<DirectorySnapshot> listed = new CompletableFuture<>();
+            DirectoryWatch w = d.watch(new DirectoryListener() {
+                @Override
+                public void snapshot(DirectorySnapshot snapshot) {
+                    listed.complete(snapshot);
+                }
+
+                @Override
+                public void changed(DirectoryEvent event) {
+                    // the listing is all it takes
+                }
+            });
+            try {
+                listed.get(60, TimeUnit.SECONDS);
+            } finally {
+                w.close();
+            }
+            plain = Client.builder().endpoints(http(endpoints).split(",", -1)).build();
+            for (int i = 0; i < 20; i++) {
+                plainGet(prefix + "warm-up");
+            }
+            say("warm " + t.backendName());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            say("failed warm-up " + e);
+        }
+    }
+
+    private static TransportConfig config(String name) {
+        // the smallest region: one block of 64 bytes (a descriptor describes the region, not its bytes)
+        return TransportConfig.builder(RegionSpec.allocate(1, 64)).transport("loopback").agentName(name).build();
+    }
+
+    /** Times one linearizable get of {@code key}, in microseconds. */
+    private long plainGet(String key) throws InterruptedException, ExecutionException, TimeoutException {
+        Client c = plain;
+        if (c == null) {
+            throw new IllegalStateException("no plain client");
+        }
+        long t0 = System.nanoTime();
+        c.getKVClient().get(ByteSequence.from(key, StandardCharsets.UTF_8)).get(30, TimeUnit.SECONDS);
+        return (System.nanoTime() - t0) / 1_000;
+    }
+
+    // ------------------------------------------------------------------------------ joins
+
+    private void join(String id) {
+        List<String> before;
+        synchronized (order) {
+            before = List.copyOf(order);
+            order.add(id);
+        }
+        CompletableFuture<Member> future = new CompletableFuture<>();
+        members.put(id, future);
+        joins.execute(() -> {
+            Member m = build(id);
+            if (m == null) {
+                future.completeExceptionally(new IllegalStateException("join of " + id + " failed"));
+                return;
+            }
+            future.complete(m);
+            built.incrementAndGet();
+            if (onDemand) {
+                List<String> chosen = choose(new Random(seed * 31 + id.hashCode()), before, m, PARTNERS);
+                chosen.forEach(p -> resolveWhenUp(m, p, "join"));
+            }
+        });
+    }
+
+    private @Nullable Member build(String id) {
+        DataTransport transport = null;
+        EtcdDirectory directory = null;
+        try {
+            Set<String> seen = ConcurrentHashMap.newKeySet();
+            transport = new CountingTransport(Transports.open(config(id)), seen, adds);
+            directory = EtcdDirectory.builder(endpoints).prefix(prefix).name(id).build();
+            Membership.Builder b = Membership.builder(transport, directory).memberId(id).ttl(ttl)
+                    .listener(new Counter());
+            b = onDemand ? b.followNone() : b.followAll();
+            Membership membership = b.build();
+            return new Member(id, transport, directory, membership, ConcurrentHashMap.newKeySet());
+        } catch (RuntimeException e) {
+            say("failed " + id + " " + e);
+            if (directory != null) {
+                directory.close();
+            }
+            if (transport != null) {
+                transport.close();
+            }
+            return null;
+        }
+    }
+
+    /** Up to {@code count} of {@code candidates} that {@code m} holds not yet, not itself, chosen with {@code r}. */
+    private static List<String> choose(Random r, List<String> candidates, Member m, int count) {
+        List<String> pool = new ArrayList<>(candidates);
+        pool.remove(m.id());
+        pool.removeAll(m.partners());
+        List<String> chosen = new ArrayList<>();
+        while (chosen.size() < count && !pool.isEmpty()) {
+            String p = pool.remove(r.nextInt(pool.size()));
+            chosen.add(p);
+            m.partners().add(p);
+        }
+        return chosen;
+    }
+
+    /** Once {@code partner} has joined, {@code m} resolves it; the time is told. */
+    private void resolveWhenUp(Member m, String partner, String phase) {
+        var unused = members.get(partner).thenAccept(p -> {
+            long t0 = System.nanoTime();
+            CompletableFuture<Long> f;
+            try {
+                f = m.membership().resolve(partner);
+            } catch (RuntimeException e) {
+                f = CompletableFuture.failedFuture(e);
+            }
+            var unusedToo = f.whenComplete((epoch, e) -> told(phase, t0, e));
+        }).exceptionally(e -> {
+            failed.incrementAndGet();
+            say("r " + phase + " 0 partner-failed");
+            return null;
+        });
+    }
+
+    private void told(String phase, long t0, @Nullable Throwable e) {
+        long micros = (System.nanoTime() - t0) / 1_000;
+        if (e == null) {
+            resolved.incrementAndGet();
+            say("r " + phase + " " + micros + " ok");
+        } else {
+            failed.incrementAndGet();
+            Throwable c = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            say("r " + phase + " " + micros + " " + c.getClass().getSimpleName() + ":"
+                    + String.valueOf(c.getMessage()).replace(' ', '_'));
+        }
+    }
+
+    /** Every member with fewer than {@value #PARTNERS} partners resolves the rest from all members of this JVM. */
+    private void topUp() {
+        List<String> all;
+        synchronized (order) {
+            all = List.copyOf(order);
+        }
+        for (String id : all) {
+            var unused = members.get(id).thenAccept(m -> {
+                int missing = PARTNERS - m.partners().size();
+                if (onDemand && missing > 0) {
+                    choose(new Random(seed * 37 + id.hashCode()), all, m, missing)
+                            .forEach(p -> resolveWhenUp(m, p, "topup"));
+                }
+            });
+        }
+    }
+
+    /** {@code count} rounds of one plain get and one resolution of a member not held yet, one at a time. */
+    private void probe(int count, long probeSeed) {
+        Random r = new Random(probeSeed);
+        List<String> all;
+        synchronized (order) {
+            all = List.copyOf(order);
+        }
+        List<Member> up = new ArrayList<>();
+        for (String id : all) {
+            Member m = members.get(id).getNow(null);
+            if (m != null) {
+                up.add(m);
+            }
+        }
+        try {
+            for (int i = 0; i < count; i++) {
+                Member m = up.get(r.nextInt(up.size()));
+                String key = prefix + all.get(r.nextInt(all.size()));
+                if (!onDemand) { // eager: every member is held already; only the reads
+                    say("g " + plainGet(key));
+                    continue;
+                }
+                List<String> target = choose(r, all, m, 1);
+                if (target.isEmpty()) {
+                    continue;
+                }
+                if (i % 2 == 0) {
+                    say("g " + plainGet(key));
+                }
+                long t0 = System.nanoTime();
+                Throwable failure = null;
+                try {
+                    m.membership().resolve(target.getFirst()).get(60, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    failure = e.getCause();
+                } catch (TimeoutException | RuntimeException e) {
+                    failure = e;
+                }
+                told("probe", t0, failure);
+                if (i % 2 == 1) {
+                    say("g " + plainGet(key));
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            say("failed probe " + e);
+        }
+        say("probed " + count);
+    }
+
+    /** The transport it wraps, counting the distinct peers a membership asks it to add. */
+    private static final class CountingTransport extends ForwardingTransport {
+        private final Set<String> seen;
+        private final AtomicLong adds;
+
+        CountingTransport(DataTransport delegate, Set<String> seen, AtomicLong adds) {
+            super(delegate);
+            this.seen = seen;
+            this.adds = adds;
+        }
+
+        private void count(String peerId) {
+            if (seen.add(peerId)) {
+                adds.incrementAndGet();
+            }
+        }
+
+        @Override
+        public void addPeer(String peerId, PeerDescriptor peer) {
+            count(peerId);
+            delegate().addPeer(peerId, peer);
+        }
+
+        @Override
+        public CompletableFuture<Void> addPeerAsync(String peerId, PeerDescriptor peer) {
+            count(peerId);
+            return delegate().addPeerAsync(peerId, peer);
+        }
+    }
+
+    /** Counts what would otherwise only be logged. */
+    private final class Counter implements MembershipListener {
+        @Override
+        public void registrationFailed(String memberId, long epoch, Throwable cause) {
+            registrationFailures.incrementAndGet();
+        }
+
+        @Override
+        public void refused(Refusal refusal) {
+            refusals.incrementAndGet();
+        }
+
+        @Override
+        public void leaseLost(String memberId, long epoch, String reason) {
+            leaseLosses.incrementAndGet();
+        }
+    }
+}
