@@ -203,6 +203,12 @@ public final class MembershipScaleBench {
         String names = threadNames(workers.getFirst().process.pid());
         put("jvm0.thread.names", names);
         say("threads of JVM 0 by name (digits as #): " + names);
+        Map<String, Double> gauges = MembershipBench.scrape(metrics);
+        put("etcd.watch.streams", gauges.getOrDefault("etcd_debugging_mvcc_watch_stream_total", -1.0));
+        put("etcd.watchers", gauges.getOrDefault("etcd_debugging_mvcc_watcher_total", -1.0));
+        put("etcd.goroutines", gauges.getOrDefault("go_goroutines", -1.0));
+        say("etcd at %d members: %.0f watch streams, %.0f watchers, %.0f goroutines".formatted(n,
+                get("etcd.watch.streams"), get("etcd.watchers"), get("etcd.goroutines")));
         if (etcdPid > 0) {
             long[] e = resources(etcdPid);
             put("etcd.threads", e[0]);
@@ -542,12 +548,14 @@ public final class MembershipScaleBench {
         out.println();
         for (Properties p : all) {
             out.printf("%s %s: cold start %s s, converged %s (%s); join %s s (median); keep-alive response %s B;"
-                    + " etcd %s threads, %s fds, %s MiB RSS; resolutions probed %s, during joins %s (p50 %s ms,"
+                    + " etcd %s threads, %s fds, %s MiB RSS, %s watch streams, %s watchers; resolutions probed %s,"
+                    + " during joins %s (p50 %s ms,"
                     + " p99 %s ms); gets %s; failures %s; load %s -> %s%n",
                     p.getProperty("mode"), p.getProperty("members"), p.getProperty("cold.seconds"),
                     p.getProperty("cold.converged"), p.getProperty("cold.progress"), p.getProperty("join.seconds"),
                     p.getProperty("keepalive.bytes"), p.getProperty("etcd.threads"), p.getProperty("etcd.fds"),
-                    p.getProperty("etcd.rss.mib"), p.getProperty("resolve.probe.count"),
+                    p.getProperty("etcd.rss.mib"), p.getProperty("etcd.watch.streams", "-"),
+                    p.getProperty("etcd.watchers", "-"), p.getProperty("resolve.probe.count"),
                     p.getProperty("resolve.join.count"), p.getProperty("resolve.join.p50.ms", "-"),
                     p.getProperty("resolve.join.p99.ms", "-"), p.getProperty("get.count"), p.getProperty("failures"),
                     p.getProperty("load.start"), p.getProperty("load.end"));
