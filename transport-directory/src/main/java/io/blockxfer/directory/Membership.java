@@ -10,9 +10,12 @@ import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.TransportConfig;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -183,7 +186,7 @@ public final class Membership implements AutoCloseable {
      * @throws IllegalArgumentException if the member id is malformed or this process's own
      * @throws IllegalStateException if closed
      */
-    public java.util.concurrent.CompletableFuture<Long> resolve(String memberId) {
+    public CompletableFuture<Long> resolve(String memberId) {
         DirectoryLimits.checkMemberId(memberId);
         if (memberId.equals(this.memberId)) {
             throw new IllegalArgumentException("member '" + memberId + "' is this process's own id");
@@ -391,7 +394,7 @@ public final class Membership implements AutoCloseable {
             if (groups.length == 0) {
                 throw new IllegalArgumentException("followGroups needs at least one group; followNone() follows none");
             }
-            java.util.Set<String> set = new java.util.LinkedHashSet<>();
+            Set<String> set = new LinkedHashSet<>();
             for (String g : groups) {
                 set.add(DirectoryLimits.checkGroup(g));
             }
@@ -405,7 +408,7 @@ public final class Membership implements AutoCloseable {
          * process talks to a few partners.
          */
         public Builder followNone() {
-            this.following = MembershipCore.Following.groups(java.util.Set.of());
+            this.following = MembershipCore.Following.groups(Set.of());
             return this;
         }
 

@@ -1,18 +1,16 @@
 package io.blockxfer.directory;
 
+import static io.blockxfer.directory.Writes.assertWriteLands;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blockxfer.directory.memory.InMemoryCluster;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.DeploymentKeyRing;
-import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.Transports;
-import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -87,24 +85,6 @@ class MembershipTest {
         String key = PREFIX + "marker-" + System.nanoTime();
         cluster.put(key, "garbage".getBytes(StandardCharsets.US_ASCII));
         r.await("refused MALFORMED " + key);
-    }
-
-    private static void assertWriteLands(DataTransport from, String peer, DataTransport to, byte value)
-            throws InterruptedException {
-        from.region().segment().asSlice(0, 256).fill(value);
-        long id = from.writeBlocks(peer, new int[] {0}, new int[] {3});
-        assertNotEquals(DataTransport.NOT_SUBMITTED, id, "no peer " + peer);
-        long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (System.nanoTime() < end) {
-            PollResult p = from.poll(peer);
-            if (p.done().length + p.failed().length > 0) {
-                assertEquals(1, p.done().length, "transfer " + id + " failed");
-                assertEquals(value, to.region().segment().get(ValueLayout.JAVA_BYTE, 3 * 256L + 7));
-                return;
-            }
-            Thread.sleep(1);
-        }
-        throw new AssertionError("transfer " + id + " did not end");
     }
 
     @Test

@@ -1,15 +1,14 @@
 package io.blockxfer.directory;
 
+import static io.blockxfer.directory.Writes.assertWriteLands;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blockxfer.directory.memory.InMemoryCluster;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.DeploymentKeyRing;
-import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.Transports;
@@ -68,21 +67,6 @@ class OnDemandMembershipTest {
         return (MemberResolutionException) e.getCause();
     }
 
-    private static void assertWriteLands(DataTransport from, String peer) throws InterruptedException {
-        long id = from.writeBlocks(peer, new int[] {0}, new int[] {1});
-        assertNotEquals(DataTransport.NOT_SUBMITTED, id, "no peer " + peer);
-        long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (System.nanoTime() < end) {
-            PollResult p = from.poll(peer);
-            if (p.done().length + p.failed().length > 0) {
-                assertEquals(1, p.done().length, "transfer " + id + " to " + peer + " failed");
-                return;
-            }
-            Thread.sleep(1);
-        }
-        throw new AssertionError("transfer " + id + " did not end");
-    }
-
     @Test
     void aMemberIsHeldOnlyOnceResolvedAndConcurrentResolutionsShareOne() throws Exception {
         Recorder ra = new Recorder();
@@ -103,7 +87,7 @@ class OnDemandMembershipTest {
         assertEquals(1, ra.count("added b"), "one resolution for eight calls: " + ra.lines());
         assertEquals(Map.of("b", b.epoch()), a.members(), "c was never asked for");
         DataTransport ta = transportOf(a);
-        assertWriteLands(ta, "b");
+        assertWriteLands(ta, "b", transports.get("b"), (byte) 5);
         assertEquals(b.epoch(), a.resolve("b").get(1, TimeUnit.SECONDS), "held: at once");
     }
 
@@ -154,7 +138,8 @@ class OnDemandMembershipTest {
         }
         a.resolve("b").get(10, TimeUnit.SECONDS);
         a.resolve("c").get(10, TimeUnit.SECONDS);
-        assertWriteLands(ta, "b"); // b is used, c is not: within the first second, before any periodic sample
+        // b is used, c is not: within the first second, before any periodic sample
+        assertWriteLands(ta, "b", transports.get("b"), (byte) 6);
         a.resolve("d").get(10, TimeUnit.SECONDS);
         String released = ra.await("released ");
         assertTrue(released.startsWith("released c "), "c was idle longest: " + ra.lines());
@@ -165,7 +150,7 @@ class OnDemandMembershipTest {
         assertFalse(a.release("b"), "released already");
         assertEquals(List.of("d"), List.copyOf(a.members().keySet()));
         a.resolve("c").get(10, TimeUnit.SECONDS);
-        assertWriteLands(ta, "c");
+        assertWriteLands(ta, "c", transports.get("c"), (byte) 7);
     }
 
     @Test
@@ -189,7 +174,7 @@ class OnDemandMembershipTest {
             assertEquals(1, eager.count("added " + id + " "), "once each: " + eager.lines());
         }
         assertEquals(Map.of("p1", p.epoch()), d2.members(), "d2 follows prefill");
-        assertWriteLands(transportOf(p), "d1");
+        assertWriteLands(transportOf(p), "d1", transports.get("d1"), (byte) 8);
 
         // a group key holds only an entry of that group: a copy moved to another group is refused
         byte[] d1Entry = cluster.get(DirectoryScope.groupKey(PREFIX, "decode", "d1")).orElseThrow();

@@ -159,13 +159,6 @@ public final class MembershipCore {
 
     public MembershipCore(DataTransport transport, Directory directory, String memberId, Duration ttl,
             @Nullable DeploymentKeyRing ring, PeerDescriptor descriptor, Duration flapInterval, SerialLoop loop,
-            Signals signals) {
-        this(transport, directory, memberId, ttl, ring, descriptor, flapInterval, loop, signals, Following.all(), null,
-                Integer.MAX_VALUE, Duration.ofSeconds(10));
-    }
-
-    public MembershipCore(DataTransport transport, Directory directory, String memberId, Duration ttl,
-            @Nullable DeploymentKeyRing ring, PeerDescriptor descriptor, Duration flapInterval, SerialLoop loop,
             Signals signals, Following following, @Nullable String group, int maxHeld, Duration resolveTimeout) {
         this.transport = transport;
         this.directory = directory;
@@ -527,17 +520,7 @@ public final class MembershipCore {
 
     private void unregister(Accepted entry) {
         String id = entry.memberId();
-        try {
-            transport.removePeer(id);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "membership '" + memberId + "' could not remove peer '" + id + "': " + e);
-        }
-        registeredAt.remove(id);
-        Long before = registered.remove(id);
-        Long replaced = replacing.remove(id);
-        if (before == null) {
-            before = replaced;
-        }
+        Long before = removeFromTransport(id);
         if (before != null) {
             signals.removed(id, before);
         }
@@ -546,6 +529,22 @@ public final class MembershipCore {
             res.fail(MemberResolutionException.Reason.RELEASED, "member '" + id + "' left (its entry was deleted)"
                     + " before it became writable", null, null);
         }
+    }
+
+    /**
+     * Removes {@code id} from the transport and forgets its registration: the epoch it was
+     * registered with (or was being replaced from), or null when it was neither.
+     */
+    private @Nullable Long removeFromTransport(String id) {
+        try {
+            transport.removePeer(id);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "membership '" + memberId + "' could not remove peer '" + id + "': " + e);
+        }
+        registeredAt.remove(id);
+        Long before = registered.remove(id);
+        Long replaced = replacing.remove(id);
+        return before != null ? before : replaced;
     }
 
     private static @Nullable Throwable unwrap(@Nullable Throwable t) {
@@ -818,18 +817,15 @@ public final class MembershipCore {
         }
         Accepted applied = table.applied(r.id);
         MemberTable.Step step = table.release(r.id);
-        Long before = registered.remove(r.id);
-        Long replaced = replacing.remove(r.id);
-        registeredAt.remove(r.id);
-        if (step instanceof MemberTable.Remove || before != null || replaced != null) {
-            try {
-                transport.removePeer(r.id);
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "membership '" + memberId + "' could not remove peer '" + r.id + "': " + e);
-            }
+        boolean registeredNow = registered.containsKey(r.id);
+        Long before = null;
+        if (step instanceof MemberTable.Remove || registeredNow || replacing.containsKey(r.id)) {
+            before = removeFromTransport(r.id);
+        } else {
+            registeredAt.remove(r.id);
         }
-        long epoch = before != null ? before : replaced != null ? replaced : applied != null ? applied.epoch() : 0;
-        if (r.held || before != null) {
+        long epoch = before != null ? before : applied != null ? applied.epoch() : 0;
+        if (r.held || registeredNow) {
             signals.released(r.id, epoch, why);
         }
     }
@@ -897,11 +893,6 @@ public final class MembershipCore {
         sample();
         trim();
         startSampler();
-    }
-
-    /** The members held through resolution now; loop only, or after the loop stopped. */
-    int resolvedCount() {
-        return resolutions.size();
     }
 
     // ------------------------------------------------------------------ this process's entry
