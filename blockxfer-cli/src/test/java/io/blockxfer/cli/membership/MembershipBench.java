@@ -1,10 +1,7 @@
 package io.blockxfer.cli.membership;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.io.Writer;
 import java.net.URI;
 import java.net.HttpURLConnection;
 import java.nio.charset.StandardCharsets;
@@ -48,7 +45,7 @@ public final class MembershipBench {
 
     private final Map<String, String> options;
     private final PrintStream out = System.out;
-    private final List<Worker> workers = new ArrayList<>();
+    private final List<WorkerJvm> workers = new ArrayList<>();
     private final Random random;
     // every time in microseconds of the wall clock
     private final Map<String, Long> joinStart = new HashMap<>();
@@ -119,15 +116,17 @@ public final class MembershipBench {
         int total = jvms * perJvm;
         say("membership bench: %d members in %d JVMs (loopback transports), TTL %d s, etcd %s, prefix %s"
                 .formatted(total, jvms, ttl, endpoints, prefix));
-        say("load average at start: %s".formatted(loadAverage()));
+        say("load average at start: %s".formatted(WorkerJvm.loadAverage()));
 
         for (int w = 0; w < jvms; w++) {
-            Worker started = Worker.start(this, w, classpath, endpoints, prefix, ttl, logs);
+            int index = w;
+            WorkerJvm started = WorkerJvm.start(w, "512m", classpath, MembershipWorker.class, List.of(endpoints,
+                    prefix, Integer.toString(ttl)), logs, line -> heard(index, line));
             synchronized (workers) {
                 workers.add(started);
             }
         }
-        for (Worker w : workers) {
+        for (WorkerJvm w : workers) {
             w.awaitReady();
         }
 
@@ -142,7 +141,7 @@ public final class MembershipBench {
         plan.sort((a, b) -> Long.compare(a[0], b[0]));
         long t0 = System.nanoTime();
         for (long[] p : plan) {
-            sleepUntil(t0, p[0]);
+            WorkerJvm.sleepUntil(t0, p[0]);
             join((int) p[1]);
         }
         awaitConverged(Duration.ofMinutes(2));
@@ -161,7 +160,7 @@ public final class MembershipBench {
             if (at > churn.toMillis()) {
                 break;
             }
-            sleepUntil(c0, at);
+            WorkerJvm.sleepUntil(c0, at);
             if (random.nextBoolean()) {
                 String leaving = randomLiveMember();
                 if (leaving != null) {
@@ -188,7 +187,7 @@ public final class MembershipBench {
         reportSteady(before, after, minutes, live);
 
         // kill: one JVM, no goodbye
-        Worker victim = workers.getFirst();
+        WorkerJvm victim = workers.getFirst();
         Set<String> killed = new HashSet<>(liveMembers().stream().filter(id -> workerOf.get(id) == victim.index)
                 .toList());
         long killAt = MembershipWorker.nowMicros();
@@ -206,12 +205,12 @@ public final class MembershipBench {
         report("goodbye: removed by every other member", leaveTimes());
         report("SIGKILL of " + killed.size() + ": removed by every other", killTimes(killed, killAt, survivor));
 
-        for (Worker w : workers) {
+        for (WorkerJvm w : workers) {
             if (w != victim) {
-                w.quit();
+                w.send("quit");
             }
         }
-        for (Worker w : workers) {
+        for (WorkerJvm w : workers) {
             if (w != victim) {
                 w.awaitExit(Duration.ofSeconds(60));
             }
@@ -221,7 +220,7 @@ public final class MembershipBench {
             say("member failures: %s".formatted(failures.isEmpty() ? "none" : failures));
             counts.forEach(c -> say("worker %s".formatted(c)));
         }
-        say("load average at end: %s".formatted(loadAverage()));
+        say("load average at end: %s".formatted(WorkerJvm.loadAverage()));
     }
 
     // ------------------------------------------------------------------------------ actions
@@ -475,106 +474,10 @@ public final class MembershipBench {
         }
     }
 
-    private static String loadAverage() {
-        try {
-            return java.nio.file.Files.readString(Path.of("/proc/loadavg")).trim();
-        } catch (IOException e) {
-            return "unknown (" + e.getMessage() + ")";
-        }
-    }
-
-    private static void sleepUntil(long startNanos, long offsetMillis) throws InterruptedException {
-        long wait = startNanos + TimeUnit.MILLISECONDS.toNanos(offsetMillis) - System.nanoTime();
-        if (wait > 0) {
-            TimeUnit.NANOSECONDS.sleep(wait);
-        }
-    }
-
     private void killWorkers() {
         synchronized (workers) {
-            for (Worker w : workers) {
+            for (WorkerJvm w : workers) {
                 w.kill();
-            }
-        }
-    }
-
-    /** One worker JVM, started and ended by pid. */
-    private static final class Worker {
-        private final int index;
-        private final Process process;
-        private final Writer in;
-        private boolean ready;
-
-        private Worker(int index, Process process) {
-            this.index = index;
-            this.process = process;
-            this.in = process.outputWriter(StandardCharsets.UTF_8);
-        }
-
-        static Worker start(MembershipBench bench, int index, String classpath, String endpoints, String prefix,
-                int ttl, Path logs) throws IOException {
-            String java = ProcessHandle.current().info().command().orElse("java");
-            ProcessBuilder pb = new ProcessBuilder(java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                    "--enable-native-access=ALL-UNNAMED", "-cp", classpath, MembershipWorker.class.getName(),
-                    endpoints, prefix, Integer.toString(ttl));
-            pb.redirectError(logs.resolve("worker-" + index + ".log").toFile());
-            Worker w = new Worker(index, pb.start());
-            Thread.ofPlatform().daemon().name("worker-" + index + "-output").start(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(w.process.getInputStream(),
-                        StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = r.readLine()) != null) {
-                        if (line.startsWith("ready ")) {
-                            synchronized (w) {
-                                w.ready = true;
-                                w.notifyAll();
-                            }
-                        } else {
-                            bench.heard(index, line);
-                        }
-                    }
-                } catch (IOException ignored) {
-                    // the worker is gone
-                }
-            });
-            return w;
-        }
-
-        synchronized void awaitReady() throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-            while (!ready) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0 || !process.isAlive()) {
-                    throw new IllegalStateException("worker " + index + " (pid " + process.pid() + ") did not start");
-                }
-                TimeUnit.NANOSECONDS.timedWait(this, Math.min(left, 500_000_000));
-            }
-        }
-
-        synchronized void send(String line) throws IOException {
-            in.write(line + "\n");
-            in.flush();
-        }
-
-        void quit() throws IOException {
-            send("quit");
-        }
-
-        void awaitExit(Duration timeout) throws InterruptedException {
-            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                kill();
-            }
-        }
-
-        /** SIGKILLs this worker's pid and reaps it. */
-        void kill() {
-            if (process.isAlive()) {
-                process.destroyForcibly();
-                try {
-                    process.waitFor(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
             }
         }
     }

@@ -1,15 +1,13 @@
 package io.blockxfer.cli.membership;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.io.Reader;
 import java.io.Writer;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -144,10 +142,10 @@ public final class MembershipScaleBench {
         put("ttl", ttl);
         put("rate", rate);
         put("xmx", xmx);
-        put("load.start", loadAverage());
+        put("load.start", WorkerJvm.loadAverage());
         say("membership scale bench: %s, %d members in %d JVMs (-Xmx%s, loopback transports), TTL %d s, %.0f joins/s, etcd %s"
                 .formatted(mode, n, jvms, xmx, ttl, rate, endpoints));
-        say("load average at start: %s".formatted(loadAverage()));
+        say("load average at start: %s".formatted(WorkerJvm.loadAverage()));
 
         for (int w = 0; w < jvms; w++) {
             Worker started = Worker.start(this, w, classpath, endpoints, prefix, ttl, mode, seed, xmx, logs);
@@ -156,23 +154,23 @@ public final class MembershipScaleBench {
             }
         }
         for (Worker w : workers) {
-            w.awaitReady();
+            w.jvm.awaitReady();
         }
         Thread.sleep(1_000);
-        List<long[]> baseline = workers.stream().map(w -> resources(w.process.pid())).toList();
+        List<long[]> baseline = workers.stream().map(w -> resources(w.jvm.pid())).toList();
 
         // cold start
         LongSupplier progress = onDemand ? () -> sum(w -> w.resolved + w.failedResolutions) : () -> sum(w -> w.adds);
         Map<String, Double> c0 = MembershipBench.scrape(metrics);
         long t0 = System.nanoTime();
         for (int i = 0; i < n; i++) {
-            sleepUntil(t0, (long) (i * 1000 / rate));
-            workers.get(i % jvms).send("join m" + i);
+            WorkerJvm.sleepUntil(t0, (long) (i * 1000 / rate));
+            workers.get(i % jvms).jvm.send("join m" + i);
         }
         boolean built = await(() -> sum(w -> w.members) >= n, convergeTimeout, t0);
         if (onDemand && built) {
             for (Worker w : workers) {
-                w.send("topup");
+                w.jvm.send("topup");
             }
         }
         long target = onDemand ? (long) MembershipScaleWorker.PARTNERS * n : (long) n * (n - 1);
@@ -198,9 +196,9 @@ public final class MembershipScaleBench {
         costs("cold", c0, c1, perKeepAlive, n, n);
 
         // resources at n members
-        List<long[]> atN = workers.stream().map(w -> resources(w.process.pid())).toList();
+        List<long[]> atN = workers.stream().map(w -> resources(w.jvm.pid())).toList();
         resourcesReport(baseline, atN, n);
-        String names = threadNames(workers.getFirst().process.pid());
+        String names = threadNames(workers.getFirst().jvm.pid());
         put("jvm0.thread.names", names);
         say("threads of JVM 0 by name (digits as #): " + names);
         Map<String, Double> gauges = MembershipBench.scrape(metrics);
@@ -224,7 +222,7 @@ public final class MembershipScaleBench {
             long joinTarget = onDemand ? (long) MembershipScaleWorker.PARTNERS * size : (long) size * (size - 1);
             Map<String, Double> a = MembershipBench.scrape(metrics);
             long j0 = System.nanoTime();
-            workers.get((n + j) % jvms).send("join m" + (n + j));
+            workers.get((n + j) % jvms).jvm.send("join m" + (n + j));
             boolean ok = await(() -> sum(w -> w.members) >= size && progress.getAsLong() >= joinTarget, 120, j0);
             joinSeconds.add(ok ? (System.nanoTime() - j0) / 1e9 : -1);
             Thread.sleep(1_000);
@@ -248,7 +246,7 @@ public final class MembershipScaleBench {
 
         // probe, one JVM at a time
         for (int w = 0; w < jvms; w++) {
-            workers.get(w).send("probe " + probes + " " + (seed * 1000 + w));
+            workers.get(w).jvm.send("probe " + probes + " " + (seed * 1000 + w));
             int expect = w + 1;
             await(() -> probedCount() >= expect, 300, System.nanoTime());
         }
@@ -259,18 +257,18 @@ public final class MembershipScaleBench {
         }
 
         for (Worker w : workers) {
-            w.send("quit");
+            w.jvm.send("quit");
         }
         for (Worker w : workers) {
-            w.awaitExit(60);
+            w.jvm.awaitExit(Duration.ofSeconds(60));
         }
-        put("load.end", loadAverage());
+        put("load.end", WorkerJvm.loadAverage());
         synchronized (this) {
             put("failures", failures.size());
             failures.stream().limit(10).forEach(f -> say("failure: " + f));
             counts.forEach(c -> say("worker " + c));
         }
-        say("load average at end: %s".formatted(loadAverage()));
+        say("load average at end: %s".formatted(WorkerJvm.loadAverage()));
         String file = options.get("result");
         if (file != null) {
             try (Writer wr = Files.newBufferedWriter(Path.of(file))) {
@@ -413,7 +411,7 @@ public final class MembershipScaleBench {
             if (System.nanoTime() > nextSay) {
                 nextSay += TimeUnit.SECONDS.toNanos(30);
                 say("  ... %d members, %d peer additions, %d resolutions (load %s)".formatted(sum(w -> w.members),
-                        sum(w -> w.adds), sum(w -> w.resolved + w.failedResolutions), loadAverage()));
+                        sum(w -> w.adds), sum(w -> w.resolved + w.failedResolutions), WorkerJvm.loadAverage()));
             }
             synchronized (this) {
                 wait(100);
@@ -571,118 +569,49 @@ public final class MembershipScaleBench {
         }
     }
 
-    private static String loadAverage() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ", -1);
-            return f[0] + " " + f[1] + " " + f[2];
-        } catch (IOException e) {
-            return "unknown";
-        }
-    }
-
-    private static void sleepUntil(long startNanos, long offsetMillis) throws InterruptedException {
-        long wait = startNanos + TimeUnit.MILLISECONDS.toNanos(offsetMillis) - System.nanoTime();
-        if (wait > 0) {
-            TimeUnit.NANOSECONDS.sleep(wait);
-        }
-    }
-
     private void killWorkers() {
         synchronized (workers) {
             for (Worker w : workers) {
-                w.kill();
+                w.jvm.kill();
             }
         }
     }
 
-    /** One worker JVM, started and ended by pid; its last status. */
+    /** One worker JVM and its last status line. */
     private static final class Worker {
-        private final int index;
-        private final Process process;
-        private final Writer in;
-        private boolean ready;
+        final WorkerJvm jvm;
         long members;
         long adds;
         long resolved;
         long failedResolutions;
 
-        private Worker(int index, Process process) {
-            this.index = index;
-            this.process = process;
-            this.in = process.outputWriter(StandardCharsets.UTF_8);
+        private Worker(WorkerJvm jvm) {
+            this.jvm = jvm;
         }
 
         static Worker start(MembershipScaleBench bench, int index, String classpath, String endpoints,
                 String prefix, int ttl, String mode, long seed, String xmx, Path logs) throws IOException {
-            String java = ProcessHandle.current().info().command().orElse("java");
-            ProcessBuilder pb = new ProcessBuilder(java, "-Xmx" + xmx, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                    "--enable-native-access=ALL-UNNAMED", "-cp", classpath, MembershipScaleWorker.class.getName(),
-                    endpoints, prefix, Integer.toString(ttl), mode, Long.toString(seed));
-            pb.redirectError(logs.resolve("worker-" + index + ".log").toFile());
-            Worker w = new Worker(index, pb.start());
-            Thread.ofPlatform().daemon().name("worker-" + index + "-output").start(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(w.process.getInputStream(),
-                        StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = r.readLine()) != null) {
-                        if (line.startsWith("ready ")) {
-                            synchronized (w) {
-                                w.ready = true;
-                                w.notifyAll();
-                            }
-                        } else if (line.startsWith("status ")) {
-                            String[] f = line.split(" ", -1);
-                            synchronized (w) {
-                                w.members = Long.parseLong(f[1]);
-                                w.adds = Long.parseLong(f[2]);
-                                w.resolved = Long.parseLong(f[3]);
-                                w.failedResolutions = Long.parseLong(f[4]);
+            Worker[] self = new Worker[1];
+            WorkerJvm jvm = WorkerJvm.start(index, xmx, classpath, MembershipScaleWorker.class, List.of(endpoints,
+                    prefix, Integer.toString(ttl), mode, Long.toString(seed)), logs, line -> {
+                        if (line.startsWith("status ")) {
+                            Worker me = self[0];
+                            if (me != null) { // a status line before start returned: the next one says it again
+                                me.status(line.split(" ", -1));
                             }
                         } else {
                             bench.heard(index, line);
                         }
-                    }
-                } catch (IOException ignored) {
-                    // the worker is gone
-                }
-            });
-            return w;
+                    });
+            self[0] = new Worker(jvm);
+            return self[0];
         }
 
-        synchronized void awaitReady() throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-            while (!ready) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0 || !process.isAlive()) {
-                    throw new IllegalStateException("worker " + index + " (pid " + process.pid() + ") did not start");
-                }
-                TimeUnit.NANOSECONDS.timedWait(this, Math.min(left, 500_000_000));
-            }
-        }
-
-        void send(String line) throws IOException {
-            synchronized (in) {
-                in.write(line + "\n");
-                in.flush();
-            }
-        }
-
-        void awaitExit(int seconds) throws InterruptedException {
-            if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
-                kill();
-            }
-        }
-
-        /** SIGKILLs this worker's pid and reaps it. */
-        void kill() {
-            if (process.isAlive()) {
-                process.destroyForcibly();
-                try {
-                    process.waitFor(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
+        private synchronized void status(String[] f) {
+            members = Long.parseLong(f[1]);
+            adds = Long.parseLong(f[2]);
+            resolved = Long.parseLong(f[3]);
+            failedResolutions = Long.parseLong(f[4]);
         }
     }
 }

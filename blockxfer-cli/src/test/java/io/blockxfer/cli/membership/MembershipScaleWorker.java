@@ -1,9 +1,5 @@
 package io.blockxfer.cli.membership;
 
-import io.blockxfer.directory.DirectoryEvent;
-import io.blockxfer.directory.DirectoryListener;
-import io.blockxfer.directory.DirectorySnapshot;
-import io.blockxfer.directory.DirectoryWatch;
 import io.blockxfer.directory.Membership;
 import io.blockxfer.directory.MembershipListener;
 import io.blockxfer.directory.Refusal;
@@ -172,23 +168,7 @@ public final class MembershipScaleWorker {
         try (DataTransport t = Transports.open(config("warm-up"));
                 EtcdDirectory d = EtcdDirectory.builder(endpoints).prefix(prefix).name("warm-up")
                         .operationTimeout(Duration.ofSeconds(60)).build()) {
-            CompletableFuture<DirectorySnapshot> listed = new CompletableFuture<>();
-            DirectoryWatch w = d.watch(new DirectoryListener() {
-                @Override
-                public void snapshot(DirectorySnapshot snapshot) {
-                    listed.complete(snapshot);
-                }
-
-                @Override
-                public void changed(DirectoryEvent event) {
-                    // the listing is all it takes
-                }
-            });
-            try {
-                listed.get(60, TimeUnit.SECONDS);
-            } finally {
-                w.close();
-            }
+            MembershipWorker.listOnce(d);
             plain = Client.builder().endpoints(http(endpoints).split(",", -1)).build();
             for (int i = 0; i < 20; i++) {
                 plainGet(prefix + "warm-up");

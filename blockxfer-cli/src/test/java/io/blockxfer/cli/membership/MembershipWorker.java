@@ -1,5 +1,6 @@
 package io.blockxfer.cli.membership;
 
+import io.blockxfer.directory.Directory;
 import io.blockxfer.directory.DirectoryEvent;
 import io.blockxfer.directory.DirectoryListener;
 import io.blockxfer.directory.DirectorySnapshot;
@@ -125,28 +126,33 @@ public final class MembershipWorker {
                 .transport("loopback").agentName("warm-up").build());
                 EtcdDirectory d = EtcdDirectory.builder(endpoints).prefix(prefix).name("warm-up")
                         .operationTimeout(Duration.ofSeconds(60)).build()) {
-            CompletableFuture<DirectorySnapshot> listed = new CompletableFuture<>();
-            DirectoryWatch w = d.watch(new DirectoryListener() {
-                @Override
-                public void snapshot(DirectorySnapshot snapshot) {
-                    listed.complete(snapshot);
-                }
-
-                @Override
-                public void changed(DirectoryEvent event) {
-                    // the listing is all it takes
-                }
-            });
-            try {
-                listed.get(60, TimeUnit.SECONDS);
-            } finally {
-                w.close();
-            }
+            listOnce(d);
             say("warm " + t.backendName());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
             say("failed warm-up " + e);
+        }
+    }
+
+    /** Lists {@code d}'s member keys once (waiting up to 60 s), so that what a listing needs is loaded. */
+    static void listOnce(Directory d) throws InterruptedException, ExecutionException, TimeoutException {
+        CompletableFuture<DirectorySnapshot> listed = new CompletableFuture<>();
+        DirectoryWatch w = d.watch(new DirectoryListener() {
+            @Override
+            public void snapshot(DirectorySnapshot snapshot) {
+                listed.complete(snapshot);
+            }
+
+            @Override
+            public void changed(DirectoryEvent event) {
+                // the listing is all it takes
+            }
+        });
+        try {
+            listed.get(60, TimeUnit.SECONDS);
+        } finally {
+            w.close();
         }
     }
 
