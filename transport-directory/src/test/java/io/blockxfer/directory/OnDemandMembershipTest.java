@@ -187,6 +187,29 @@ class OnDemandMembershipTest {
         assertEquals(Map.of("d2", d2.epoch()), p.members());
     }
 
+    @Test
+    void aProcessThatFollowsNobodyStillRestoresItsOwnKeyAndItsGroupKey() throws Exception {
+        Recorder ra = new Recorder();
+        Membership a = member("a", ra, b -> b.group("decode").followNone());
+        Recorder reader = new Recorder();
+        // the default flap interval: a delete waits for it, so that a restore within it changes nothing
+        Membership p = member("p", reader,
+                b -> b.followGroups("decode").flapInterval(Membership.DEFAULT_FLAP_INTERVAL));
+        reader.await("added a " + a.epoch());
+        String own = PREFIX + "a";
+        String groupKey = DirectoryScope.groupKey(PREFIX, "decode", "a");
+        byte[] entry = cluster.get(own).orElseThrow();
+        assertTrue(cluster.delete(own));
+        ra.await("restored " + a.epoch());
+        assertTrue(cluster.delete(groupKey));
+        ra.await(l -> l.startsWith("restored " + a.epoch()) && ra.count("restored ") == 2, "a second restore");
+        assertTrue(java.util.Arrays.equals(entry, cluster.get(own).orElseThrow()), "the same entry, restored");
+        assertTrue(java.util.Arrays.equals(entry, cluster.get(groupKey).orElseThrow()), "its group key too");
+        Thread.sleep(1_500); // past the follower's flap interval
+        assertEquals(Map.of("a", a.epoch()), p.members(), "the group's follower still holds it");
+        assertEquals(0, reader.count("removed a"), "and never removed it: " + reader.lines());
+    }
+
     private static long member0(Recorder r, String id) throws InterruptedException {
         String line = r.await("added " + id + " ");
         return Long.parseLong(line.substring(("added " + id + " ").length()));
