@@ -1,0 +1,510 @@
+package io.blockxfer.directory.internal;
+
+import io.blockxfer.directory.Directory;
+import io.blockxfer.directory.DirectoryEntry;
+import io.blockxfer.directory.DirectoryEvent;
+import io.blockxfer.directory.DirectoryListener;
+import io.blockxfer.directory.DirectoryScope;
+import io.blockxfer.directory.DirectorySnapshot;
+import io.blockxfer.directory.DirectoryWatch;
+import io.blockxfer.directory.MemberResolutionException;
+import io.blockxfer.directory.Refusal;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.PeerTraffic;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Members on demand: {@link #resolve} reads one member's key (one watch of that key: its snapshot
+ * is the read, its events then follow the member as any member), has the entry checked and
+ * registered as every entry, and completes once the member is writable; concurrent calls share one
+ * resolution. At most {@code maxHeld} members are held through resolution; past it the one idle
+ * longest (no transfer submitted since it was last sampled, none in flight, by
+ * {@link DataTransport#traffic}) is released, never one with transfers in flight or still being
+ * resolved; while every held member is busy the set stays above its limit and is trimmed once one
+ * is idle (sampled every second).
+ *
+ * <p><b>Thread safety:</b> confined to the membership's loop, but {@link #resolve} and
+ * {@link #release} may be called from any thread.
+ */
+final class Resolutions implements Registrations.Observer {
+
+    /** How often the traffic of the members held through resolution is sampled. */
+    static final long SAMPLE_NANOS = 1_000_000_000L;
+
+    /** What a resolution's watch feeds into the membership, and what it asks of it; called on the loop. */
+    interface Feed {
+        /** Handles a put of a resolved member's key; returns its refusal, or null when accepted. */
+        @Nullable Refusal put(DirectoryEntry entry);
+
+        /** Handles a later change of a resolved member's key. */
+        void changed(DirectoryEvent event);
+
+        /** Whether a followed scope (every member, or a group) holds {@code id}. */
+        boolean followed(String id);
+    }
+
+    private final DataTransport transport;
+    private final Directory directory;
+    private final String self;
+    private final MemberTable table;
+    private final Registrations registrations;
+    private final SerialLoop loop;
+    private final Signals signals;
+    private final int maxHeld;
+    private final long timeoutNanos;
+    private @Nullable Feed feed;
+    /** The members held through resolve(), in the order they were resolved. */
+    private final Map<String, Resolution> resolutions = new LinkedHashMap<>();
+    /** Every resolve() future not yet completed, so that close fails them. */
+    private final Set<Waiter> outstanding = ConcurrentHashMap.newKeySet();
+    private volatile boolean closing;
+    private SerialLoop.@Nullable Timer sampler;
+
+    Resolutions(DataTransport transport, Directory directory, String self, MemberTable table,
+            Registrations registrations, SerialLoop loop, Signals signals, int maxHeld, Duration timeout) {
+        this.transport = transport;
+        this.directory = directory;
+        this.self = self;
+        this.table = table;
+        this.registrations = registrations;
+        this.loop = loop;
+        this.signals = signals;
+        this.maxHeld = maxHeld;
+        this.timeoutNanos = timeout.toNanos();
+    }
+
+    /** Connects the membership's entry handling; once, before the first resolve. */
+    void feed(Feed f) {
+        this.feed = f;
+    }
+
+    private Feed feed() {
+        Feed f = feed;
+        if (f == null) {
+            throw new IllegalStateException("no feed");
+        }
+        return f;
+    }
+
+    private long now() {
+        return loop.ticker().nanos();
+    }
+
+    /** One call of {@link #resolve}: its future and its timeout (identity equality). */
+    private static final class Waiter {
+        final String memberId;
+        final CompletableFuture<Long> future = new CompletableFuture<>();
+        SerialLoop.@Nullable Timer timer;
+
+        Waiter(String memberId) {
+            this.memberId = memberId;
+        }
+
+        void cancelTimer() {
+            SerialLoop.Timer t = timer;
+            if (t != null) {
+                t.cancel();
+            }
+        }
+    }
+
+    /** A member held through {@link #resolve}: its watch, its callers, and how recently it was used. */
+    private final class Resolution {
+        final String id;
+        @Nullable DirectoryWatch watch;
+        /** Registered once at least (it counts against the limit from its first resolve on). */
+        boolean held;
+        /** Whether its key holds an entry, as last seen. */
+        boolean present;
+        boolean snapshotSeen;
+        long lastActive;
+        long lastSubmitted = -1;
+        final List<Waiter> waiters = new ArrayList<>();
+
+        Resolution(String id, long now) {
+            this.id = id;
+            this.lastActive = now;
+        }
+
+        void complete(long epoch) {
+            for (Waiter w : waiters) {
+                w.cancelTimer();
+                outstanding.remove(w);
+                w.future.complete(epoch);
+            }
+            waiters.clear();
+        }
+
+        void fail(MemberResolutionException.Reason reason, String message, @Nullable Refusal refusal,
+                @Nullable Throwable cause) {
+            for (Waiter w : waiters) {
+                w.cancelTimer();
+                outstanding.remove(w);
+                w.future.completeExceptionally(new MemberResolutionException(id, reason, message, refusal, cause));
+            }
+            waiters.clear();
+        }
+    }
+
+    /**
+     * Resolves {@code id}: completes with its epoch once the transport holds it, at once when it is
+     * held already; otherwise watches its key, whose snapshot is the read, checks the entry as every
+     * entry is checked, and registers it. Concurrent calls share one resolution. Any thread.
+     */
+    CompletableFuture<Long> resolve(String id) {
+        Waiter w = new Waiter(id);
+        if (closing) {
+            w.future.completeExceptionally(closed(id, "is closed"));
+            return w.future;
+        }
+        outstanding.add(w);
+        loop.execute(() -> onResolve(id, w));
+        if (closing && outstanding.remove(w)) { // closed while handing it over: the loop may have dropped it
+            w.future.completeExceptionally(closed(id, "is closed"));
+        }
+        return w.future;
+    }
+
+    private MemberResolutionException closed(String id, String what) {
+        return new MemberResolutionException(id, MemberResolutionException.Reason.CLOSED, "membership '" + self + "' "
+                + what, null, null);
+    }
+
+    /**
+     * After the loop has stopped: closes every resolution's watch and fails every resolution still
+     * outstanding as {@link MemberResolutionException.Reason#CLOSED}.
+     */
+    void close() {
+        closing = true;
+        for (Resolution r : List.copyOf(resolutions.values())) {
+            DirectoryWatch w = r.watch;
+            if (w != null) {
+                w.close();
+            }
+        }
+        resolutions.clear();
+        for (Waiter w : List.copyOf(outstanding)) {
+            w.future.completeExceptionally(closed(w.memberId, "was closed"));
+        }
+        outstanding.clear();
+    }
+
+    /** Stops handing out new resolutions (the membership is closing). */
+    void closing() {
+        closing = true;
+    }
+
+    private void onResolve(String id, Waiter w) {
+        CompletableFuture<Long> f = w.future;
+        if (f.isDone()) {
+            return;
+        }
+        long now = now();
+        Long held = registrations.epochOf(id);
+        Resolution r = resolutions.get(id);
+        if (r == null && held != null && feed().followed(id)) {
+            outstanding.remove(w);
+            f.complete(held); // a followed member, held already
+            return;
+        }
+        if (r != null) {
+            r.lastActive = now;
+            if (held != null && !registrations.isReplacing(id)) {
+                outstanding.remove(w);
+                f.complete(held);
+                return;
+            }
+            if (r.snapshotSeen && !r.present) {
+                outstanding.remove(w);
+                f.completeExceptionally(new MemberResolutionException(id,
+                        MemberResolutionException.Reason.NO_SUCH_MEMBER, "member '" + id + "' has no entry under "
+                        + directory.prefix() + id + " now (it left)", null, null));
+                return;
+            }
+            await(r, w);
+            return;
+        }
+        Resolution fresh = new Resolution(id, now);
+        resolutions.put(id, fresh);
+        await(fresh, w);
+        startSampler();
+        Thread.ofVirtual().name("blockxfer-resolve-" + id).start(() -> openWatch(fresh));
+        trim();
+    }
+
+    private void await(Resolution r, Waiter w) {
+        w.timer = loop.schedule(() -> onTimeout(r, w), timeoutNanos);
+        r.waiters.add(w);
+    }
+
+    /** Off the loop (a listing may wait for the directory): opens the resolution's watch. */
+    private void openWatch(Resolution r) {
+        DirectoryWatch w;
+        try {
+            w = directory.watch(DirectoryScope.member(r.id), listener(r));
+        } catch (RuntimeException e) {
+            loop.execute(() -> {
+                if (resolutions.get(r.id) == r) {
+                    r.fail(MemberResolutionException.Reason.UNAVAILABLE, "member '" + r.id + "' could not be read from "
+                            + directory + ": " + e, null, e);
+                    drop(r, "its entry could not be read");
+                }
+            });
+            return;
+        }
+        loop.execute(() -> {
+            if (resolutions.get(r.id) == r) {
+                r.watch = w;
+            } else {
+                w.close(); // dropped meanwhile
+            }
+        });
+        if (closing) {
+            w.close();
+        }
+    }
+
+    private DirectoryListener listener(Resolution r) {
+        return new DirectoryListener() {
+            @Override
+            public void snapshot(DirectorySnapshot snapshot) {
+                loop.execute(() -> onSnapshot(r, snapshot));
+            }
+
+            @Override
+            public void changed(DirectoryEvent event) {
+                loop.execute(() -> {
+                    if (resolutions.get(r.id) == r) {
+                        if (event.type() == DirectoryEvent.Type.DELETE) {
+                            r.present = false;
+                        }
+                        feed().changed(event);
+                    }
+                });
+            }
+
+            @Override
+            public String toString() {
+                return "membership '" + self + "', member '" + r.id + "'";
+            }
+        };
+    }
+
+    private void onSnapshot(Resolution r, DirectorySnapshot snapshot) {
+        if (resolutions.get(r.id) != r) {
+            return;
+        }
+        r.snapshotSeen = true;
+        String key = directory.prefix() + r.id;
+        DirectoryEntry found = null;
+        for (DirectoryEntry e : snapshot.entries()) {
+            if (e.key().equals(key)) {
+                found = e;
+            }
+        }
+        if (found == null) {
+            r.fail(MemberResolutionException.Reason.NO_SUCH_MEMBER, "no member '" + r.id + "': " + directory
+                    + " holds no entry under " + key, null, null);
+            drop(r, "it has no entry");
+            return;
+        }
+        Refusal refusal = feed().put(found);
+        if (refusal != null) {
+            r.fail(MemberResolutionException.Reason.REFUSED, "the entry of member '" + r.id + "' was refused as "
+                    + refusal.reason() + ": " + refusal.message(), refusal, null);
+            drop(r, "its entry was refused");
+            return;
+        }
+        r.present = true;
+        Long held = registrations.epochOf(r.id);
+        if (held != null && !registrations.isReplacing(r.id)) {
+            r.held = true;
+            r.complete(held); // held already (a followed group, or the same entry again)
+        }
+    }
+
+    /** A put of a resolved member's key was accepted (by any watch). */
+    void present(String id) {
+        Resolution r = resolutions.get(id);
+        if (r != null) {
+            r.present = true;
+        }
+    }
+
+    @Override
+    public void registered(String id, long epoch) {
+        Resolution r = resolutions.get(id);
+        if (r != null) {
+            r.held = true;
+            r.lastSubmitted = 0; // the transport counts a registration's submits from 0
+            r.complete(epoch);
+        }
+    }
+
+    @Override
+    public void registrationFailed(String id, long epoch, Throwable cause) {
+        Resolution r = resolutions.get(id);
+        if (r != null) {
+            r.fail(MemberResolutionException.Reason.REGISTRATION_FAILED, "member '" + id + "' (epoch " + epoch
+                    + ") could not be registered in the transport: " + cause, null, cause);
+            if (!r.held) {
+                drop(r, "its registration failed");
+            }
+        }
+    }
+
+    @Override
+    public void left(String id) {
+        Resolution r = resolutions.get(id);
+        if (r != null) {
+            r.fail(MemberResolutionException.Reason.RELEASED, "member '" + id + "' left (its entry was deleted)"
+                    + " before it became writable", null, null);
+        }
+    }
+
+    private void onTimeout(Resolution r, Waiter w) {
+        if (!r.waiters.remove(w)) {
+            return;
+        }
+        outstanding.remove(w);
+        w.future.completeExceptionally(new MemberResolutionException(r.id, MemberResolutionException.Reason.TIMEOUT,
+                "member '" + r.id + "' was not writable within " + Duration.ofNanos(timeoutNanos).toMillis()
+                + " ms", null, null));
+        if (!r.held && r.waiters.isEmpty() && resolutions.get(r.id) == r) {
+            drop(r, "it was not writable within the resolve timeout");
+        }
+    }
+
+    /** Releases {@code id} if it is held through resolution; any thread; waits for the loop. */
+    boolean release(String id, Duration wait) {
+        if (loop.inLoop()) {
+            return releaseNow(id, "released by the application");
+        }
+        CompletableFuture<Boolean> done = new CompletableFuture<>();
+        loop.execute(() -> done.complete(releaseNow(id, "released by the application")));
+        try {
+            return done.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while releasing member '" + id + "'", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("membership '" + self + "' did not release member '" + id + "'", e);
+        }
+    }
+
+    private boolean releaseNow(String id, String why) {
+        Resolution r = resolutions.get(id);
+        if (r == null) {
+            return false;
+        }
+        r.fail(MemberResolutionException.Reason.RELEASED, "member '" + id + "' was released (" + why + ")", null,
+                null);
+        drop(r, why);
+        return true;
+    }
+
+    /**
+     * Stops following a resolved member: closes its watch, and removes it from the transport unless
+     * a followed scope holds it; its waiters were told already.
+     */
+    private void drop(Resolution r, String why) {
+        resolutions.remove(r.id);
+        DirectoryWatch w = r.watch;
+        if (w != null) {
+            w.close();
+        }
+        if (feed().followed(r.id)) {
+            return; // still a member of a followed scope
+        }
+        Accepted applied = table.applied(r.id);
+        MemberTable.Step step = table.release(r.id);
+        boolean registeredNow = registrations.epochOf(r.id) != null;
+        Long before = null;
+        if (step instanceof MemberTable.Remove || registrations.holds(r.id)) {
+            before = registrations.remove(r.id);
+        } else {
+            registrations.forget(r.id);
+        }
+        long epoch = before != null ? before : applied != null ? applied.epoch() : 0;
+        if (r.held || registeredNow) {
+            signals.released(r.id, epoch, why);
+        }
+    }
+
+    /** Past the limit: releases the members idle longest, never one in flight or still resolving. */
+    private void trim() {
+        if (resolutions.size() <= maxHeld) {
+            return;
+        }
+        sample();
+        while (resolutions.size() > maxHeld) {
+            Resolution victim = null;
+            for (Resolution r : resolutions.values()) {
+                if (!r.held || !r.waiters.isEmpty() || inFlight(r.id) > 0) {
+                    continue;
+                }
+                if (victim == null || r.lastActive < victim.lastActive) {
+                    victim = r;
+                }
+            }
+            if (victim == null) {
+                return; // every held member is busy: the sampler tries again in a second
+            }
+            releaseNow(victim.id, "the held set passed its limit of " + maxHeld + " members, and this one had been"
+                    + " idle longest");
+        }
+    }
+
+    private int inFlight(String id) {
+        try {
+            return transport.traffic(id).map(PeerTraffic::inFlight).orElse(0);
+        } catch (IllegalStateException e) {
+            return 0; // the transport is closed
+        }
+    }
+
+    /** Notes which resolved members submitted something, or have transfers in flight, since the last look. */
+    private void sample() {
+        long now = now();
+        for (Resolution r : resolutions.values()) {
+            Optional<PeerTraffic> t;
+            try {
+                t = transport.traffic(r.id);
+            } catch (IllegalStateException e) {
+                return; // the transport is closed
+            }
+            if (t.isPresent() && (t.get().submitted() != r.lastSubmitted || t.get().inFlight() > 0)) {
+                r.lastActive = now;
+                r.lastSubmitted = t.get().submitted();
+            }
+        }
+    }
+
+    private void startSampler() {
+        if (sampler == null) {
+            sampler = loop.schedule(this::onSample, SAMPLE_NANOS);
+        }
+    }
+
+    private void onSample() {
+        sampler = null;
+        if (resolutions.isEmpty()) {
+            return;
+        }
+        sample();
+        trim();
+        startSampler();
+    }
+}
