@@ -9,10 +9,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B14;
 import static io.blockxfer.tck.directory.DirectoryRules.B15;
 import static io.blockxfer.tck.directory.DirectoryRules.B16;
 import static io.blockxfer.tck.directory.DirectoryRules.B17;
-import static io.blockxfer.tck.directory.DirectoryRules.B18;
-import static io.blockxfer.tck.directory.DirectoryRules.B19;
 import static io.blockxfer.tck.directory.DirectoryRules.B2;
-import static io.blockxfer.tck.directory.DirectoryRules.B20;
 import static io.blockxfer.tck.directory.DirectoryRules.B21;
 import static io.blockxfer.tck.directory.DirectoryRules.B3;
 import static io.blockxfer.tck.directory.DirectoryRules.B4;
@@ -54,11 +51,9 @@ import io.blockxfer.directory.MembershipListener;
 import io.blockxfer.directory.Publication;
 import io.blockxfer.directory.PublicationListener;
 import io.blockxfer.directory.Refusal;
-import io.blockxfer.tck.ForwardingTransport;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
-import io.blockxfer.transport.PeerTraffic;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -1010,134 +1005,11 @@ final class BrokenDirectories {
                 return new FakePublication(id, p.key(), ttl, p.revision(), p::close);
             }
         }));
-        onDemandVariants(v);
+        BrokenResolutions.variants(v);
         return v;
     }
 
     /** The variants of the rules of members resolved on demand and of groups: B17 to B21. */
-    private static void onDemandVariants(List<Variant> v) {
-        Breakage followsEveryMember = new Breakage() {
-            @Override
-            public Membership.Builder configure(Membership.Builder builder) {
-                return builder.followAll(); // over the rule's followNone or followGroups
-            }
-        };
-        v.add(new Variant("follows-every-member", B17, followsEveryMember));
-        v.add(new Variant("follows-every-member", B21, followsEveryMember));
-        v.add(new Variant("widens-a-member-watch", B17, new MemberWatchBreakage() {
-            @Override
-            DirectoryWatch memberWatch(BrokenDirectory d, DirectoryScope scope, DirectoryListener l) {
-                return d.delegate.watch(DirectoryScope.members(), l); // the whole prefix for one member
-            }
-        }));
-        v.add(new Variant("launders-resolved-entries", B18, new MemberWatchBreakage() {
-            @Override
-            DirectoryListener memberListener(DirectoryListener l) {
-                return rewriting(l, true, (key, value) -> {
-                    MemberEntry e = decoded(value);
-                    return e == null ? null : Map.entry(key, signed(e.memberId(), e.epoch(), e.peerDescriptor()));
-                });
-            }
-        }));
-        v.add(new Variant("hides-refused-entries", B18, new MemberWatchBreakage() {
-            /** Lists only the entries that decode under the ring: a refused entry looks like no entry. */
-            @Override
-            DirectoryListener memberListener(DirectoryListener l) {
-                return new Forwarding(l) {
-                    @Override
-                    public void snapshot(DirectorySnapshot s) {
-                        to.snapshot(new DirectorySnapshot(s.revision(), s.entries().stream().filter(e -> {
-                            try {
-                                MemberEntry.decode(e.value(), RING);
-                                return true;
-                            } catch (RuntimeException ex) {
-                                return false;
-                            }
-                        }).toList()));
-                    }
-                };
-            }
-        }));
-        v.add(new Variant("drops-events-of-a-member-watch", B19, new MemberWatchBreakage() {
-            @Override
-            DirectoryListener memberListener(DirectoryListener l) {
-                return new Forwarding(l) {
-                    @Override
-                    public void changed(DirectoryEvent e) {
-                        // the snapshot was the read; nothing follows it
-                    }
-                };
-            }
-        }));
-        v.add(new Variant("ignores-deletes-of-a-member-watch", B19, new MemberWatchBreakage() {
-            @Override
-            DirectoryListener memberListener(DirectoryListener l) {
-                return new Forwarding(l) {
-                    @Override
-                    public void changed(DirectoryEvent e) {
-                        if (e.type() == DirectoryEvent.Type.PUT) {
-                            to.changed(e);
-                        }
-                    }
-                };
-            }
-        }));
-        v.add(new Variant("holds-fewer-than-its-limit", B20, new Breakage() {
-            @Override
-            public Membership.Builder configure(Membership.Builder builder) {
-                return builder.maxHeld(1);
-            }
-        }));
-        v.add(new Variant("reports-nothing-in-flight", B20, new Breakage() {
-            @Override
-            public DataTransport membershipTransport(DataTransport transport) {
-                return new ForwardingTransport(transport) {
-                    @Override
-                    public java.util.Optional<PeerTraffic> traffic(String peerId) {
-                        return delegate.traffic(peerId).map(t -> new PeerTraffic(t.submitted(), 0));
-                    }
-                };
-            }
-        }));
-        v.add(new Variant("publishes-no-group-key", B21, new Breakage() {
-            @Override
-            public Publication publish(BrokenDirectory d, String id, String group, LongFunction<byte[]> value,
-                    Duration ttl, PublicationListener l) {
-                return d.delegate.publish(id, value, ttl, l); // the entry names its group; no group key is written
-            }
-        }));
-    }
-
-    /**
-     * A defect of the watches a membership opens for the members it resolves: the watches of one
-     * key opened once the client published (a membership watches its own keys before it publishes).
-     */
-    abstract static class MemberWatchBreakage implements Breakage {
-        @Override
-        public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
-                PublicationListener l) {
-            Publication p = d.delegate.publish(id, value, ttl, l);
-            d.published.add(p.key());
-            return p;
-        }
-
-        @Override
-        public DirectoryWatch watch(BrokenDirectory d, DirectoryScope scope, DirectoryListener l) {
-            return scope.isSingleKey() && !d.published.isEmpty() ? memberWatch(d, scope, l)
-                    : d.delegate.watch(scope, listener(d, l));
-        }
-
-        /** The watch of a resolved member's key. */
-        DirectoryWatch memberWatch(BrokenDirectory d, DirectoryScope scope, DirectoryListener l) {
-            return d.delegate.watch(scope, memberListener(l));
-        }
-
-        /** The listener of a resolved member's watch. */
-        DirectoryListener memberListener(DirectoryListener l) {
-            return l;
-        }
-    }
-
     private static void sleep(Duration d) {
         try {
             Thread.sleep(d);

@@ -154,17 +154,24 @@ class BrokenDirectoriesAreCaughtTest {
     @DisplayName("every catalogue entry has exactly one final rule method, and every rule method an entry")
     void rulesAndCatalogueAreInStep() {
         Map<DirectoryRules, Integer> methods = new EnumMap<>(DirectoryRules.class);
-        for (Class<?> group : List.of(DirectoryContractRules.class, MembershipRules.class)) {
-            for (Method m : group.getDeclaredMethods()) {
+        Map<DirectoryRules.Area, Class<?>> groups = Map.of(DirectoryRules.Area.DIRECTORY, DirectoryContractRules.class,
+                DirectoryRules.Area.SCOPES, DirectoryScopeRules.class, DirectoryRules.Area.MEMBERSHIP,
+                MembershipRules.class, DirectoryRules.Area.ON_DEMAND, OnDemandRules.class);
+        assertEquals(DirectoryRules.Area.values().length, groups.size(), "every area has its class");
+        for (Map.Entry<DirectoryRules.Area, Class<?>> group : groups.entrySet()) {
+            for (Method m : group.getValue().getDeclaredMethods()) {
                 DirectoryRuleTest rule = m.getAnnotation(DirectoryRuleTest.class);
                 if (rule == null) {
                     continue;
                 }
                 assertTrue(Modifier.isFinal(m.getModifiers()), m + " must be final");
-                assertEquals(rule.value().area() == DirectoryRules.Area.DIRECTORY, group == DirectoryContractRules.class,
-                        m + " is in the wrong group for " + rule.value());
+                assertEquals(group.getKey(), rule.value().area(), m + " is in the class of another area than "
+                        + rule.value() + "'s");
                 methods.merge(rule.value(), 1, Integer::sum);
             }
+        }
+        for (Method m : MembershipRuleGroup.class.getDeclaredMethods()) {
+            assertEquals(null, m.getAnnotation(DirectoryRuleTest.class), m + ": rules live in their area's class");
         }
         for (DirectoryRules rule : DirectoryRules.values()) {
             assertEquals(1, methods.getOrDefault(rule, 0), "rule " + rule + " must have exactly one method");

@@ -14,7 +14,6 @@ import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,9 +28,12 @@ import org.jspecify.annotations.Nullable;
  * {@link OwnEntry} (this process's entry: publications, restores, losses) and {@link Resolutions}
  * (members on demand and the held set).
  *
- * <p>An entry refused as {@link Refusal.Reason#WRONG_LEASE} (a copy of a member's entry off the
- * member's lease) removes that member as a delete would: the key no longer holds a live entry of
- * it. Other refusals change nothing for the member.
+ * <p>A delete ends a member only for the key it names ({@link EntryKeys}): the member leaves once
+ * no key this membership watches holds its entry, so a delete of a key that never held it (another
+ * group's key, written by a stranger) changes nothing. An entry refused as
+ * {@link Refusal.Reason#WRONG_LEASE} (a copy of a member's entry off the member's lease) ends the
+ * member under that key as a delete would: the key no longer holds a live entry of it. Other
+ * refusals change nothing for the member.
  *
  * <p><b>What it follows.</b> Every member of the prefix ({@link Following#all()}: one watch of
  * {@link DirectoryScope#members()}), or only the members of some groups (one watch per group) and
@@ -58,8 +60,8 @@ public final class MembershipCore implements Resolutions.Feed {
     private final CompletableFuture<Void> started = new CompletableFuture<>();
     private final Following following;
     private final @Nullable String group;
-    /** Loop only: members whose latest entry came from a followed scope (every member, or a group). */
-    private final Set<String> followed = new HashSet<>();
+    /** Loop only: which keys hold each member's accepted entry. */
+    private final EntryKeys keys = new EntryKeys();
     private final List<DirectoryWatch> watches = new ArrayList<>();
     private int snapshotsDue;
 
@@ -293,10 +295,9 @@ public final class MembershipCore implements Resolutions.Feed {
             own.deleted(event.key(), event.revision());
             return;
         }
-        if (source == Source.FOLLOWED) {
-            followed.remove(id);
+        if (keys.gone(id, event.key())) {
+            registrations.carry(table.delete(id, loop.ticker().nanos()));
         }
-        registrations.carry(table.delete(id, loop.ticker().nanos()));
     }
 
     private void onReconnected(long revision, boolean resync) {
@@ -316,7 +317,12 @@ public final class MembershipCore implements Resolutions.Feed {
 
     @Override
     public boolean followed(String id) {
-        return followed.contains(id);
+        return keys.followed(id);
+    }
+
+    @Override
+    public boolean unresolve(String id) {
+        return keys.unresolve(id);
     }
 
     /** Handles a put; returns its refusal, or null when the entry was accepted (or is this process's). */
@@ -328,8 +334,8 @@ public final class MembershipCore implements Resolutions.Feed {
             signals.refused(r, !ownKey);
             if (ownKey) {
                 own.refused(r, key, revision);
-            } else if (r.reason() == Refusal.Reason.WRONG_LEASE) {
-                // the key no longer holds a live entry of the member
+            } else if (r.reason() == Refusal.Reason.WRONG_LEASE && keys.gone(r.memberId(), key)) {
+                // the key no longer holds a live entry of the member, and no other key does
                 registrations.carry(table.delete(r.memberId(), loop.ticker().nanos()));
             }
             return r;
@@ -346,9 +352,8 @@ public final class MembershipCore implements Resolutions.Feed {
             signals.refused(r);
             return r;
         }
-        if (source == Source.FOLLOWED) {
-            followed.add(entry.memberId());
-        } else if (source == Source.RESOLVED) {
+        keys.held(entry.memberId(), key, source == Source.FOLLOWED);
+        if (source == Source.RESOLVED) {
             resolutions.present(entry.memberId());
         }
         registrations.carry(step);

@@ -18,7 +18,9 @@ import org.jspecify.annotations.Nullable;
  * deleted it (at most {@link #MAX_RESTORES_PER_SECOND} a second; nothing else changes), and
  * publishes it again with a new epoch when its lease is lost, retrying with back-off (and at once
  * when the watch reconnects); the publication after a loss has {@link Registrations} re-register the
- * members held.
+ * members held. When another process publishes a valid entry of a newer epoch under the same member
+ * id, this one stops publishing its own for good (superseded): it revokes its lease, and neither
+ * restores nor publishes again, so that readers find only the newer process under that id.
  *
  * <p><b>Thread safety:</b> confined to the membership's loop, but {@link #epoch()},
  * {@link #publication()} and {@link #keyForeign()} may be read from any thread.
@@ -61,6 +63,8 @@ final class OwnEntry {
     private long restoredRevision;
     /** Someone else's bytes (or nothing) sit under this process's key since the last restore, as far as seen. */
     private volatile boolean keyForeign;
+    /** A newer epoch of another process holds the member id: nothing is published any more. */
+    private volatile boolean superseded;
 
     OwnEntry(Directory directory, String memberId, @Nullable String group, Duration ttl,
             @Nullable DeploymentKeyRing ring, PeerDescriptor descriptor, SerialLoop loop, Signals signals,
@@ -151,6 +155,7 @@ final class OwnEntry {
                     "another process published a valid entry under this process's member id '" + memberId
                     + "' (epoch " + entry.epoch() + ", this process's " + epoch + "); give each process its own id",
                     revision, entry.epoch()));
+            supersede(entry.epoch(), key);
             return;
         }
         signals.refused(new Refusal(EntryCheck.printable(key), memberId, Refusal.Reason.STALE_EPOCH,
@@ -176,6 +181,41 @@ final class OwnEntry {
         Publication p = publication;
         if (p != null && revision > p.revision()) {
             overwritten(p, key, revision, "DELETED", "deleted (not by its lease, which lives)");
+        }
+    }
+
+    /** Whether another process's newer entry took this member id, so that nothing is published any more. */
+    boolean isSuperseded() {
+        return superseded;
+    }
+
+    /**
+     * A newer epoch of another process holds this member id: stops publishing for good. The lease is
+     * revoked (the newer entry is on the other process's lease and stays; a group key of this
+     * process's own goes), nothing is restored, and a lost lease is not published again.
+     */
+    private void supersede(long newer, String key) {
+        if (superseded) {
+            return;
+        }
+        superseded = true;
+        cancelRestore();
+        SerialLoop.Timer t = retry;
+        retry = null;
+        if (t != null) {
+            t.cancel();
+        }
+        reRegisterDue = false;
+        Publication p = publication;
+        publication = null;
+        keyForeign = false;
+        signals.superseded(epoch, newer, EntryCheck.printable(key));
+        if (p != null) {
+            try {
+                p.close();
+            } catch (RuntimeException e) {
+                LOG.log(Level.DEBUG, "membership '" + memberId + "': revoking its superseded lease failed: " + e);
+            }
         }
     }
 
@@ -265,6 +305,9 @@ final class OwnEntry {
 
     private void tryPublish() {
         retry = null;
+        if (superseded) {
+            return;
+        }
         try {
             publish();
         } catch (RuntimeException e) {

@@ -53,6 +53,12 @@ final class Resolutions implements Registrations.Observer {
 
         /** Whether a followed scope (every member, or a group) holds {@code id}. */
         boolean followed(String id);
+
+        /**
+         * The resolution of {@code id} ended: the keys seen through it alone no longer hold the
+         * member. Returns whether a followed scope still holds it.
+         */
+        boolean unresolve(String id);
     }
 
     private final DataTransport transport;
@@ -353,24 +359,48 @@ final class Resolutions implements Registrations.Observer {
         }
     }
 
+    /**
+     * A resolved member's registration failed: the resolution ends with it (its callers fail), and
+     * the member's entry is forgotten, unless a followed scope holds it, so that the next resolve
+     * reads it again and tries anew.
+     */
     @Override
     public void registrationFailed(String id, long epoch, Throwable cause) {
         Resolution r = resolutions.get(id);
-        if (r != null) {
-            r.fail(MemberResolutionException.Reason.REGISTRATION_FAILED, "member '" + id + "' (epoch " + epoch
-                    + ") could not be registered in the transport: " + cause, null, cause);
-            if (!r.held) {
-                drop(r, "its registration failed");
-            }
+        if (r == null) {
+            return;
+        }
+        r.fail(MemberResolutionException.Reason.REGISTRATION_FAILED, "member '" + id + "' (epoch " + epoch
+                + ") could not be registered in the transport: " + cause, null, cause);
+        end(r);
+        if (!feed().unresolve(id)) {
+            var unused = table.release(id); // not registered: nothing to remove
+            registrations.forget(id);
         }
     }
 
+    /**
+     * A resolved member left (its entry is gone, and it is removed from the transport): the
+     * resolution ends with its registration; a later resolve reads the member's key again.
+     */
     @Override
     public void left(String id) {
         Resolution r = resolutions.get(id);
-        if (r != null) {
-            r.fail(MemberResolutionException.Reason.RELEASED, "member '" + id + "' left (its entry was deleted)"
-                    + " before it became writable", null, null);
+        if (r == null) {
+            return;
+        }
+        r.fail(MemberResolutionException.Reason.RELEASED, "member '" + id + "' left (its entry was deleted)"
+                + " before it became writable", null, null);
+        end(r);
+        var unused = feed().unresolve(id);
+    }
+
+    /** Stops following a resolved member: forgets the resolution and closes its watch. */
+    private void end(Resolution r) {
+        resolutions.remove(r.id);
+        DirectoryWatch w = r.watch;
+        if (w != null) {
+            w.close();
         }
     }
 
@@ -420,12 +450,8 @@ final class Resolutions implements Registrations.Observer {
      * a followed scope holds it; its waiters were told already.
      */
     private void drop(Resolution r, String why) {
-        resolutions.remove(r.id);
-        DirectoryWatch w = r.watch;
-        if (w != null) {
-            w.close();
-        }
-        if (feed().followed(r.id)) {
+        end(r);
+        if (feed().unresolve(r.id)) {
             return; // still a member of a followed scope
         }
         Accepted applied = table.applied(r.id);
