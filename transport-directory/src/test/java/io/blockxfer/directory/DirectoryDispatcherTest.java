@@ -243,6 +243,7 @@ class DirectoryDispatcherTest {
         @Override public boolean isLost() { return true; }
         @Override public long lease() { return 1; }
         @Override public long restore() { throw new IllegalStateException("lost"); }
+        @Override public boolean deleteIfAt(long revision) { throw new IllegalStateException("lost"); }
         @Override public void close() { }
     }
 }

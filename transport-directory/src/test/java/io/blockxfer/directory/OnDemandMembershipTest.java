@@ -84,6 +84,7 @@ class OnDemandMembershipTest {
         for (CompletableFuture<Long> f : calls) {
             assertEquals(b.epoch(), f.get(10, TimeUnit.SECONDS));
         }
+        ra.await("added b "); // the listeners hear of it on the membership's thread, after it is writable
         assertEquals(1, ra.count("added b"), "one resolution for eight calls: " + ra.lines());
         assertEquals(Map.of("b", b.epoch()), a.members(), "c was never asked for");
         DataTransport ta = transportOf(a);

@@ -107,6 +107,28 @@ public enum DirectoryRules {
                     + " only: a grouped member is delivered once, under its member key, never under its group key",
             "watch [prefix, prefix + \"~\") (DirectoryScope.members()), not every key under the prefix",
             "members-watch-sees-group-keys"),
+    D18(Area.SCOPES, Kind.REQUIRED, null,
+            "a read of a scope (Directory.read) holds what a watch's snapshot of it holds: nothing for an absent"
+                    + " member, at a revision no older than a write before it; another client's publication with its"
+                    + " value, revision and lease, and its group key in a read of the group; a read of a closed"
+                    + " directory is refused with IllegalStateException",
+            "one linearizable range read of the scope (etcd: a range request of DirectoryScope.start to .end), each"
+                    + " entry with its key's lease",
+            "reads-a-stale-snapshot"),
+    D19(Area.SCOPES, Kind.REQUIRED, null,
+            "a watch from a read (watch(scope, from, listener)) delivers that read as its snapshot, then the"
+                    + " changes after its revision, those made between the read and the watch's start included"
+                    + " (each, or where the directory cannot replay them their differences), and nothing at or"
+                    + " before it",
+            "hand the read to DirectoryDispatcher.Relay.listed and watch from its revision + 1",
+            "watches-from-now, misses-changes-before-the-watch"),
+    D20(Area.SCOPES, Kind.REQUIRED, null,
+            "a conditional delete (Publication.deleteIfAt) deletes the member key and its group key only while the"
+                    + " member key's last write is at the revision given: refused once a newer publication wrote"
+                    + " both keys (they stay as written), done at their revision (both gone, the delete delivered),"
+                    + " and the lease stays until close",
+            "one transaction: if the member key's mod revision equals the revision, delete both keys",
+            "deletes-unconditionally, deletes-the-member-key-alone"),
 
     // ------------------------------------------------------------------ B: membership over a loopback transport
     B1(Area.MEMBERSHIP, Kind.REQUIRED, null,
@@ -258,7 +280,10 @@ public enum DirectoryRules {
     public enum Area {
         /** D1-D13, the directory contract: {@code DirectoryContractRules}. */
         DIRECTORY,
-        /** D14 on, watches of one key range and publications with a group: {@code DirectoryScopeRules}. */
+        /**
+         * D14 on, watches and reads of one key range, publications with a group, conditional deletes:
+         * {@code DirectoryScopeRules}.
+         */
         SCOPES,
         /** B1-B16, a membership binding a loopback transport to the directory: {@code MembershipRules}. */
         MEMBERSHIP,

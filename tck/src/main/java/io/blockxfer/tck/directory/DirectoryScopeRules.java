@@ -4,6 +4,9 @@ import static io.blockxfer.tck.directory.DirectoryRules.D14;
 import static io.blockxfer.tck.directory.DirectoryRules.D15;
 import static io.blockxfer.tck.directory.DirectoryRules.D16;
 import static io.blockxfer.tck.directory.DirectoryRules.D17;
+import static io.blockxfer.tck.directory.DirectoryRules.D18;
+import static io.blockxfer.tck.directory.DirectoryRules.D19;
+import static io.blockxfer.tck.directory.DirectoryRules.D20;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,10 +20,15 @@ import io.blockxfer.directory.Publication;
 import io.blockxfer.directory.PublicationListener;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
 /**
  * D14 on: watches of one key range ({@link io.blockxfer.directory.DirectoryScope}: one member's key,
- * one group's keys, every member key) and publications with a group (both keys on one lease, at
- * one revision, restored and deleted together).
+ * one group's keys, every member key), publications with a group (both keys on one lease, at one
+ * revision, restored and deleted together), reads of a scope, watches from a read, and the
+ * conditional delete of a goodbye.
  *
  * <p><b>Thread safety:</b> JUnit makes one instance per rule; not shared.
  */
@@ -180,5 +188,114 @@ abstract class DirectoryScopeRules extends DirectoryRuleGroup {
         sync(fx, a, log);
         List<DirectoryEvent> grouped = log.changes().stream().filter(e -> e.key().startsWith(groups)).toList();
         assertEquals(List.of(), grouped, fx.msg("the watch of every member delivered group keys"));
+    }
+
+    /** The snapshot {@code client} reads of {@code scope}, within the rule's timeout. */
+    private static DirectorySnapshot read(DirectoryFixture fx, Directory client, DirectoryScope scope)
+            throws InterruptedException {
+        try {
+            return client.read(scope).get(fx.env.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw new AssertionError(fx.msg("a read of " + scope + " failed: " + e.getCause()), e.getCause());
+        } catch (TimeoutException e) {
+            throw new AssertionError(fx.msg("a read of " + scope + " did not complete within "
+                    + fx.env.timeout().toMillis() + " ms"), e);
+        }
+    }
+
+    @DirectoryRuleTest(D18)
+    public final void d18_readOfAScope() throws Exception {
+        DirectoryFixture fx = fx();
+        Directory a = fx.client();
+        Publication before = a.publish("other", bytes("another member"), DirectoryFixture.TTL, PublicationListener.NONE);
+        DirectorySnapshot absent = read(fx, a, DirectoryScope.member("m"));
+        assertEquals(List.of(), absent.entries(), fx.msg("a read of member 'm', which does not exist, is not empty"));
+        assertTrue(absent.revision() >= before.revision(), fx.msg("a read's revision " + absent.revision()
+                + " is below that of a write before it, " + before.revision()));
+        Publication m = publish(a, "m", "g", "m in g");
+        Directory b = fx.client(); // another process reads what this one wrote
+        DirectorySnapshot one = read(fx, b, DirectoryScope.member("m"));
+        assertTrue(one.revision() >= m.revision(), fx.msg("a read after a publication is at revision "
+                + one.revision() + ", below the publication's " + m.revision()));
+        assertEquals(1, one.entries().size(), fx.msg("a read of member 'm' holds " + one.entries()));
+        DirectoryEntry e = one.entries().get(0);
+        assertEquals(m.key(), e.key(), fx.msg("a read of member 'm' holds another key"));
+        assertArrayEquals(bytes("m in g"), e.value(), fx.msg("a read of member 'm' holds another value"));
+        assertEquals(m.revision(), e.revision(), fx.msg("the read entry's revision is not the publication's"));
+        assertEquals(m.lease(), e.lease(), fx.msg("the read entry's lease is not the publication's"));
+        DirectorySnapshot group = read(fx, b, DirectoryScope.group("g"));
+        assertEquals(List.of(DirectoryScope.groupKey(b.prefix(), "g", "m")), group.entries().stream()
+                .map(DirectoryEntry::key).toList(), fx.msg("a read of group 'g' holds other keys"));
+        WatchLog watched = fx.watcher(DirectoryScope.member("m"));
+        assertEquals(watched.snapshot().entries(), read(fx, b, DirectoryScope.member("m")).entries(),
+                fx.msg("a read and a watch's snapshot of one scope differ"));
+        b.close();
+        try {
+            var unused = b.read(DirectoryScope.member("m")).get(fx.env.timeout().toMillis(), TimeUnit.MILLISECONDS);
+            throw new AssertionError(fx.msg("a read of a closed directory completed"));
+        } catch (IllegalStateException | ExecutionException refused) {
+            Throwable why = refused instanceof ExecutionException x ? x.getCause() : refused;
+            assertTrue(why instanceof IllegalStateException, fx.msg("a read of a closed directory failed with " + why
+                    + ", not an IllegalStateException"));
+        }
+    }
+
+    @DirectoryRuleTest(D19)
+    public final void d19_watchFromASnapshot() throws Exception {
+        DirectoryFixture fx = fx();
+        Directory a = fx.client();
+        Directory b = fx.client();
+        DirectorySnapshot from = read(fx, b, DirectoryScope.member("m"));
+        // changes between the read and the watch: the watch must deliver them after the read's snapshot
+        Publication first = a.publish("m", bytes("m first"), DirectoryFixture.TTL, PublicationListener.NONE);
+        first.close();
+        Publication second = a.publish("m", bytes("m second"), DirectoryFixture.TTL, PublicationListener.NONE);
+        WatchLog log = new WatchLog(fx.env.timeout());
+        fx.keep(b.watch(DirectoryScope.member("m"), from, log));
+        assertEquals(from, log.awaitSnapshot(fx.msg("a watch from a read")), fx.msg("the snapshot of a watch from a"
+                + " read is not that read"));
+        log.await(l -> {
+            DirectoryEntry now = l.current(second.key());
+            return now != null && now.revision() == second.revision();
+        }, fx.msg("the watch from revision " + from.revision() + " did not deliver the publication made after the"
+                + " read (its changes since, or where the directory cannot replay them, their differences)"));
+        DirectoryEntry now = log.current(second.key());
+        assertArrayEquals(bytes("m second"), now == null ? null : now.value(), fx.msg("the watch from a read holds"
+                + " another value"));
+        second.close();
+        log.awaitEvent(e -> e.type() == DirectoryEvent.Type.DELETE && e.revision() > second.revision(),
+                fx.msg("the watch did not deliver the goodbye made after it started"));
+        assertTrue(log.changes().stream().allMatch(e -> e.revision() > from.revision()), fx.msg("a change at or"
+                + " before the read's revision was delivered: " + log.changes()));
+        assertEquals(null, log.current(second.key()), fx.msg("the watch's content still holds the member"));
+    }
+
+    @DirectoryRuleTest(D20)
+    public final void d20_conditionalDelete() throws Exception {
+        DirectoryFixture fx = fx();
+        Directory a = fx.client();
+        Directory b = fx.client();
+        WatchLog log = fx.watcher(DirectoryScope.member("m"));
+        Publication older = publish(a, "m", "g", "m of a");
+        Publication newer = publish(b, "m", "g", "m of b"); // takes both keys over, at a later revision
+        log.awaitPut(newer.key(), fx.msg("the watch did not see the second publication"));
+        assertEquals(false, older.deleteIfAt(older.revision()), fx.msg("a conditional delete at the older"
+                + " publication's revision deleted the key, which the newer publication wrote since"));
+        String groupKey = DirectoryScope.groupKey(a.prefix(), "g", "m");
+        DirectorySnapshot kept = read(fx, fx.client(), DirectoryScope.group("g"));
+        assertEquals(List.of(groupKey), kept.entries().stream().map(DirectoryEntry::key).toList(),
+                fx.msg("a refused conditional delete removed the group key"));
+        DirectoryEntry still = entry(read(fx, fx.client(), DirectoryScope.member("m")), newer.key());
+        assertArrayEquals(bytes("m of b"), still == null ? null : still.value(), fx.msg("a refused conditional"
+                + " delete changed or deleted the newer entry"));
+        assertTrue(newer.deleteIfAt(newer.revision()), fx.msg("a conditional delete at the key's own revision"
+                + " did not delete it"));
+        DirectoryEvent gone = log.awaitDelete(newer.key(), fx.msg("the conditional delete was not delivered"));
+        DirectorySnapshot after = read(fx, fx.client(), DirectoryScope.group("g"));
+        assertEquals(List.of(), after.entries(), fx.msg("the conditional delete left the group key behind"));
+        assertTrue(after.revision() >= gone.revision(), fx.msg("a read after the delete is older than it"));
+        assertEquals(false, newer.isLost(), fx.msg("the conditional delete ended the lease, which close revokes"));
+        newer.close();
+        older.close();
     }
 }

@@ -27,6 +27,9 @@ import static io.blockxfer.tck.directory.DirectoryRules.D14;
 import static io.blockxfer.tck.directory.DirectoryRules.D15;
 import static io.blockxfer.tck.directory.DirectoryRules.D16;
 import static io.blockxfer.tck.directory.DirectoryRules.D17;
+import static io.blockxfer.tck.directory.DirectoryRules.D18;
+import static io.blockxfer.tck.directory.DirectoryRules.D19;
+import static io.blockxfer.tck.directory.DirectoryRules.D20;
 import static io.blockxfer.tck.directory.DirectoryRules.D2;
 import static io.blockxfer.tck.directory.DirectoryRules.D3;
 import static io.blockxfer.tck.directory.DirectoryRules.D4;
@@ -123,6 +126,17 @@ final class BrokenDirectories {
             return d.delegate.watch(scope, listener(d, listener));
         }
 
+        /** A read of a scope; the directory's default, over the decorated watches. */
+        default CompletableFuture<DirectorySnapshot> read(BrokenDirectory d, DirectoryScope scope) {
+            return d.defaultRead(scope);
+        }
+
+        /** A watch from a read; the directory's default, over the decorated watches. */
+        default DirectoryWatch watchFrom(BrokenDirectory d, DirectoryScope scope, DirectorySnapshot from,
+                DirectoryListener listener) {
+            return d.defaultWatchFrom(scope, from, listener);
+        }
+
         /** The listener a watch of the decorated directory is given. */
         default DirectoryListener listener(BrokenDirectory d, DirectoryListener listener) {
             return listener;
@@ -174,6 +188,24 @@ final class BrokenDirectories {
         public DirectoryWatch watch(DirectoryScope scope, DirectoryListener listener) {
             return scope.equals(DirectoryScope.members()) ? breakage.watch(this, listener)
                     : breakage.watch(this, scope, listener);
+        }
+
+        @Override
+        public CompletableFuture<DirectorySnapshot> read(DirectoryScope scope) {
+            return breakage.read(this, scope);
+        }
+
+        @Override
+        public DirectoryWatch watch(DirectoryScope scope, DirectorySnapshot from, DirectoryListener listener) {
+            return breakage.watchFrom(this, scope, from, listener);
+        }
+
+        CompletableFuture<DirectorySnapshot> defaultRead(DirectoryScope scope) {
+            return Directory.super.read(scope);
+        }
+
+        DirectoryWatch defaultWatchFrom(DirectoryScope scope, DirectorySnapshot from, DirectoryListener listener) {
+            return Directory.super.watch(scope, from, listener);
         }
 
         @Override
@@ -244,6 +276,14 @@ final class BrokenDirectories {
                 throw new UnsupportedOperationException("this broken directory cannot restore " + key);
             }
             return under.restore();
+        }
+
+        @Override
+        public boolean deleteIfAt(long revision) {
+            if (under == null) {
+                throw new UnsupportedOperationException("this broken directory cannot delete " + key);
+            }
+            return under.deleteIfAt(revision);
         }
     }
 
@@ -887,6 +927,7 @@ final class BrokenDirectories {
                     @Override public long lease() { return p.lease(); }
                     @Override public boolean isLost() { return p.isLost(); }
                     @Override public void close() { p.close(); }
+                    @Override public boolean deleteIfAt(long revision) { return p.deleteIfAt(revision); }
 
                     @Override
                     public long restore() {
@@ -904,6 +945,7 @@ final class BrokenDirectories {
                 return prefixWatch(d, k -> true, l);
             }
         }));
+        scopeVariants(v);
         v.add(new Variant("drops-peers-when-disconnected", B10, new Breakage() {
             @Override
             public DirectoryListener listener(BrokenDirectory d, DirectoryListener l) {
@@ -1009,7 +1051,96 @@ final class BrokenDirectories {
         return v;
     }
 
-    /** The variants of the rules of members resolved on demand and of groups: B17 to B21. */
+    /** The variants of the reads, watches from a read and conditional deletes (D18-D20). */
+    private static void scopeVariants(List<Variant> v) {
+        v.add(new Variant("reads-a-stale-snapshot", D18, new Breakage() {
+            /** Per scope: the first read, served to every later one. */
+            private final Map<DirectoryScope, CompletableFuture<DirectorySnapshot>> cache =
+                    new java.util.concurrent.ConcurrentHashMap<>();
+
+            @Override
+            public CompletableFuture<DirectorySnapshot> read(BrokenDirectory d, DirectoryScope scope) {
+                if (d.closed) {
+                    return d.defaultRead(scope);
+                }
+                return cache.computeIfAbsent(scope, d::defaultRead);
+            }
+        }));
+        v.add(new Variant("watches-from-now", D19, new Breakage() {
+            @Override
+            public DirectoryWatch watchFrom(BrokenDirectory d, DirectoryScope scope, DirectorySnapshot from,
+                    DirectoryListener l) {
+                return d.delegate.watch(scope, l); // its own snapshot, not the read
+            }
+        }));
+        v.add(new Variant("misses-changes-before-the-watch", D19, new Breakage() {
+            @Override
+            public DirectoryWatch watchFrom(BrokenDirectory d, DirectoryScope scope, DirectorySnapshot from,
+                    DirectoryListener l) {
+                return d.delegate.watch(scope, new Forwarding(l) {
+                    @Override
+                    public void snapshot(DirectorySnapshot s) {
+                        to.snapshot(from); // the read, and only what comes after the watch opened
+                    }
+                });
+            }
+        }));
+        v.add(new Variant("deletes-unconditionally", D20, new Breakage() {
+            @Override
+            public Publication publish(BrokenDirectory d, String id, String group, LongFunction<byte[]> value,
+                    Duration ttl, PublicationListener l) {
+                Publication p = d.delegate.publish(id, group, value, ttl, l);
+                String groupKey = DirectoryScope.groupKey(d.prefix(), group, id);
+                return new ForwardingPublication(p) {
+                    @Override
+                    public boolean deleteIfAt(long revision) {
+                        d.deployment.deleteRaw(p.key());
+                        d.deployment.deleteRaw(groupKey);
+                        return true;
+                    }
+                };
+            }
+        }));
+        v.add(new Variant("deletes-the-member-key-alone", D20, new Breakage() {
+            @Override
+            public Publication publish(BrokenDirectory d, String id, String group, LongFunction<byte[]> value,
+                    Duration ttl, PublicationListener l) {
+                Publication p = d.delegate.publish(id, group, value, ttl, l);
+                return new ForwardingPublication(p) {
+                    @Override
+                    public boolean deleteIfAt(long revision) {
+                        DirectorySnapshot now = d.delegate.read(DirectoryScope.member(id)).join();
+                        long at = now.entries().isEmpty() ? 0 : now.entries().get(0).revision();
+                        if (at != revision) {
+                            return false;
+                        }
+                        d.deployment.deleteRaw(p.key()); // the group key stays
+                        return true;
+                    }
+                };
+            }
+        }));
+    }
+
+    /** A publication that passes everything on; variants override what they break. */
+    static class ForwardingPublication implements Publication {
+        final Publication to;
+
+        ForwardingPublication(Publication to) {
+            this.to = to;
+        }
+
+        @Override public String memberId() { return to.memberId(); }
+        @Override public String key() { return to.key(); }
+        @Override public Duration ttl() { return to.ttl(); }
+        @Override public long revision() { return to.revision(); }
+        @Override public long lease() { return to.lease(); }
+        @Override public long restore() { return to.restore(); }
+        @Override public boolean deleteIfAt(long revision) { return to.deleteIfAt(revision); }
+        @Override public boolean isLost() { return to.isLost(); }
+        @Override public void close() { to.close(); }
+    }
+
     private static void sleep(Duration d) {
         try {
             Thread.sleep(d);

@@ -126,7 +126,8 @@ class BrokenDirectoriesAreCaughtTest {
     @Test
     @DisplayName("the working in-memory directory passes every rule with the broken runs' key ring and settings")
     void theUnbrokenDecoratorPassesEveryRule() {
-        for (DirectoryRules rule : List.of(DirectoryRules.D5, DirectoryRules.B6, DirectoryRules.B13)) {
+        for (DirectoryRules rule : List.of(DirectoryRules.D5, DirectoryRules.D18, DirectoryRules.D19,
+                DirectoryRules.D20, DirectoryRules.B6, DirectoryRules.B13, DirectoryRules.B17)) {
             Events events = run(new BrokenDirectories.Breakage() { }, rule);
             assertEquals(1, events.succeeded().count(), rule + " failed undecorated: " + events.failed().list().stream()
                     .map(BrokenDirectoriesAreCaughtTest::why).toList());

@@ -5,6 +5,7 @@ import io.blockxfer.directory.DirectoryDispatcher;
 import io.blockxfer.directory.DirectoryLimits;
 import io.blockxfer.directory.DirectoryListener;
 import io.blockxfer.directory.DirectoryScope;
+import io.blockxfer.directory.DirectorySnapshot;
 import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.DirectoryWatch;
 import io.blockxfer.directory.Publication;
@@ -13,6 +14,7 @@ import io.blockxfer.directory.etcd.internal.AccessProbe;
 import io.blockxfer.directory.etcd.internal.EtcdConnection;
 import io.blockxfer.directory.etcd.internal.EtcdTls;
 import io.blockxfer.directory.etcd.internal.LeasedEntry;
+import io.blockxfer.directory.etcd.internal.RangeLister;
 import io.blockxfer.directory.etcd.internal.RangeWatch;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
@@ -245,6 +247,37 @@ public final class EtcdDirectory implements Directory {
         RangeWatch watch = new RangeWatch(connection, prefix, scope, dispatcher, listener, watches::remove);
         watches.add(watch);
         watch.start(connection.deadline());
+        if (closed) {
+            watch.close();
+            throw closedException();
+        }
+        return watch;
+    }
+
+    @Override
+    public CompletableFuture<DirectorySnapshot> read(DirectoryScope scope) {
+        Objects.requireNonNull(scope, "scope");
+        ensureOpen();
+        String what = "read " + scope + " under " + prefix;
+        RangeLister lister = new RangeLister(connection.kv(), ByteSequence.from(scope.start(prefix),
+                StandardCharsets.UTF_8), ByteSequence.from(scope.end(prefix), StandardCharsets.UTF_8), Runnable::run);
+        return lister.list().handle((listing, error) -> {
+            if (error != null) {
+                throw connection.failure(what, error);
+            }
+            return new DirectorySnapshot(listing.revision(), listing.entries());
+        });
+    }
+
+    @Override
+    public DirectoryWatch watch(DirectoryScope scope, DirectorySnapshot from, DirectoryListener listener) {
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(from, "from");
+        Objects.requireNonNull(listener, "listener");
+        ensureOpen();
+        RangeWatch watch = new RangeWatch(connection, prefix, scope, dispatcher, listener, watches::remove);
+        watches.add(watch);
+        watch.startFrom(from);
         if (closed) {
             watch.close();
             throw closedException();

@@ -35,6 +35,11 @@ import org.jspecify.annotations.Nullable;
  * member under that key as a delete would: the key no longer holds a live entry of it. Other
  * refusals change nothing for the member.
  *
+ * <p><b>Connection.</b> Every watch reports its losses of the directory, the followed scopes', its
+ * own keys' and each resolution's alike ({@link Connections}): the listeners hear
+ * {@code disconnected} when the first of them breaks (naming its scope) and {@code reconnected}
+ * when the last is back, and a publication waiting for its retry is tried at once then.
+ *
  * <p><b>What it follows.</b> Every member of the prefix ({@link Following#all()}: one watch of
  * {@link DirectoryScope#members()}), or only the members of some groups (one watch per group) and
  * this process's own keys; and, in every mode, each member asked for by {@link #resolve}.
@@ -63,6 +68,8 @@ public final class MembershipCore implements Resolutions.Feed {
     /** Loop only: which keys hold each member's accepted entry. */
     private final EntryKeys keys = new EntryKeys();
     private final List<DirectoryWatch> watches = new ArrayList<>();
+    /** Loop only: which of the watches (own, followed and resolutions') are disconnected. */
+    private final Connections connections = new Connections();
     private int snapshotsDue;
 
     /**
@@ -99,6 +106,11 @@ public final class MembershipCore implements Resolutions.Feed {
         this.group = group;
         Resolutions.Feed feed = this;
         this.registrations = new Registrations(transport, memberId, table, loop, signals, new Registrations.Observer() {
+            @Override
+            public void registering(String id) {
+                resolutions().registering(id);
+            }
+
             @Override
             public void registered(String id, long epoch) {
                 resolutions().registered(id, epoch);
@@ -152,7 +164,7 @@ public final class MembershipCore implements Resolutions.Feed {
         snapshotsDue = scopes.size();
         try {
             for (int i = 0; i < scopes.size(); i++) {
-                watches.add(directory.watch(scopes.get(i), listener(sources.get(i), i == 0)));
+                watches.add(directory.watch(scopes.get(i), listener(sources.get(i), scopes.get(i))));
             }
         } catch (RuntimeException e) {
             closeWatches();
@@ -191,18 +203,18 @@ public final class MembershipCore implements Resolutions.Feed {
         return own.epoch();
     }
 
-    /**
-     * Whether the last thing seen of this process's key was someone else's write or delete, not
-     * yet undone by a restore: a goodbye then restores the entry first, so that revoking the lease
-     * deletes the key and every reader sees the member go.
-     */
-    public boolean ownKeyForeign() {
-        return own.keyForeign();
-    }
-
     /** The publication of this process's entry, if any. */
     public @Nullable Publication publication() {
         return own.publication();
+    }
+
+    /**
+     * After the loop stopped: the goodbye. Deletes this process's keys while they hold what it last
+     * saw there, restoring the entry first over someone else's write, then revokes the lease, so
+     * that every reader sees the member go (see {@link OwnEntry#goodbye}).
+     */
+    public void goodbye() {
+        own.goodbye(check);
     }
 
     /** Resolves {@code id} (see {@link Resolutions#resolve}). Any thread. */
@@ -226,10 +238,10 @@ public final class MembershipCore implements Resolutions.Feed {
     }
 
     /**
-     * A listener of one of the membership's own watches: it hands everything to the loop; only the
-     * primary one (the first) reports disconnects and reconnects.
+     * A listener of one of the membership's own watches: it hands everything to the loop, its
+     * disconnects and reconnects included ({@link #connections}).
      */
-    private DirectoryListener listener(Source source, boolean primary) {
+    private DirectoryListener listener(Source source, DirectoryScope scope) {
         return new DirectoryListener() {
             @Override
             public void snapshot(DirectorySnapshot snapshot) {
@@ -243,16 +255,12 @@ public final class MembershipCore implements Resolutions.Feed {
 
             @Override
             public void disconnected(String reason) {
-                if (primary) {
-                    loop.execute(() -> signals.disconnected(reason));
-                }
+                loop.execute(() -> watchDisconnected(this, scope, reason));
             }
 
             @Override
             public void reconnected(long revision, boolean resync) {
-                if (primary) {
-                    loop.execute(() -> onReconnected(revision, resync));
-                }
+                loop.execute(() -> watchReconnected(this, revision, resync));
             }
 
             @Override
@@ -300,9 +308,24 @@ public final class MembershipCore implements Resolutions.Feed {
         }
     }
 
-    private void onReconnected(long revision, boolean resync) {
-        signals.reconnected(revision, resync);
-        own.reconnected();
+    @Override
+    public void watchDisconnected(Object watch, DirectoryScope scope, String reason) {
+        if (connections.lost(watch)) {
+            signals.disconnected("watch of " + scope + ": " + reason);
+        }
+    }
+
+    @Override
+    public void watchReconnected(Object watch, long revision, boolean resync) {
+        if (connections.back(watch, resync)) {
+            signals.reconnected(revision, connections.resynced());
+            own.reconnected();
+        }
+    }
+
+    @Override
+    public void watchClosed(Object watch) {
+        connections.closed(watch);
     }
 
     @Override

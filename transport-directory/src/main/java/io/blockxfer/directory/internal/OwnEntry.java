@@ -1,6 +1,9 @@
 package io.blockxfer.directory.internal;
 
 import io.blockxfer.directory.Directory;
+import io.blockxfer.directory.DirectoryEntry;
+import io.blockxfer.directory.DirectoryScope;
+import io.blockxfer.directory.DirectorySnapshot;
 import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.MemberEntry;
 import io.blockxfer.directory.Publication;
@@ -10,6 +13,9 @@ import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -65,6 +71,8 @@ final class OwnEntry {
     private volatile boolean keyForeign;
     /** A newer epoch of another process holds the member id: nothing is published any more. */
     private volatile boolean superseded;
+    /** How many times a goodbye tries to delete the key before it leaves the rest to the revoke. */
+    static final int GOODBYE_ATTEMPTS = 3;
 
     OwnEntry(Directory directory, String memberId, @Nullable String group, Duration ttl,
             @Nullable DeploymentKeyRing ring, PeerDescriptor descriptor, SerialLoop loop, Signals signals,
@@ -217,6 +225,47 @@ final class OwnEntry {
                 LOG.log(Level.DEBUG, "membership '" + memberId + "': revoking its superseded lease failed: " + e);
             }
         }
+    }
+
+    /**
+     * The goodbye, after the loop stopped: deletes this process's keys while they hold what it last
+     * saw there ({@link Publication#deleteIfAt}), then revokes the lease. When someone else's write
+     * sits under the key (seen, or landing unseen just before), the entry is restored first and the
+     * delete made at the restore's revision, up to {@value #GOODBYE_ATTEMPTS} times; a valid newer
+     * entry of another process under the same id is left alone. So a stranger's write never leaves
+     * a key behind that readers would take for a member still there.
+     */
+    void goodbye(EntryCheck check) {
+        Publication p = publication;
+        if (p == null) {
+            return;
+        }
+        try {
+            long at = keyForeign ? p.restore() : Math.max(p.revision(), restoredRevision);
+            for (int attempt = 1; !p.deleteIfAt(at) && attempt < GOODBYE_ATTEMPTS; attempt++) {
+                // a write landed since: look at it before writing over it
+                DirectorySnapshot now = directory.read(DirectoryScope.member(memberId))
+                        .get(directory.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                if (now.entries().isEmpty() || newerProcess(check, now.entries().get(0))) {
+                    break;
+                }
+                at = p.restore();
+            }
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            LOG.log(Level.DEBUG, () -> "membership '" + memberId + "': its goodbye could not delete its key (" + e
+                    + "); the revoke deletes what is still on its lease");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        p.close();
+    }
+
+    /** Whether {@code e} is a valid entry of another process under this member id, of a newer epoch. */
+    private boolean newerProcess(EntryCheck check, DirectoryEntry e) {
+        EntryCheck.Result r = check.check(e.key(), e.value(), e.revision(), e.lease());
+        byte[] mine = ownValue;
+        return r instanceof EntryCheck.Ok ok && ok.entry().epoch() > epoch
+                && (mine == null || !ok.entry().sameAs(epoch, mine));
     }
 
     private PublicationListener lossListener() {

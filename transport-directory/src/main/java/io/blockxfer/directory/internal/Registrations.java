@@ -3,7 +3,9 @@ package io.blockxfer.directory.internal;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.RegistrationSupersededException;
 import java.lang.System.Logger.Level;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -27,8 +29,16 @@ import org.jspecify.annotations.Nullable;
  * them, nor one whose registration began after that publication (news the watch delivered while
  * the publication was under way: its connections are new already).
  *
+ * <p><b>As soon as it is writable.</b> A registration's completion comes on the transport's own
+ * thread. There, before anything goes to the loop, the member is made writable: it enters
+ * {@link #members()} and the callers waiting for it ({@link #whenWritable}: a resolution's) complete
+ * with its epoch, unless the loop has replaced or removed the registration meanwhile (a
+ * {@link Ticket} per registration decides, under its lock); the loop then tells the listeners. So
+ * a resolution costs one hand-over less than a round through the loop.
+ *
  * <p><b>Thread safety:</b> confined to the membership's loop, but {@link #members()} and
- * {@link #epochOf} may be read from any thread.
+ * {@link #epochOf} may be read from any thread, and a registration's completion settles its
+ * {@link Ticket} on the transport's thread.
  */
 final class Registrations {
 
@@ -36,6 +46,9 @@ final class Registrations {
 
     /** What the on-demand side hears of registrations; called on the loop. */
     interface Observer {
+        /** {@code id}'s registration starts: the callers waiting for it may {@link #whenWritable} now. */
+        void registering(String id);
+
         /** {@code id}'s registration at {@code epoch} completed. */
         void registered(String id, long epoch);
 
@@ -53,6 +66,8 @@ final class Registrations {
     private final Signals signals;
     private final Observer observer;
     private final Map<String, Long> registered = new ConcurrentHashMap<>();
+    /** Each member's registration under way or in place: the one the transport's completion may still settle. */
+    private final Map<String, Ticket> tickets = new ConcurrentHashMap<>();
     /** Members whose registration is being replaced, with the epoch they were registered with. */
     private final Map<String, Long> replacing = new HashMap<>();
     /** The publication count at which each member's latest registration began. */
@@ -119,29 +134,113 @@ final class Registrations {
         }
     }
 
+    /**
+     * One registration of a member: settled once, by its completion on the transport's thread or by
+     * the loop replacing or removing it, whichever comes first (under its lock), so that a member
+     * enters {@link #members()} only through its current registration.
+     */
+    private static final class Ticket {
+        final String id;
+        final long epoch;
+        // guarded by this
+        private boolean superseded;
+        private boolean writable;
+        private @Nullable List<CompletableFuture<Long>> waiting;
+
+        Ticket(String id, long epoch) {
+            this.id = id;
+            this.epoch = epoch;
+        }
+
+        /** The transport's thread: the registration is in place; makes the member writable unless superseded. */
+        void writable(Map<String, Long> registered) {
+            List<CompletableFuture<Long>> due;
+            synchronized (this) {
+                if (superseded) {
+                    return;
+                }
+                writable = true;
+                registered.put(id, epoch);
+                due = waiting;
+                waiting = null;
+            }
+            if (due != null) {
+                due.forEach(f -> f.complete(epoch));
+            }
+        }
+
+        /** The loop: a later registration or a removal takes over. */
+        synchronized void supersede() {
+            superseded = true;
+            waiting = null;
+        }
+
+        /** The loop: completes {@code f} once writable; false when superseded. */
+        boolean whenWritable(CompletableFuture<Long> f) {
+            synchronized (this) {
+                if (superseded) {
+                    return false;
+                }
+                if (!writable) {
+                    List<CompletableFuture<Long>> w = waiting;
+                    if (w == null) {
+                        w = new ArrayList<>(2);
+                        waiting = w;
+                    }
+                    w.add(f);
+                    return true;
+                }
+            }
+            f.complete(epoch);
+            return true;
+        }
+    }
+
+    /**
+     * Completes {@code f} with {@code id}'s epoch as soon as its registration under way is in place
+     * (at once when it is); false when none is under way. Loop only.
+     */
+    boolean whenWritable(String id, CompletableFuture<Long> f) {
+        Ticket t = tickets.get(id);
+        return t != null && t.whenWritable(f);
+    }
+
     /** Registers {@code entry}'s member; {@code again}: a re-registration at the epoch it holds, after a loss. */
     private void register(Accepted entry, boolean again) {
         String id = entry.memberId();
         long e = entry.epoch();
+        Ticket ticket = new Ticket(id, e);
+        Ticket previous = tickets.put(id, ticket);
+        if (previous != null) {
+            previous.supersede();
+        }
         // the transport tears the old registration down now: members() no longer lists the member
         Long held = registered.remove(id);
         if (held != null) {
             replacing.put(id, held);
         }
         registeredAt.put(id, publications);
+        observer.registering(id);
         CompletableFuture<Void> f;
         try {
             f = transport.addPeerAsync(id, entry.descriptor());
         } catch (RuntimeException ex) {
-            onRegistered(id, e, again, ex);
+            onRegistered(ticket, again, ex);
             return;
         }
-        var unused = f.whenComplete((v, err) -> loop.execute(() -> onRegistered(id, e, again, err)));
+        var unused = f.whenComplete((v, err) -> {
+            if (err == null) {
+                ticket.writable(registered);
+            }
+            loop.execute(() -> onRegistered(ticket, again, err));
+        });
     }
 
-    private void onRegistered(String id, long e, boolean again, @Nullable Throwable err) {
+    private void onRegistered(Ticket ticket, boolean again, @Nullable Throwable err) {
+        String id = ticket.id;
+        long e = ticket.epoch;
         Accepted applied = table.applied(id);
-        if (applied == null || applied.epoch() != e) {
+        if (tickets.get(id) != ticket || applied == null || applied.epoch() != e) {
             return; // superseded since: a later change of the member was applied
         }
         Throwable cause = unwrap(err);
@@ -159,6 +258,8 @@ final class Registrations {
             }
             observer.registered(id, e); // after the listeners heard of it
         } else {
+            tickets.remove(id, ticket);
+            ticket.supersede();
             signals.registrationFailed(id, e, cause);
             if (before != null) {
                 signals.removed(id, before);
@@ -181,6 +282,10 @@ final class Registrations {
      * registered with (or was being replaced from), or null when it was neither.
      */
     @Nullable Long remove(String id) {
+        Ticket t = tickets.remove(id);
+        if (t != null) {
+            t.supersede(); // before registered is cleared: a completion still under way cannot put it back
+        }
         try {
             transport.removePeer(id);
         } catch (RuntimeException e) {

@@ -13,7 +13,6 @@ import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerTraffic;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,10 +25,18 @@ import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Members on demand: {@link #resolve} reads one member's key (one watch of that key: its snapshot
- * is the read, its events then follow the member as any member), has the entry checked and
- * registered as every entry, and completes once the member is writable; concurrent calls share one
- * resolution. At most {@code maxHeld} members are held through resolution; past it the one idle
+ * Members on demand: {@link #resolve} reads one member's key ({@link Directory#read}), has the
+ * entry checked and registered as every entry, and completes once the member is writable; then a
+ * watch of that key from the read ({@link Directory#watch(DirectoryScope, DirectorySnapshot,
+ * DirectoryListener)}) follows the member as any member. Concurrent calls share one resolution.
+ *
+ * <p><b>At the cost of one read.</b> A member held already completes on the caller's thread. For
+ * one that is not, the caller's thread starts the read itself (concurrent callers share it) and
+ * hands the resolution to the loop; the read's answer goes to the loop, which checks the entry and
+ * starts the registration; the registration's completion makes the member writable and completes
+ * the callers on the transport's thread ({@link Registrations#whenWritable}), without a round
+ * through the loop. The watch that follows the member starts from the read without waiting for the
+ * directory. At most {@code maxHeld} members are held through resolution; past it the one idle
  * longest (no transfer submitted since it was last sampled, none in flight, by
  * {@link DataTransport#traffic}) is released, never one with transfers in flight or still being
  * resolved; while every held member is busy the set stays above its limit and is trimmed once one
@@ -54,6 +61,15 @@ final class Resolutions implements Registrations.Observer {
         /** Whether a followed scope (every member, or a group) holds {@code id}. */
         boolean followed(String id);
 
+        /** A resolution's watch of {@code scope} lost the directory. */
+        void watchDisconnected(Object watch, DirectoryScope scope, String reason);
+
+        /** A resolution's watch is back. */
+        void watchReconnected(Object watch, long revision, boolean resync);
+
+        /** A resolution's watch was closed. */
+        void watchClosed(Object watch);
+
         /**
          * The resolution of {@code id} ended: the keys seen through it alone no longer hold the
          * member. Returns whether a followed scope still holds it.
@@ -64,6 +80,8 @@ final class Resolutions implements Registrations.Observer {
     private final DataTransport transport;
     private final Directory directory;
     private final String self;
+    /** Reads started by callers, shared by concurrent ones, until the loop takes them over. */
+    private final Map<String, CompletableFuture<DirectorySnapshot>> reads = new ConcurrentHashMap<>();
     private final MemberTable table;
     private final Registrations registrations;
     private final SerialLoop loop;
@@ -71,8 +89,8 @@ final class Resolutions implements Registrations.Observer {
     private final int maxHeld;
     private final long timeoutNanos;
     private @Nullable Feed feed;
-    /** The members held through resolve(), in the order they were resolved. */
-    private final Map<String, Resolution> resolutions = new LinkedHashMap<>();
+    /** The members held through resolve(): written on the loop, read on callers' threads. */
+    private final Map<String, Resolution> resolutions = new ConcurrentHashMap<>();
     /** Every resolve() future not yet completed, so that close fails them. */
     private final Set<Waiter> outstanding = ConcurrentHashMap.newKeySet();
     private volatile boolean closing;
@@ -130,13 +148,14 @@ final class Resolutions implements Registrations.Observer {
     private final class Resolution {
         final String id;
         @Nullable DirectoryWatch watch;
+        @Nullable DirectoryListener listener;
         /** Registered once at least (it counts against the limit from its first resolve on). */
         boolean held;
         /** Whether its key holds an entry, as last seen. */
         boolean present;
-        boolean snapshotSeen;
-        long lastActive;
-        long lastSubmitted = -1;
+        /** Written by callers that find it held, read on the loop. */
+        volatile long lastActive;
+        long lastSubmitted;
         final List<Waiter> waiters = new ArrayList<>();
 
         Resolution(String id, long now) {
@@ -175,8 +194,23 @@ final class Resolutions implements Registrations.Observer {
             w.future.completeExceptionally(closed(id, "is closed"));
             return w.future;
         }
+        Long held = registrations.epochOf(id);
+        if (held != null) {
+            Resolution r = resolutions.get(id);
+            if (r != null) {
+                r.lastActive = now();
+            }
+            return CompletableFuture.completedFuture(held); // writable already: no hand-over at all
+        }
         outstanding.add(w);
-        loop.execute(() -> onResolve(id, w));
+        CompletableFuture<DirectorySnapshot> read;
+        try {
+            read = reads.computeIfAbsent(id, k -> directory.read(DirectoryScope.member(k)));
+        } catch (RuntimeException e) {
+            read = CompletableFuture.failedFuture(e); // the directory is closed: the loop fails it
+        }
+        CompletableFuture<DirectorySnapshot> mine = read;
+        loop.execute(() -> onResolve(id, w, mine));
         if (closing && outstanding.remove(w)) { // closed while handing it over: the loop may have dropped it
             w.future.completeExceptionally(closed(id, "is closed"));
         }
@@ -212,7 +246,8 @@ final class Resolutions implements Registrations.Observer {
         closing = true;
     }
 
-    private void onResolve(String id, Waiter w) {
+    private void onResolve(String id, Waiter w, CompletableFuture<DirectorySnapshot> read) {
+        reads.remove(id, read); // taken over: a later resolve reads anew
         CompletableFuture<Long> f = w.future;
         if (f.isDone()) {
             return;
@@ -220,25 +255,16 @@ final class Resolutions implements Registrations.Observer {
         long now = now();
         Long held = registrations.epochOf(id);
         Resolution r = resolutions.get(id);
-        if (r == null && held != null && feed().followed(id)) {
+        if (held != null) {
+            if (r != null) {
+                r.lastActive = now;
+            }
             outstanding.remove(w);
-            f.complete(held); // a followed member, held already
+            f.complete(held); // writable since the call
             return;
         }
         if (r != null) {
             r.lastActive = now;
-            if (held != null && !registrations.isReplacing(id)) {
-                outstanding.remove(w);
-                f.complete(held);
-                return;
-            }
-            if (r.snapshotSeen && !r.present) {
-                outstanding.remove(w);
-                f.completeExceptionally(new MemberResolutionException(id,
-                        MemberResolutionException.Reason.NO_SUCH_MEMBER, "member '" + id + "' has no entry under "
-                        + directory.prefix() + id + " now (it left)", null, null));
-                return;
-            }
             await(r, w);
             return;
         }
@@ -246,39 +272,72 @@ final class Resolutions implements Registrations.Observer {
         resolutions.put(id, fresh);
         await(fresh, w);
         startSampler();
-        Thread.ofVirtual().name("blockxfer-resolve-" + id).start(() -> openWatch(fresh));
+        var unused = read.whenComplete((snapshot, error) -> loop.execute(() -> onRead(fresh, snapshot, error)));
         trim();
     }
 
     private void await(Resolution r, Waiter w) {
         w.timer = loop.schedule(() -> onTimeout(r, w), timeoutNanos);
         r.waiters.add(w);
+        var unused = registrations.whenWritable(r.id, w.future);
     }
 
-    /** Off the loop (a listing may wait for the directory): opens the resolution's watch. */
-    private void openWatch(Resolution r) {
-        DirectoryWatch w;
-        try {
-            w = directory.watch(DirectoryScope.member(r.id), listener(r));
-        } catch (RuntimeException e) {
-            loop.execute(() -> {
-                if (resolutions.get(r.id) == r) {
-                    r.fail(MemberResolutionException.Reason.UNAVAILABLE, "member '" + r.id + "' could not be read from "
-                            + directory + ": " + e, null, e);
-                    drop(r, "its entry could not be read");
-                }
-            });
+    @Override
+    public void registering(String id) {
+        Resolution r = resolutions.get(id);
+        if (r != null) {
+            for (Waiter w : r.waiters) {
+                var unused = registrations.whenWritable(id, w.future);
+            }
+        }
+    }
+
+    /** On the loop: the read of a resolution's key answered. */
+    private void onRead(Resolution r, @Nullable DirectorySnapshot snapshot, @Nullable Throwable error) {
+        if (resolutions.get(r.id) != r) {
             return;
         }
-        loop.execute(() -> {
-            if (resolutions.get(r.id) == r) {
-                r.watch = w;
-            } else {
-                w.close(); // dropped meanwhile
+        if (snapshot == null) {
+            Throwable cause = unwrap(error);
+            r.fail(MemberResolutionException.Reason.UNAVAILABLE, "member '" + r.id + "' could not be read from "
+                    + directory + ": " + cause, null, cause);
+            drop(r, "its entry could not be read");
+            return;
+        }
+        String key = directory.prefix() + r.id;
+        DirectoryEntry found = null;
+        for (DirectoryEntry e : snapshot.entries()) {
+            if (e.key().equals(key)) {
+                found = e;
             }
-        });
-        if (closing) {
-            w.close();
+        }
+        if (found == null) {
+            r.fail(MemberResolutionException.Reason.NO_SUCH_MEMBER, "no member '" + r.id + "': " + directory
+                    + " holds no entry under " + key, null, null);
+            drop(r, "it has no entry");
+            return;
+        }
+        Refusal refusal = feed().put(found);
+        if (resolutions.get(r.id) != r) {
+            return; // its registration failed at once, which ended it
+        }
+        if (refusal != null) {
+            r.fail(MemberResolutionException.Reason.REFUSED, "the entry of member '" + r.id + "' was refused as "
+                    + refusal.reason() + ": " + refusal.message(), refusal, null);
+            drop(r, "its entry was refused");
+            return;
+        }
+        r.present = true;
+        try {
+            r.listener = listener(r);
+            r.watch = directory.watch(DirectoryScope.member(r.id), snapshot, r.listener);
+        } catch (IllegalStateException e) {
+            return; // the directory is closing, and so is this membership
+        }
+        Long held = registrations.epochOf(r.id);
+        if (held != null) {
+            r.held = true;
+            r.complete(held); // held already (a followed group, or the same entry again)
         }
     }
 
@@ -286,7 +345,7 @@ final class Resolutions implements Registrations.Observer {
         return new DirectoryListener() {
             @Override
             public void snapshot(DirectorySnapshot snapshot) {
-                loop.execute(() -> onSnapshot(r, snapshot));
+                // the read, handled already
             }
 
             @Override
@@ -302,43 +361,28 @@ final class Resolutions implements Registrations.Observer {
             }
 
             @Override
+            public void disconnected(String reason) {
+                loop.execute(() -> feed().watchDisconnected(this, DirectoryScope.member(r.id), reason));
+            }
+
+            @Override
+            public void reconnected(long revision, boolean resync) {
+                loop.execute(() -> feed().watchReconnected(this, revision, resync));
+            }
+
+            @Override
             public String toString() {
                 return "membership '" + self + "', member '" + r.id + "'";
             }
         };
     }
 
-    private void onSnapshot(Resolution r, DirectorySnapshot snapshot) {
-        if (resolutions.get(r.id) != r) {
-            return;
+    private static @Nullable Throwable unwrap(@Nullable Throwable t) {
+        Throwable c = t;
+        while (c instanceof java.util.concurrent.CompletionException && c.getCause() != null) {
+            c = c.getCause();
         }
-        r.snapshotSeen = true;
-        String key = directory.prefix() + r.id;
-        DirectoryEntry found = null;
-        for (DirectoryEntry e : snapshot.entries()) {
-            if (e.key().equals(key)) {
-                found = e;
-            }
-        }
-        if (found == null) {
-            r.fail(MemberResolutionException.Reason.NO_SUCH_MEMBER, "no member '" + r.id + "': " + directory
-                    + " holds no entry under " + key, null, null);
-            drop(r, "it has no entry");
-            return;
-        }
-        Refusal refusal = feed().put(found);
-        if (refusal != null) {
-            r.fail(MemberResolutionException.Reason.REFUSED, "the entry of member '" + r.id + "' was refused as "
-                    + refusal.reason() + ": " + refusal.message(), refusal, null);
-            drop(r, "its entry was refused");
-            return;
-        }
-        r.present = true;
-        Long held = registrations.epochOf(r.id);
-        if (held != null && !registrations.isReplacing(r.id)) {
-            r.held = true;
-            r.complete(held); // held already (a followed group, or the same entry again)
-        }
+        return c;
     }
 
     /** A put of a resolved member's key was accepted (by any watch). */
@@ -401,6 +445,10 @@ final class Resolutions implements Registrations.Observer {
         DirectoryWatch w = r.watch;
         if (w != null) {
             w.close();
+        }
+        DirectoryListener l = r.listener;
+        if (l != null) {
+            feed().watchClosed(l);
         }
     }
 
@@ -478,7 +526,9 @@ final class Resolutions implements Registrations.Observer {
         while (resolutions.size() > maxHeld) {
             Resolution victim = null;
             for (Resolution r : resolutions.values()) {
-                if (!r.held || !r.waiters.isEmpty() || inFlight(r.id) > 0) {
+                settled(r);
+                // writable (its registration may have completed before the loop heard), nobody waiting, idle
+                if (registrations.epochOf(r.id) == null || !r.waiters.isEmpty() || inFlight(r.id) > 0) {
                     continue;
                 }
                 if (victim == null || r.lastActive < victim.lastActive) {
@@ -491,6 +541,18 @@ final class Resolutions implements Registrations.Observer {
             releaseNow(victim.id, "the held set passed its limit of " + maxHeld + " members, and this one had been"
                     + " idle longest");
         }
+    }
+
+    /** Forgets the callers of {@code r} whose futures completed (on the transport's thread, say). */
+    private void settled(Resolution r) {
+        r.waiters.removeIf(w -> {
+            if (!w.future.isDone()) {
+                return false;
+            }
+            w.cancelTimer();
+            outstanding.remove(w);
+            return true;
+        });
     }
 
     private int inFlight(String id) {

@@ -274,6 +274,26 @@ public final class EtcdConnection implements AutoCloseable {
     }
 
     /**
+     * What a failed asynchronous call of {@code what} means, as {@link #call} would throw it: a
+     * TLS or auth failure, a refusal, or unavailability (which also starts the fast reconnects).
+     */
+    public DirectoryException failure(String what, Throwable error) {
+        Throwable cause = EtcdErrors.unwrap(error);
+        if (cause instanceof DirectoryException d) {
+            return d;
+        }
+        Optional<EtcdTlsException> tlsFailure = tlsFailure(cause, System.nanoTime() - operationTimeout.toNanos());
+        if (tlsFailure.isPresent()) {
+            return withOwner(tlsFailure.get(), what);
+        }
+        if (!EtcdErrors.isUnavailable(cause)) {
+            return refused(what, cause);
+        }
+        unreachable();
+        return unavailable(what, cause);
+    }
+
+    /**
      * The result of {@code future} by {@code deadline}; with TLS, it gives up as soon as the
      * handshake with every endpoint has failed since {@code started} (jetcd's calls wait for a
      * connection, which a refused certificate never gives).

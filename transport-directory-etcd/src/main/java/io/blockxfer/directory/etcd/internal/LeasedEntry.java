@@ -7,7 +7,10 @@ import io.blockxfer.directory.Publication;
 import io.blockxfer.directory.PublicationListener;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.PutOption;
 import java.nio.charset.StandardCharsets;
 import java.lang.System.Logger.Level;
@@ -194,6 +197,31 @@ public final class LeasedEntry implements Publication {
             }
             throw e;
         }
+    }
+
+    /**
+     * Deletes the key (and the group key, in the same transaction) if the key's last write is at
+     * {@code revision} (0: it does not exist), waiting for etcd at most the operation timeout.
+     */
+    @Override
+    public boolean deleteIfAt(long revision) {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+        if (lost) {
+            throw new IllegalStateException(this + " is lost");
+        }
+        ByteSequence k = ByteSequence.from(key, StandardCharsets.UTF_8);
+        List<Op> deletes = new ArrayList<>(2);
+        deletes.add(Op.delete(k, DeleteOption.DEFAULT));
+        if (groupKey != null) {
+            deletes.add(Op.delete(ByteSequence.from(groupKey, StandardCharsets.UTF_8), DeleteOption.DEFAULT));
+        }
+        Cmp unchanged = new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(revision));
+        TxnResponse answer = connection.call(() -> connection.kv().txn().If(unchanged)
+                .Then(deletes.toArray(Op[]::new)).commit(), connection.deadline(), "delete " + keys() + " at revision "
+                + revision);
+        return answer.isSucceeded();
     }
 
     /** The key, and the group key if any, for messages. */

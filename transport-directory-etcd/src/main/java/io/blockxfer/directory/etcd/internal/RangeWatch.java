@@ -3,6 +3,7 @@ package io.blockxfer.directory.etcd.internal;
 import io.blockxfer.directory.DirectoryDispatcher;
 import io.blockxfer.directory.DirectoryListener;
 import io.blockxfer.directory.DirectoryScope;
+import io.blockxfer.directory.DirectorySnapshot;
 import io.blockxfer.directory.DirectoryWatch;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
@@ -108,6 +109,23 @@ public final class RangeWatch implements DirectoryWatch {
             relay.listed(listing.entries(), listing.revision());
         }
         open(gen, listing.revision() + 1);
+    }
+
+    /**
+     * Starts from a read of the range made before: hands {@code from} to the relay as its listing
+     * and watches after it, without waiting for etcd (a watch that cannot start now breaks and
+     * tries again, as any).
+     */
+    public void startFrom(DirectorySnapshot from) {
+        long gen;
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+            gen = ++generation;
+            relay.listed(from.entries(), from.revision());
+        }
+        open(gen, from.revision() + 1);
     }
 
     @Override
