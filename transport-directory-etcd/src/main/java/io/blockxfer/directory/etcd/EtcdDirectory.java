@@ -13,6 +13,7 @@ import io.blockxfer.directory.PublicationListener;
 import io.blockxfer.directory.etcd.internal.AccessProbe;
 import io.blockxfer.directory.etcd.internal.EtcdConnection;
 import io.blockxfer.directory.etcd.internal.EtcdTls;
+import io.blockxfer.directory.etcd.internal.KeyReader;
 import io.blockxfer.directory.etcd.internal.LeasedEntry;
 import io.blockxfer.directory.etcd.internal.RangeLister;
 import io.blockxfer.directory.etcd.internal.RangeWatch;
@@ -105,6 +106,7 @@ public final class EtcdDirectory implements Directory {
     private final String name;
     private final String prefix;
     private final EtcdConnection connection;
+    private final KeyReader keys;
     private final DirectoryDispatcher dispatcher;
     private final Set<LeasedEntry> publications = ConcurrentHashMap.newKeySet();
     private final Set<RangeWatch> watches = ConcurrentHashMap.newKeySet();
@@ -132,7 +134,34 @@ public final class EtcdDirectory implements Directory {
                 throw e;
             }
         }
+        this.keys = new KeyReader(connection);
         this.dispatcher = new DirectoryDispatcher(name);
+    }
+
+    /** A directory of another prefix on {@code parent}'s connection. */
+    private EtcdDirectory(EtcdDirectory parent, String prefix) {
+        this.name = parent.name + "+" + COUNT.incrementAndGet();
+        this.prefix = prefix;
+        this.connection = parent.connection;
+        connection.retain();
+        this.keys = new KeyReader(connection);
+        this.dispatcher = new DirectoryDispatcher(name);
+    }
+
+    /**
+     * A directory of another deployment ({@code prefix}) on this one's connection: one connection to
+     * etcd, one watch stream and one set of client threads for every prefix a process uses. Each
+     * directory has its own publications, watches and callback thread, and closes on its own; the
+     * connection closes with the last of them. Its TLS and user are this one's (and were checked
+     * here); a user must be allowed the other prefix too.
+     *
+     * @throws IllegalArgumentException if the prefix is malformed
+     * @throws IllegalStateException if this directory is closed
+     */
+    public EtcdDirectory forPrefix(String prefix) {
+        DirectoryLimits.checkPrefix(prefix);
+        ensureOpen();
+        return new EtcdDirectory(this, prefix);
     }
 
     /**
@@ -259,6 +288,9 @@ public final class EtcdDirectory implements Directory {
         Objects.requireNonNull(scope, "scope");
         ensureOpen();
         String what = "read " + scope + " under " + prefix;
+        if (scope.isSingleKey()) {
+            return keys.read(scope.start(prefix), what);
+        }
         RangeLister lister = new RangeLister(connection.kv(), ByteSequence.from(scope.start(prefix),
                 StandardCharsets.UTF_8), ByteSequence.from(scope.end(prefix), StandardCharsets.UTF_8), Runnable::run);
         return lister.list().handle((listing, error) -> {

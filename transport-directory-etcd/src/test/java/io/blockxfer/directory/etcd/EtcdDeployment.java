@@ -109,6 +109,15 @@ final class EtcdDeployment implements DirectoryDeployment {
         return client;
     }
 
+    /** The TCP proxies {@code client} reaches etcd through, one per member. */
+    List<TcpProxy> proxiesOf(Directory client) {
+        List<TcpProxy> proxies = clients.get(client);
+        if (proxies == null) {
+            throw new IllegalArgumentException(client + " is not a client of this deployment");
+        }
+        return proxies;
+    }
+
     @Override
     public Set<DirectoryFault> faults() {
         return EnumSet.allOf(DirectoryFault.class);

@@ -211,6 +211,7 @@ public final class EtcdTls {
      */
     private EtcdTlsException failure(String endpoint, long started, IOException e, boolean afterHandshake) {
         EtcdTlsException failure = failures.at(endpoint, started).or(() -> failures.classify(endpoint, e))
+                .or(() -> failures.closedAfterPresenting(endpoint, e, started))
                 .orElseGet(() -> {
                     Path cert = settings.certFile();
                     if (afterHandshake && cert != null) {
