@@ -13,16 +13,13 @@ import io.blockxfer.directory.PublicationListener;
 import io.blockxfer.directory.etcd.internal.AccessProbe;
 import io.blockxfer.directory.etcd.internal.EtcdConnection;
 import io.blockxfer.directory.etcd.internal.EtcdTls;
+import io.blockxfer.directory.etcd.internal.EtcdctlVariables;
 import io.blockxfer.directory.etcd.internal.KeyReader;
 import io.blockxfer.directory.etcd.internal.LeasedEntry;
 import io.blockxfer.directory.etcd.internal.RangeLister;
 import io.blockxfer.directory.etcd.internal.RangeWatch;
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.lease.LeaseGrantResponse;
-import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -119,20 +116,7 @@ public final class EtcdDirectory implements Directory {
         this.connection = new EtcdConnection(b.endpoints, b.operationTimeout, name, owner, tls, user, password);
         if (tls != null || user != null) {
             // TLS or a user: what is misconfigured is refused here, not at the first publish or watch
-            try {
-                long deadline = connection.deadline();
-                if (tls != null) {
-                    tls.check(b.endpoints.hostPorts(), deadline, owner);
-                }
-                AccessProbe.check(connection, prefix, deadline);
-            } catch (DirectoryUnavailableException e) {
-                // etcd may be down while a process starts: the calls will find out, as without TLS
-                LOG.log(Level.WARNING, owner + ": TLS and access to etcd are not checked now, etcd cannot be"
-                        + " reached (" + e.getMessage() + "); the first call checks them");
-            } catch (RuntimeException | Error e) {
-                connection.close();
-                throw e;
-            }
+            AccessProbe.checkAtBuild(connection, tls, prefix);
         }
         this.keys = new KeyReader(connection);
         this.dispatcher = new DirectoryDispatcher(name);
@@ -239,26 +223,9 @@ public final class EtcdDirectory implements Directory {
         DirectoryLimits.checkTtl(ttl);
         Objects.requireNonNull(listener, "listener");
         ensureOpen();
-        String key = prefix + memberId;
-        String what = "publish '" + memberId + "'";
-        long deadline = connection.deadline();
-        long sent = System.nanoTime();
-        LeaseGrantResponse grant = connection.call(() -> connection.lease().grant(ttl.toSeconds()), deadline,
-                what + " (grant a lease of " + ttl.toSeconds() + " s)");
-        long leaseId = grant.getID();
-        LeasedEntry entry;
-        try {
-            byte[] made = Objects.requireNonNull(value.apply(leaseId), "the value made for lease "
-                    + Long.toHexString(leaseId));
-            ByteSequence bytes = ByteSequence.from(DirectoryLimits.checkValue(made)); // a copy
-            long revision = LeasedEntry.write(connection, key, groupKey, bytes, leaseId, deadline, what);
-            entry = new LeasedEntry(connection, dispatcher, publications::remove, memberId, key, groupKey, leaseId,
-                    grant.getTTL(), sent, revision, bytes, listener);
-            publications.add(entry);
-        } catch (RuntimeException e) {
-            var unused = connection.revokeQuietly(leaseId, "failed " + what);
-            throw e;
-        }
+        LeasedEntry entry = LeasedEntry.publish(connection, dispatcher, publications::remove, memberId,
+                prefix + memberId, groupKey, value, ttl, listener);
+        publications.add(entry);
         if (closed) {
             // closed while publishing: close() may have missed it
             var unused = entry.closeAsync();
@@ -291,14 +258,7 @@ public final class EtcdDirectory implements Directory {
         if (scope.isSingleKey()) {
             return keys.read(scope.start(prefix), what);
         }
-        RangeLister lister = new RangeLister(connection.kv(), ByteSequence.from(scope.start(prefix),
-                StandardCharsets.UTF_8), ByteSequence.from(scope.end(prefix), StandardCharsets.UTF_8), Runnable::run);
-        return lister.list().handle((listing, error) -> {
-            if (error != null) {
-                throw connection.failure(what, error);
-            }
-            return new DirectorySnapshot(listing.revision(), listing.entries());
-        });
+        return RangeLister.read(connection, scope.start(prefix), scope.end(prefix), what);
     }
 
     @Override
@@ -549,52 +509,21 @@ public final class EtcdDirectory implements Directory {
          * @throws IllegalArgumentException naming the variable that is malformed or lacks its pair
          */
         public Builder environment(Map<String, String> environment) {
-            String ca = nonBlank(environment, "ETCDCTL_CACERT");
-            String cert = nonBlank(environment, "ETCDCTL_CERT");
-            String key = nonBlank(environment, "ETCDCTL_KEY");
-            String userVariable = nonBlank(environment, "ETCDCTL_USER");
-            String passwordVariable = environment.get("ETCDCTL_PASSWORD");
-            String insecure = nonBlank(environment, "ETCDCTL_INSECURE_SKIP_TLS_VERIFY");
-            if (ca != null) {
-                trustedCa(Path.of(ca));
+            EtcdctlVariables v = EtcdctlVariables.read(environment);
+            if (v.caFile() != null) {
+                trustedCa(v.caFile());
             }
-            if ((cert == null) != (key == null)) {
-                throw new IllegalArgumentException(cert == null ? "ETCDCTL_KEY is set without ETCDCTL_CERT"
-                        : "ETCDCTL_CERT is set without ETCDCTL_KEY");
+            if (v.certFile() != null && v.keyFile() != null) {
+                clientCertificate(v.certFile(), v.keyFile());
             }
-            if (cert != null && key != null) {
-                clientCertificate(Path.of(cert), Path.of(key));
+            if (v.user() != null && v.password() != null) {
+                user(v.user());
+                password(v.password());
             }
-            if (userVariable != null) {
-                int colon = userVariable.indexOf(':');
-                if (colon >= 0) {
-                    user(userVariable.substring(0, colon));
-                    password(userVariable.substring(colon + 1).toCharArray());
-                } else {
-                    user(userVariable);
-                    if (passwordVariable == null) {
-                        throw new IllegalArgumentException("ETCDCTL_USER names user '" + userVariable
-                                + "' without a password: set ETCDCTL_USER=name:password, or ETCDCTL_PASSWORD");
-                    }
-                    password(passwordVariable.toCharArray());
-                }
-            } else if (passwordVariable != null) {
-                throw new IllegalArgumentException("ETCDCTL_PASSWORD is set without ETCDCTL_USER");
-            }
-            if (insecure != null) {
-                insecureSkipTlsVerify(switch (insecure) {
-                    case "1", "t", "T", "true", "TRUE", "True" -> true;
-                    case "0", "f", "F", "false", "FALSE", "False" -> false;
-                    default -> throw new IllegalArgumentException("ETCDCTL_INSECURE_SKIP_TLS_VERIFY must be true or"
-                            + " false, not '" + insecure + "'");
-                });
+            if (v.insecureSkipTlsVerify() != null) {
+                insecureSkipTlsVerify(v.insecureSkipTlsVerify());
             }
             return this;
-        }
-
-        private static @Nullable String nonBlank(Map<String, String> environment, String variable) {
-            String value = environment.get(variable);
-            return value == null || value.isBlank() ? null : value.strip();
         }
 
         /**
@@ -650,28 +579,10 @@ public final class EtcdDirectory implements Directory {
         private byte @Nullable [] secret() {
             Path file = passwordFile;
             if (file != null) {
-                String text;
-                try {
-                    text = Files.readString(file, StandardCharsets.UTF_8);
-                } catch (IOException e) {
-                    throw new IllegalArgumentException("the etcd password file " + file + " cannot be read: " + e, e);
-                }
-                int end = text.indexOf('\n');
-                String line = end < 0 ? text : text.substring(0, end);
-                if (line.endsWith("\r")) {
-                    line = line.substring(0, line.length() - 1);
-                }
-                if (line.isEmpty()) {
-                    throw new IllegalArgumentException("the etcd password file " + file + " is empty (its first line"
-                            + " is the password)");
-                }
-                return line.getBytes(StandardCharsets.UTF_8);
+                return EtcdctlVariables.passwordFile(file);
             }
             char[] chars = password;
-            if (chars == null) {
-                return null;
-            }
-            return new String(chars).getBytes(StandardCharsets.UTF_8);
+            return chars == null ? null : new String(chars).getBytes(StandardCharsets.UTF_8);
         }
     }
 }

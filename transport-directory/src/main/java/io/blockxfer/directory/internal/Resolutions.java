@@ -9,13 +9,11 @@ import io.blockxfer.directory.DirectorySnapshot;
 import io.blockxfer.directory.DirectoryWatch;
 import io.blockxfer.directory.MemberResolutionException;
 import io.blockxfer.directory.Refusal;
+import io.blockxfer.directory.internal.Resolution.Waiter;
 import io.blockxfer.transport.DataTransport;
-import io.blockxfer.transport.PeerTraffic;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,9 +44,6 @@ import org.jspecify.annotations.Nullable;
  * {@link #release} may be called from any thread.
  */
 final class Resolutions implements Registrations.Observer {
-
-    /** How often the traffic of the members held through resolution is sampled. */
-    static final long SAMPLE_NANOS = 1_000_000_000L;
 
     /** What a resolution's watch feeds into the membership, and what it asks of it; called on the loop. */
     interface Feed {
@@ -86,15 +81,14 @@ final class Resolutions implements Registrations.Observer {
     private final Registrations registrations;
     private final SerialLoop loop;
     private final Signals signals;
-    private final int maxHeld;
     private final long timeoutNanos;
     private @Nullable Feed feed;
+    private final HeldSet heldSet;
     /** The members held through resolve(): written on the loop, read on callers' threads. */
     private final Map<String, Resolution> resolutions = new ConcurrentHashMap<>();
     /** Every resolve() future not yet completed, so that close fails them. */
     private final Set<Waiter> outstanding = ConcurrentHashMap.newKeySet();
     private volatile boolean closing;
-    private SerialLoop.@Nullable Timer sampler;
 
     Resolutions(DataTransport transport, Directory directory, String self, MemberTable table,
             Registrations registrations, SerialLoop loop, Signals signals, int maxHeld, Duration timeout) {
@@ -105,8 +99,8 @@ final class Resolutions implements Registrations.Observer {
         this.registrations = registrations;
         this.loop = loop;
         this.signals = signals;
-        this.maxHeld = maxHeld;
         this.timeoutNanos = timeout.toNanos();
+        this.heldSet = new HeldSet(transport, registrations, loop, resolutions, maxHeld, (r, why) -> releaseNow(r.id, why));
     }
 
     /** Connects the membership's entry handling; once, before the first resolve. */
@@ -124,63 +118,6 @@ final class Resolutions implements Registrations.Observer {
 
     private long now() {
         return loop.ticker().nanos();
-    }
-
-    /** One call of {@link #resolve}: its future and its timeout (identity equality). */
-    private static final class Waiter {
-        final String memberId;
-        final CompletableFuture<Long> future = new CompletableFuture<>();
-        SerialLoop.@Nullable Timer timer;
-
-        Waiter(String memberId) {
-            this.memberId = memberId;
-        }
-
-        void cancelTimer() {
-            SerialLoop.Timer t = timer;
-            if (t != null) {
-                t.cancel();
-            }
-        }
-    }
-
-    /** A member held through {@link #resolve}: its watch, its callers, and how recently it was used. */
-    private final class Resolution {
-        final String id;
-        @Nullable DirectoryWatch watch;
-        @Nullable DirectoryListener listener;
-        /** Registered once at least (it counts against the limit from its first resolve on). */
-        boolean held;
-        /** Whether its key holds an entry, as last seen. */
-        boolean present;
-        /** Written by callers that find it held, read on the loop. */
-        volatile long lastActive;
-        long lastSubmitted;
-        final List<Waiter> waiters = new ArrayList<>();
-
-        Resolution(String id, long now) {
-            this.id = id;
-            this.lastActive = now;
-        }
-
-        void complete(long epoch) {
-            for (Waiter w : waiters) {
-                w.cancelTimer();
-                outstanding.remove(w);
-                w.future.complete(epoch);
-            }
-            waiters.clear();
-        }
-
-        void fail(MemberResolutionException.Reason reason, String message, @Nullable Refusal refusal,
-                @Nullable Throwable cause) {
-            for (Waiter w : waiters) {
-                w.cancelTimer();
-                outstanding.remove(w);
-                w.future.completeExceptionally(new MemberResolutionException(id, reason, message, refusal, cause));
-            }
-            waiters.clear();
-        }
     }
 
     /**
@@ -268,12 +205,12 @@ final class Resolutions implements Registrations.Observer {
             await(r, w);
             return;
         }
-        Resolution fresh = new Resolution(id, now);
+        Resolution fresh = new Resolution(id, now, outstanding);
         resolutions.put(id, fresh);
         await(fresh, w);
-        startSampler();
+        heldSet.started();
         var unused = read.whenComplete((snapshot, error) -> loop.execute(() -> onRead(fresh, snapshot, error)));
-        trim();
+        heldSet.trim();
     }
 
     private void await(Resolution r, Waiter w) {
@@ -515,84 +452,5 @@ final class Resolutions implements Registrations.Observer {
         if (r.held || registeredNow) {
             signals.released(r.id, epoch, why);
         }
-    }
-
-    /** Past the limit: releases the members idle longest, never one in flight or still resolving. */
-    private void trim() {
-        if (resolutions.size() <= maxHeld) {
-            return;
-        }
-        sample();
-        while (resolutions.size() > maxHeld) {
-            Resolution victim = null;
-            for (Resolution r : resolutions.values()) {
-                settled(r);
-                // writable (its registration may have completed before the loop heard), nobody waiting, idle
-                if (registrations.epochOf(r.id) == null || !r.waiters.isEmpty() || inFlight(r.id) > 0) {
-                    continue;
-                }
-                if (victim == null || r.lastActive < victim.lastActive) {
-                    victim = r;
-                }
-            }
-            if (victim == null) {
-                return; // every held member is busy: the sampler tries again in a second
-            }
-            releaseNow(victim.id, "the held set passed its limit of " + maxHeld + " members, and this one had been"
-                    + " idle longest");
-        }
-    }
-
-    /** Forgets the callers of {@code r} whose futures completed (on the transport's thread, say). */
-    private void settled(Resolution r) {
-        r.waiters.removeIf(w -> {
-            if (!w.future.isDone()) {
-                return false;
-            }
-            w.cancelTimer();
-            outstanding.remove(w);
-            return true;
-        });
-    }
-
-    private int inFlight(String id) {
-        try {
-            return transport.traffic(id).map(PeerTraffic::inFlight).orElse(0);
-        } catch (IllegalStateException e) {
-            return 0; // the transport is closed
-        }
-    }
-
-    /** Notes which resolved members submitted something, or have transfers in flight, since the last look. */
-    private void sample() {
-        long now = now();
-        for (Resolution r : resolutions.values()) {
-            Optional<PeerTraffic> t;
-            try {
-                t = transport.traffic(r.id);
-            } catch (IllegalStateException e) {
-                return; // the transport is closed
-            }
-            if (t.isPresent() && (t.get().submitted() != r.lastSubmitted || t.get().inFlight() > 0)) {
-                r.lastActive = now;
-                r.lastSubmitted = t.get().submitted();
-            }
-        }
-    }
-
-    private void startSampler() {
-        if (sampler == null) {
-            sampler = loop.schedule(this::onSample, SAMPLE_NANOS);
-        }
-    }
-
-    private void onSample() {
-        sampler = null;
-        if (resolutions.isEmpty()) {
-            return;
-        }
-        sample();
-        trim();
-        startSampler();
     }
 }

@@ -17,8 +17,9 @@ import org.jspecify.annotations.Nullable;
  * itself instead of through jetcd's wrappers, so that they share the client's connection and its
  * token. jetcd 0.8 exposes neither its channel nor its credentials; both are read from its client
  * by reflection ({@code ClientImpl.connectionManager}, {@code ClientConnectionManager.getChannel()}
- * and {@code authCredential()}, {@code AuthCredential.refresh()}), checked when the client is built
- * ({@code EtcdStubsTest}).
+ * and {@code authCredential()}, {@code AuthCredential.refresh()}), each looked up when the
+ * connection is made, so that another jetcd version fails there, naming what it lacks (every etcd
+ * test of this module goes through them; {@code EtcdWatchStreamTest} counts the stream).
  *
  * <ul>
  *   <li>{@link #watch()}: the Watch service, for the one watch stream of a connection
@@ -70,6 +71,9 @@ public final class EtcdStubs {
             Object manager = field(client, "connectionManager");
             ManagedChannel channel = (ManagedChannel) call(manager, "getChannel");
             CallCredentials credentials = authenticated ? (CallCredentials) call(manager, "authCredential") : null;
+            if (credentials != null) {
+                var unused = credentials.getClass().getDeclaredMethod("refresh");
+            }
             return new EtcdStubs(channel, credentials);
         } catch (ReflectiveOperationException | RuntimeException e) {
             throw new IllegalStateException("jetcd's gRPC channel and credentials cannot be reached (" + e + "): this"
