@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
@@ -95,10 +94,14 @@ public final class EtcdGrpcProxy implements AutoCloseable {
                 .exitGrace(Duration.ofSeconds(2)).start();
     }
 
-    /** Waits until the proxy answers {@code /metrics} on its port, or fails naming it. */
+    /**
+     * Waits until the proxy answers {@code /health} with etcd's health on its port (the proxy
+     * serves and reaches etcd; its {@code /metrics} are etcd's, fetched without the proxy's client
+     * certificate, so no use with TLS), or fails naming it.
+     */
     private void awaitServing(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        AssertionError last = null;
+        String last = "no answer";
         while (System.nanoTime() < deadline) {
             ChildProcess p;
             synchronized (this) {
@@ -108,11 +111,9 @@ public final class EtcdGrpcProxy implements AutoCloseable {
                 throw new AssertionError("the etcd gRPC proxy is not running: " + (p == null ? "never started"
                         : p.describe()));
             }
-            try {
-                var unused = metrics();
+            last = health();
+            if (last.contains("\"health\":\"true\"")) {
                 return;
-            } catch (AssertionError e) {
-                last = e;
             }
             EtcdCluster.sleep(100);
         }
@@ -139,10 +140,31 @@ public final class EtcdGrpcProxy implements AutoCloseable {
         return p != null && p.isAlive() ? p.pid() : -1;
     }
 
-    /** The proxy's Prometheus metrics ({@code GET /metrics} on its port), by series. */
-    public Map<String, Double> metrics() {
+    /** {@code SIGKILL}s the proxy: its clients lose their path to etcd. */
+    public synchronized void kill() {
+        ChildProcess p = process;
+        if (p != null) {
+            p.kill();
+            p.close();
+            process = null;
+        }
+    }
+
+    /** Starts the proxy again, on the same port and files, and waits until it answers. */
+    public void restart() {
+        synchronized (this) {
+            if (process != null && process.isAlive()) {
+                throw new IllegalStateException("the proxy still runs (pid " + process.pid() + ")");
+            }
+            launch();
+        }
+        awaitServing(Duration.ofSeconds(30));
+    }
+
+    /** {@code GET /health} on the proxy's port: its answer (the proxy asks etcd), or the error. */
+    private String health() {
         EtcdTlsFiles tls = cluster.tls();
-        return new EtcdGateway(List.of(port), tls == null ? null : tls.adminContext(), null).metrics(port);
+        return new EtcdGateway(List.of(port), tls == null ? null : tls.adminContext(), null).health(port);
     }
 
     /** The proxy's last stderr lines, for messages. */

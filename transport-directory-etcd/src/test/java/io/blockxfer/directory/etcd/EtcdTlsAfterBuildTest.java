@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,6 +34,10 @@ import org.junit.jupiter.api.io.TempDir;
  * every call then says why with its {@link EtcdTlsException.Reason} (not "unreachable"), and so
  * does a membership that can no longer publish.
  */
+// full tier: two TLS clusters of their own, each restarted once to make the clients handshake again,
+// about 25 s; the fast tier's EtcdTlsTest refuses every misconfiguration at build() and TlsFailuresTest
+// names a certificate refused mid-handshake
+@Tag("full")
 class EtcdTlsAfterBuildTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(3);
