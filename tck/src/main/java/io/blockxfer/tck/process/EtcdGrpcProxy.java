@@ -64,7 +64,7 @@ public final class EtcdGrpcProxy implements AutoCloseable {
                 "--data-dir=" + dir.resolve("data"), "--max-send-bytes=" + MAX_SEND_BYTES));
         String endpoints = cluster.endpoints();
         EtcdTlsFiles tls = cluster.tls();
-        List<String> hostPorts = Stream.of(endpoints.replace("etcd://", "").split(","))
+        List<String> hostPorts = Stream.of(endpoints.replace("etcd://", "").split(",", -1))
                 .map(e -> e.replace("https://", "").replace("http://", "")).toList();
         args.add("--endpoints=" + String.join(",", hostPorts));
         if (tls != null) {
@@ -198,7 +198,7 @@ public final class EtcdGrpcProxy implements AutoCloseable {
     @Override
     public synchronized String toString() {
         return "etcd gRPC proxy " + endpoints() + " in front of " + cluster + " (" + args.stream()
-                .filter(a -> a.startsWith("--cert") || a.startsWith("--trusted")).map(a -> a.split("=")[0])
+                .filter(a -> a.startsWith("--cert") || a.startsWith("--trusted")).map(a -> a.substring(0, a.indexOf('=')))
                 .collect(Collectors.joining(" ")) + ")";
     }
 }

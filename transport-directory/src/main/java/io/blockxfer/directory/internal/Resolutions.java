@@ -72,7 +72,6 @@ final class Resolutions implements Registrations.Observer {
         boolean unresolve(String id);
     }
 
-    private final DataTransport transport;
     private final Directory directory;
     private final String self;
     /** Reads started by callers, shared by concurrent ones, until the loop takes them over. */
@@ -92,7 +91,6 @@ final class Resolutions implements Registrations.Observer {
 
     Resolutions(DataTransport transport, Directory directory, String self, MemberTable table,
             Registrations registrations, SerialLoop loop, Signals signals, int maxHeld, Duration timeout) {
-        this.transport = transport;
         this.directory = directory;
         this.self = self;
         this.table = table;
