@@ -58,16 +58,16 @@ class BrokenDirectoriesAreCaughtTest {
 
     /** The suite over the broken variant a run installs. */
     static class InstalledSuite extends DirectoryConformanceSuite {
-        static volatile BrokenDirectories.Breakage installed;
+        static volatile Breakages.Breakage installed;
 
         @Override
         protected DirectoryDeployment deployment() {
-            return new BrokenDirectories.BrokenDeployment(installed);
+            return new Breakages.BrokenDeployment(installed);
         }
 
         @Override
         DeploymentKeyRing keyRing() {
-            return BrokenDirectories.RING;
+            return Breakages.RING;
         }
 
         @Override
@@ -92,7 +92,7 @@ class BrokenDirectoriesAreCaughtTest {
                 : FilterResult.excluded("another rule");
     }
 
-    static Events run(BrokenDirectories.Breakage breakage, DirectoryRules rule) {
+    static Events run(Breakages.Breakage breakage, DirectoryRules rule) {
         InstalledSuite.installed = breakage;
         try {
             return EngineTestKit.engine("junit-jupiter").selectors(selectClass(InstalledSuite.class)).filters(only(rule))
@@ -128,7 +128,7 @@ class BrokenDirectoriesAreCaughtTest {
     void theUnbrokenDecoratorPassesEveryRule() {
         for (DirectoryRules rule : List.of(DirectoryRules.D5, DirectoryRules.D18, DirectoryRules.D19,
                 DirectoryRules.D20, DirectoryRules.B6, DirectoryRules.B13, DirectoryRules.B17)) {
-            Events events = run(new BrokenDirectories.Breakage() { }, rule);
+            Events events = run(new Breakages.Breakage() { }, rule);
             assertEquals(1, events.succeeded().count(), rule + " failed undecorated: " + events.failed().list().stream()
                     .map(BrokenDirectoriesAreCaughtTest::why).toList());
         }
@@ -138,7 +138,7 @@ class BrokenDirectoriesAreCaughtTest {
     @DisplayName("every rule has a broken variant that proves it can fail, as its catalogue entry says")
     void everyRuleIsProvenByABrokenVariant() {
         Map<DirectoryRules, Set<String>> proven = new EnumMap<>(DirectoryRules.class);
-        for (BrokenDirectories.Variant v : BrokenDirectories.all()) {
+        for (Breakages.Variant v : BrokenDirectories.all()) {
             proven.computeIfAbsent(v.rule(), r -> new LinkedHashSet<>()).add(v.name());
         }
         for (DirectoryRules rule : DirectoryRules.values()) {

@@ -41,9 +41,10 @@ import org.jspecify.annotations.Nullable;
  * The {@link Directory} on etcd (3.4 or newer), through jetcd: a member's entry is a key
  * {@code prefix + memberId} put under an etcd lease of its TTL, which this client renews every
  * TTL/3 (with a group, its group key too, in the same transaction under the same lease); a watch
- * lists its scope's key range ({@link DirectoryScope}) and follows it with one etcd watch of that
- * range that resumes, or resyncs, across reconnects. See the module README for running a
- * deployment on etcd.
+ * lists its scope's key range ({@link DirectoryScope}) and follows it with one etcd watcher of that
+ * range that resumes, or resyncs, across reconnects; every watcher of a connection is on its one
+ * etcd watch stream. See the module README for running a deployment on etcd, also behind etcd's
+ * gRPC proxy.
  *
  * <pre>{@code
  * try (EtcdDirectory directory = EtcdDirectory.builder("etcd://198.18.0.1:2379,198.18.0.2:2379,198.18.0.3:2379")
@@ -75,9 +76,12 @@ import org.jspecify.annotations.Nullable;
  *       checked against etcd by {@link Builder#build()}; certificate files renewed in place are
  *       used from the next connection on. Failures are {@link EtcdTlsException}s and
  *       {@link EtcdAuthException}s, never retried as unavailability.</li>
- *   <li><b>Threads.</b> jetcd calls back on a Vert.x event loop; nothing of ours runs or blocks
- *       there: events go to the dispatcher's thread ({@code blockxfer-directory-<name>}), lease
- *       renewals and reconnects to a timer thread ({@code blockxfer-etcd-<name>}).</li>
+ *   <li><b>One stream, one connection.</b> Every watch of this client is a watcher on one etcd
+ *       watch stream; {@link #forPrefix} gives another prefix on the same connection and stream.
+ *       {@link #read} of one key is one range call on the connection's channel.</li>
+ *   <li><b>Threads.</b> jetcd and gRPC call back on a Vert.x event loop; nothing of ours runs or
+ *       blocks there: events go to the dispatcher's thread ({@code blockxfer-directory-<name>}),
+ *       lease renewals and reconnects to a timer thread ({@code blockxfer-etcd-<name>}).</li>
  * </ul>
  *
  * <p><b>Thread safety:</b> thread-safe.
@@ -510,18 +514,25 @@ public final class EtcdDirectory implements Directory {
          */
         public Builder environment(Map<String, String> environment) {
             EtcdctlVariables v = EtcdctlVariables.read(environment);
-            if (v.caFile() != null) {
-                trustedCa(v.caFile());
+            Path ca = v.caFile();
+            Path cert = v.certFile();
+            Path key = v.keyFile();
+            String name = v.user();
+            char[] secret = v.password();
+            Boolean insecure = v.insecureSkipTlsVerify();
+            if (ca != null) {
+                trustedCa(ca);
             }
-            if (v.certFile() != null && v.keyFile() != null) {
-                clientCertificate(v.certFile(), v.keyFile());
+            if (cert != null && key != null) {
+                clientCertificate(cert, key);
             }
-            if (v.user() != null && v.password() != null) {
-                user(v.user());
-                password(v.password());
+            if (name != null && secret != null) {
+                user(name);
+                password(secret);
+                java.util.Arrays.fill(secret, '\0');
             }
-            if (v.insecureSkipTlsVerify() != null) {
-                insecureSkipTlsVerify(v.insecureSkipTlsVerify());
+            if (insecure != null) {
+                insecureSkipTlsVerify(insecure);
             }
             return this;
         }

@@ -11,17 +11,57 @@ import org.jspecify.annotations.Nullable;
  * etcdctl's settings as its {@code ETCDCTL_*} variables give them (those unset are null), checked
  * as etcdctl checks them; and a password file read as etcdctl's {@code --password} would take it.
  *
- * <p><b>Thread safety:</b> immutable.
- *
- * @param caFile {@code ETCDCTL_CACERT}
- * @param certFile {@code ETCDCTL_CERT}, set together with the key
- * @param keyFile {@code ETCDCTL_KEY}
- * @param user the user of {@code ETCDCTL_USER}
- * @param password its password ({@code ETCDCTL_USER=name:password}, or {@code ETCDCTL_PASSWORD})
- * @param insecureSkipTlsVerify {@code ETCDCTL_INSECURE_SKIP_TLS_VERIFY}
+ * <p><b>Thread safety:</b> immutable (the password is handed out as a copy).
  */
-public record EtcdctlVariables(@Nullable Path caFile, @Nullable Path certFile, @Nullable Path keyFile,
-        @Nullable String user, char @Nullable [] password, @Nullable Boolean insecureSkipTlsVerify) {
+public final class EtcdctlVariables {
+
+    private final @Nullable Path caFile;
+    private final @Nullable Path certFile;
+    private final @Nullable Path keyFile;
+    private final @Nullable String user;
+    private final char @Nullable [] password;
+    private final @Nullable Boolean insecureSkipTlsVerify;
+
+    private EtcdctlVariables(@Nullable Path caFile, @Nullable Path certFile, @Nullable Path keyFile,
+            @Nullable String user, char @Nullable [] password, @Nullable Boolean insecureSkipTlsVerify) {
+        this.caFile = caFile;
+        this.certFile = certFile;
+        this.keyFile = keyFile;
+        this.user = user;
+        this.password = password;
+        this.insecureSkipTlsVerify = insecureSkipTlsVerify;
+    }
+
+    /** {@code ETCDCTL_CACERT}, or null. */
+    public @Nullable Path caFile() {
+        return caFile;
+    }
+
+    /** {@code ETCDCTL_CERT} (set together with the key), or null. */
+    public @Nullable Path certFile() {
+        return certFile;
+    }
+
+    /** {@code ETCDCTL_KEY}, or null. */
+    public @Nullable Path keyFile() {
+        return keyFile;
+    }
+
+    /** The user of {@code ETCDCTL_USER}, or null. */
+    public @Nullable String user() {
+        return user;
+    }
+
+    /** Its password ({@code ETCDCTL_USER=name:password}, or {@code ETCDCTL_PASSWORD}), a copy; or null. */
+    public char @Nullable [] password() {
+        char[] p = password;
+        return p == null ? null : p.clone();
+    }
+
+    /** {@code ETCDCTL_INSECURE_SKIP_TLS_VERIFY}, or null. */
+    public @Nullable Boolean insecureSkipTlsVerify() {
+        return insecureSkipTlsVerify;
+    }
 
     /**
      * The variables set in {@code environment}.
