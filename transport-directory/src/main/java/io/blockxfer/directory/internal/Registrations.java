@@ -94,9 +94,9 @@ final class Registrations {
         return registered.get(id);
     }
 
-    /** Whether {@code id} is registered, or its registration is being replaced. */
+    /** Whether {@code id} is registered, its registration is being replaced, or its first one is under way. */
     boolean holds(String id) {
-        return registered.containsKey(id) || replacing.containsKey(id);
+        return registered.containsKey(id) || replacing.containsKey(id) || tickets.containsKey(id);
     }
 
     /** Whether {@code id}'s registration is being replaced. */
