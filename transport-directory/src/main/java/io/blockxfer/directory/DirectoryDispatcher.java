@@ -1,6 +1,7 @@
 package io.blockxfer.directory;
 
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -37,6 +38,8 @@ public final class DirectoryDispatcher implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(DirectoryDispatcher.class.getName());
     private static final long CLOSE_WAIT_SECONDS = 5;
+    /** How long an idle dispatcher keeps its thread: a process of many quiet directories holds few threads. */
+    private static final Duration IDLE = Duration.ofSeconds(10);
 
     private final String name;
     private final ThreadPoolExecutor executor;
@@ -44,16 +47,23 @@ public final class DirectoryDispatcher implements AutoCloseable {
 
     /**
      * A dispatcher whose thread is named {@code blockxfer-directory-<name>}; a daemon, started on
-     * the first callback.
+     * the first callback, and ended after ten idle seconds (the next callback starts another: one
+     * at a time, in order).
      */
     public DirectoryDispatcher(String name) {
+        this(name, IDLE);
+    }
+
+    /** A dispatcher whose thread ends after {@code idle} without a callback. */
+    DirectoryDispatcher(String name, Duration idle) {
         this.name = Objects.requireNonNull(name, "name");
-        this.executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
+        this.executor = new ThreadPoolExecutor(1, 1, idle.toNanos(), TimeUnit.NANOSECONDS, new LinkedBlockingQueue<>(), r -> {
             Thread t = new Thread(r, "blockxfer-directory-" + name);
             t.setDaemon(true);
             thread = t;
             return t;
         });
+        this.executor.allowCoreThreadTimeOut(true);
     }
 
     /** Whether the calling thread is this dispatcher's. */
