@@ -116,7 +116,9 @@ class DirectoryDispatcherTest {
             relay.listed(List.of(entry("/d/a", 3)), 5);
             lines.expect("snapshot 5 [/d/a@3]");
             Thread t = first.get();
+            assertTrue(t.isVirtual(), t.toString());
             assertTrue(t.join(Duration.ofSeconds(5)), "the idle dispatcher's thread did not end");
+            assertFalse(quick.threadAlive());
             relay.put("/d/b", new byte[1], 6);
             relay.put("/d/c", new byte[1], 7);
             lines.expect("put /d/b@6", "put /d/c@7");
@@ -260,8 +262,7 @@ class DirectoryDispatcherTest {
         closer.join(Duration.ofSeconds(10).toMillis());
         assertFalse(closer.isAlive(), "close waits for the running callback only");
         assertEquals(0, after.get(), "a queued callback ran after close");
-        assertTrue(Thread.getAllStackTraces().keySet().stream()
-                .noneMatch(t -> t.getName().equals("blockxfer-directory-test") && t.isAlive()));
+        assertFalse(dispatcher.threadAlive(), "the dispatcher's thread still runs after close");
     }
 
     /** A publication that is only an object to pass around. */

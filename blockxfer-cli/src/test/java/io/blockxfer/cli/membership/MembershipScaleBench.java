@@ -3,6 +3,7 @@ package io.blockxfer.cli.membership;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,7 +55,8 @@ import java.util.function.LongSupplier;
  * cold start; per member: the growth summed over the JVMs, divided by the members.
  *
  * <p>Defaults: 4 JVMs, 200 members, TTL 60 s (keep-alives every 20 s: less to subtract), 10 joins/s, 5
- * joins, 50 probes per JVM, a steady phase of TTL/2 (at least 20 s), seed 1, -Xmx1g per JVM.
+ * joins, 50 probes per JVM, a steady phase of TTL/2 (at least 20 s), seed 1, -Xmx1g per JVM. A run ends
+ * early when the host's threads pass {@code --max-host-threads} (80% of {@code kernel.pid_max}).
  *
  * <p>{@code --table DIR} prints the results ({@code result-*.properties}) of a directory as one
  * table instead.
@@ -284,7 +286,8 @@ public final class MembershipScaleBench {
         }
         put("join.seconds", median(joinSeconds));
 
-        // probe, one JVM at a time
+        // probe, one JVM at a time; the host's load then, which the latencies depend on
+        put("load.probe", WorkerJvm.loadAverage());
         for (int w = 0; w < jvms; w++) {
             workers.get(w).jvm.send("probe " + probes + " " + (seed * 1000 + w));
             int expect = w + 1;
@@ -296,6 +299,7 @@ public final class MembershipScaleBench {
             latencies("get", gets);
             latencies("read", reads);
         }
+        put("load.probe.end", WorkerJvm.loadAverage());
 
         for (Worker w : workers) {
             w.jvm.send("quit");
@@ -390,6 +394,7 @@ public final class MembershipScaleBench {
         long deadline = since + TimeUnit.SECONDS.toNanos(seconds);
         long nextSay = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!condition.holds()) {
+            guardHost();
             if (System.nanoTime() > deadline) {
                 say("warning: not done within %d s".formatted(seconds));
                 return false;
@@ -404,6 +409,30 @@ public final class MembershipScaleBench {
             }
         }
         return true;
+    }
+
+    /**
+     * Ends the run (its workers killed by pid) when the host's threads pass {@code --max-host-threads}
+     * (default: 80% of {@code kernel.pid_max}, 26,214 of the usual 32,768): thread ids are process
+     * ids, and a host out of them starts nothing, for anyone on it.
+     */
+    private void guardHost() {
+        long threads = WorkerJvm.hostThreads();
+        long limit = Long.parseLong(option("max-host-threads", Long.toString(defaultMaxHostThreads())));
+        if (threads > limit) {
+            say("the host runs %d threads, more than --max-host-threads %d: ending the run".formatted(threads, limit));
+            killWorkers();
+            throw new IllegalStateException("the host ran " + threads + " threads (--max-host-threads " + limit + ")");
+        }
+    }
+
+    private static long defaultMaxHostThreads() {
+        // read as a line: some kernels' procfs answers a whole-file read of a sysctl with its first byte only
+        try (java.io.BufferedReader in = Files.newBufferedReader(Path.of("/proc/sys/kernel/pid_max"))) {
+            return Long.parseLong(String.valueOf(in.readLine()).trim()) * 4 / 5;
+        } catch (IOException | RuntimeException e) {
+            return 26_214;
+        }
     }
 
     private interface Field {
