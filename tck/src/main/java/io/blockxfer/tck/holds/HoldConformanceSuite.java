@@ -3,6 +3,7 @@ package io.blockxfer.tck.holds;
 import io.blockxfer.tck.TckEnvironment;
 import io.blockxfer.tck.TckHarness;
 import io.blockxfer.transport.Capability;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -54,6 +55,14 @@ public abstract class HoldConformanceSuite {
     /** The harness that opens the backend's transports (both in this JVM; a holder in another process for H9 where it places targets there). */
     protected abstract TckHarness harness();
 
+    /**
+     * Extra JVM arguments for the holder process H9 starts where the harness places peers in other
+     * processes (a private {@code java.io.tmpdir}, say); none by default.
+     */
+    protected List<String> holderJvmArgs() {
+        return List.of();
+    }
+
     /** What the kit's own tests break on purpose; nothing otherwise. */
     HoldBreakage breakage() {
         return HoldBreakage.NONE;
@@ -84,7 +93,7 @@ public abstract class HoldConformanceSuite {
             Assumptions.assumeTrue(h.capabilities().contains(Capability.READ), () -> "[" + id + "] " + description
                     + ": skipped: the backend cannot read (Capability.READ)");
         }
-        fx = new HoldFixture(h, env, rule, breakage());
+        fx = new HoldFixture(h, env, rule, breakage(), holderJvmArgs());
     }
 
     @AfterEach

@@ -59,6 +59,8 @@ final class HoldFixture implements AutoCloseable {
     final TckEnvironment env;
     final HoldRules rule;
     final HoldBreakage breakage;
+    /** JVM arguments of a holder process. */
+    final List<String> holderJvmArgs;
     private final Arena arena = Arena.ofShared();
     private final List<AutoCloseable> opened = new ArrayList<>();
     private final List<HoldEnd> ends = new ArrayList<>();
@@ -78,8 +80,10 @@ final class HoldFixture implements AutoCloseable {
     private @Nullable NotificationHandler holderFeed;
     private boolean ownerPaused;
 
-    HoldFixture(TckHarness harness, TckEnvironment env, HoldRules rule, HoldBreakage breakage) {
+    HoldFixture(TckHarness harness, TckEnvironment env, HoldRules rule, HoldBreakage breakage,
+            List<String> holderJvmArgs) {
         this.harness = harness;
+        this.holderJvmArgs = List.copyOf(holderJvmArgs);
         this.env = env;
         this.rule = rule;
         this.breakage = breakage;

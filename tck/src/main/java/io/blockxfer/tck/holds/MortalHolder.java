@@ -7,9 +7,11 @@ import io.blockxfer.tck.process.ChildJvmException;
 import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -40,8 +42,9 @@ abstract class MortalHolder implements AutoCloseable {
     @Override
     public abstract void close();
 
-    static MortalHolder open(HoldFixture fx) {
-        return fx.harness.targetsInOtherProcesses() ? new InProcess(fx) : new InJvm(fx);
+    /** A holder where the harness places peers: in a child JVM (started with {@code jvmArgs}) or in this one. */
+    static MortalHolder open(HoldFixture fx, List<String> jvmArgs) {
+        return fx.harness.targetsInOtherProcesses() ? new InProcess(fx, jvmArgs) : new InJvm(fx);
     }
 
     /** A holder in this JVM. */
@@ -106,12 +109,13 @@ abstract class MortalHolder implements AutoCloseable {
         private static final Duration REPLY = Duration.ofSeconds(60);
         private final ChildJvm child;
         private final PeerDescriptor descriptor;
+        private Set<Path> shm = Set.of();
 
-        InProcess(HoldFixture fx) {
+        InProcess(HoldFixture fx, List<String> jvmArgs) {
             child = ChildJvm.builder(HolderProcess.class).name("tck-holder-" + fx.harness.backend())
                     .args(List.of(fx.harness.backend(), Integer.toString(HoldFixture.BLOCKS),
                             Long.toString(HoldFixture.BLOCK_LENGTH), fx.agentName("holder")))
-                    .jvmArgs(List.of("-Xmx256m"))
+                    .jvmArgs(List.of("-Xmx256m")).jvmArgs(jvmArgs)
                     .forwardSystemProperties(k -> k.startsWith("blockxfer.") && !k.startsWith("blockxfer.tck."))
                     .start();
             String ready = child.nextLine(REPLY);
@@ -152,6 +156,7 @@ abstract class MortalHolder implements AutoCloseable {
 
         @Override
         void kill() {
+            shm = ShmLeftovers.mappedBy(child.pid());
             child.kill();
         }
 
@@ -163,6 +168,7 @@ abstract class MortalHolder implements AutoCloseable {
         @Override
         public void close() {
             child.close();
+            ShmLeftovers.sweep(shm);
         }
     }
 }

@@ -127,7 +127,7 @@ abstract class TimeRules extends HoldRuleGroup {
         List<HoldEnd> ends = new ArrayList<>();
         Holds owner = fx.keep(fx.breakage.owner(Holds.builder(fx.breakage.ownerTransport(ownerTransport))
                 .tickInterval(Duration.ofMillis(20)).pumpNotifications(n -> { }), HoldClock.system()).build());
-        try (MortalHolder holder = MortalHolder.open(fx)) {
+        try (MortalHolder holder = MortalHolder.open(fx, fx.holderJvmArgs)) {
             ownerTransport.addPeer("holder", holder.descriptor());
             holder.meet(ownerTransport.localDescriptor());
             Hold hold = owner.create("holder", new int[] {1, 2}, HoldFixture.TTL);
