@@ -18,6 +18,10 @@ public interface HoldObserver {
     /** Observes nothing; the default. */
     HoldObserver NONE = new HoldObserver() { };
 
+    /** The holds over the transport of agent {@code agent} were built; called once, before any other call. */
+    default void holdsOpened(String agent) {
+    }
+
     /** This owner created a hold of {@code blocks} blocks ({@code bytes} bytes) for {@code peer}. */
     default void holdCreated(String peer, int blocks, long bytes) {
     }

@@ -429,6 +429,7 @@ public final class Holds implements AutoCloseable {
                         + " notifications (Capability.NOTIFICATIONS), which holds travel in");
             }
             Holds h = new Holds(this);
+            h.signals.opened();
             h.ticker.start();
             return h;
         }

@@ -26,6 +26,10 @@ final class Signals {
         this.observer = observer;
     }
 
+    void opened() {
+        observe(() -> observer.holdsOpened(agent));
+    }
+
     private void observe(Runnable call) {
         if (observer == HoldObserver.NONE) {
             return;
