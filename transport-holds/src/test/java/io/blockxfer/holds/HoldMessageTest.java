@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blockxfer.transport.Notification;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.stream.IntStream;
@@ -18,7 +19,7 @@ class HoldMessageTest {
 
     @Test
     void everyMessageReadsBackAsWritten() {
-        HoldGrant g = new HoldGrant(-7L, 2000, new int[] {3, 4, 5, 9, 1}, "tag".getBytes());
+        HoldGrant g = new HoldGrant(-7L, 2000, new int[] {3, 4, 5, 9, 1}, "tag".getBytes(StandardCharsets.US_ASCII));
         assertEquals(g, HoldGrant.decode(g.encode()));
         assertEquals(g, HoldMessage.decode(HoldMessage.grant(g).encode()).grant());
         HoldMessage renew = HoldMessage.renew(12, 1L, Long.MIN_VALUE, Long.MAX_VALUE);
@@ -66,7 +67,7 @@ class HoldMessageTest {
 
     @Test
     void malformedMessagesAreRefusedNamingWhatIsWrong() {
-        assertFalse(HoldMessage.isHoldMessage("hello".getBytes()));
+        assertFalse(HoldMessage.isHoldMessage("hello".getBytes(StandardCharsets.US_ASCII)));
         assertMalformed(new byte[] {'B', 'X', 'H', 2, 2}, "prefix");
         assertMalformed(new byte[] {'B', 'X', 'H', 1, 9}, "unknown type");
         byte[] renew = HoldMessage.renew(1, 1L, 2L).encode();
@@ -84,6 +85,9 @@ class HoldMessageTest {
         grant[16] = 1;
         assertMalformed(grant, "TTL");
         assertMalformed(new HoldGrant(1, 2000, new int[] {1, 1}, new byte[0]).encode(), "appears twice");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> HoldGrant.decode(HoldMessage.renew(1, 1L).encode()));
+        assertTrue(e.getMessage().contains("not a grant"), e.getMessage());
     }
 
     private static void assertMalformed(byte[] payload, String says) {

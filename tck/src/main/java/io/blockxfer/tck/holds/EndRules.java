@@ -16,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
@@ -86,7 +87,7 @@ abstract class EndRules extends HoldRuleGroup {
         assertTrue(ends.stream().allMatch(e -> e.reason() == HoldEnd.Reason.CLOSED), fx.msg("closed: " + ends));
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> fx.owner().create("holder",
                 new int[] {4}, HoldFixture.TTL), fx.msg("no hold after close"));
-        assertTrue(e.getMessage().contains("closed"), fx.msg("the refusal says why: " + e.getMessage()));
+        assertTrue(String.valueOf(e.getMessage()).contains("closed"), fx.msg("the refusal says why: " + e.getMessage()));
         fx.exchange();
         LeaseException le = fx.leaseFailure(la.read(new int[] {8}, new int[] {1}), "a read after the owner closed");
         assertEquals(Optional.of(Lease.EndReason.ENDED_BY_OWNER), le.endReason(), fx.msg("the holder was told: " + le));
@@ -143,17 +144,24 @@ abstract class EndRules extends HoldRuleGroup {
         refused(fx, "appears twice", () -> fx.owner().create("holder", new int[] {2, 2}, HoldFixture.TTL));
         refused(fx, "TTL", () -> fx.owner().create("holder", new int[] {2}, Duration.ofMillis(99)));
         refused(fx, "TTL", () -> fx.owner().create("holder", new int[] {2}, Duration.ofHours(2)));
+        refused(fx, "lifetime", () -> fx.owner().create("holder", new int[] {2}, HoldFixture.TTL,
+                HoldFixture.TTL.minus(HoldFixture.MS)));
         assertEquals(0, fx.owner().stats().created(), fx.msg("nothing was created: " + fx.owner().stats()));
         Hold hold = fx.hold(2);
         refused(fx, "not a registered peer", () -> fx.holder().accept("nobody", hold.grant()));
         Lease lease = fx.holder().accept("owner", hold.grant());
         refused(fx, "accepted already", () -> fx.holder().accept("owner", hold.grant()));
-        refused(fx, "not one of hold", () -> lease.read(new int[] {0}, new int[] {3}));
-        refused(fx, "as many local as remote", () -> lease.read(new int[] {0, 1}, new int[] {2}));
+        refusedTransfer(fx, "not one of hold", () -> lease.read(new int[] {0}, new int[] {3}));
+        refusedTransfer(fx, "as many local as remote", () -> lease.read(new int[] {0, 1}, new int[] {2}));
+        refusedTransfer(fx, "local block", () -> lease.read(new int[] {n}, new int[] {2}));
         assertEquals(1, fx.holder().stats().accepted(), fx.msg("one lease: " + fx.holder().stats()));
         fx.exchange();
         assertEquals(Lease.Status.CONFIRMED, lease.status(), fx.msg("the lease is untouched by the refused calls"));
         fx.assertNoEnds("a refused call ended a hold");
+    }
+
+    private static void refusedTransfer(HoldFixture fx, String says, Supplier<CompletableFuture<Void>> call) {
+        refused(fx, says, () -> call.get().isDone());
     }
 
     private static void refused(HoldFixture fx, String says, Supplier<?> call) {

@@ -53,13 +53,16 @@ final class Gate extends ForwardingTransport {
             } else {
                 later = new TransferFuture(0, peerId, id -> { });
                 TransferFuture f = later;
-                held.add(() -> submit.get().whenComplete((v, err) -> {
-                    if (err != null) {
-                        f.completeExceptionally(err);
-                    } else {
-                        f.complete(null);
-                    }
-                }));
+                held.add(() -> {
+                    // the held future f is completed from here; nothing waits on the dependent stage
+                    var unused = submit.get().whenComplete((v, err) -> {
+                        if (err != null) {
+                            f.completeExceptionally(err);
+                        } else {
+                            f.complete(null);
+                        }
+                    });
+                });
             }
         }
         return later != null ? later : submit.get();

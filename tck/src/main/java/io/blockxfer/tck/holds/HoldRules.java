@@ -94,8 +94,8 @@ public enum HoldRules {
             "trusts-any-sender"),
     H14(Area.ENDS, Kind.REQUIRED, false,
             "bad arguments are refused with IllegalArgumentException naming them and change nothing: an unregistered"
-                    + " peer or owner, no blocks, a block outside the region or repeated, a TTL out of range, a grant"
-                    + " accepted twice, a transfer outside the hold or with unequal arrays",
+                    + " peer or owner, no blocks, a block outside the region or repeated, a TTL or lifetime limit out of"
+                    + " range, a grant accepted twice, a transfer outside the hold or the region or with unequal arrays",
             "check every argument before taking the lock; the region's block count comes from the transport",
             "accepts-blocks-outside-the-region");
 

@@ -135,7 +135,7 @@ abstract class MortalHolder implements AutoCloseable {
             }
             if (!r.equals(expect)) {
                 throw new IllegalStateException("holder process " + child.pid() + " answered '" + r + "' to "
-                        + command.split(" ")[0]);
+                        + command.substring(0, Math.max(0, command.indexOf(' '))));
             }
         }
 
