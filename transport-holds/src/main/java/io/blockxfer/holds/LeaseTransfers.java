@@ -87,7 +87,8 @@ final class LeaseTransfers {
         CompletableFuture<Void> result = new CompletableFuture<>();
         boolean carries = carry;
         if (awaitConfirmation) {
-            l.confirmed.whenComplete((x, err) -> {
+            // the write starts from the confirmation; result is the caller's future, the dependent stage nobody's
+            var unused = l.confirmed.whenComplete((x, err) -> {
                 if (err != null) {
                     ended(l, result, err, carries);
                 } else {
@@ -126,7 +127,8 @@ final class LeaseTransfers {
             result.completeExceptionally(e);
             return;
         }
-        f.whenComplete((v, err) -> ended(l, result, err, carry));
+        // the transfer's end settles result; the dependent stage itself is nobody's
+        var unused = f.whenComplete((v, err) -> ended(l, result, err, carry));
     }
 
     /** A submit the transport refused at once: the lease is as it was before. */
@@ -161,7 +163,7 @@ final class LeaseTransfers {
             }
             if (err != null) {
                 failure = err instanceof CompletionException ce && ce.getCause() != null ? ce.getCause() : err;
-                if (carry) {
+                if (carry && l.stopReason == Lease.EndReason.RELEASED) {
                     // its release may still reach the owner with the failed transfer's late bytes: the lease
                     // cannot take a transfer again, and the owner is told the holder gave up
                     l.stopReason = Lease.EndReason.ABANDONED;

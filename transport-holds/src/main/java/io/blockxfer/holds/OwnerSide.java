@@ -317,8 +317,8 @@ final class OwnerSide {
     }
 
     int endPeerNow(String peer) {
-        lock.lock();
         long seq;
+        lock.lock();
         try {
             seq = created;
         } finally {
