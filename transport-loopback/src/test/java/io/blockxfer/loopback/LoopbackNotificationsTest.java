@@ -292,4 +292,50 @@ class LoopbackNotificationsTest {
                 .filter(e -> !e.getBoolean("atClose")).mapToLong(e -> e.getLong("count")).sum();
         assertEquals(2, dropped, "the two messages that found a queue of one full");
     }
+
+    /** Heap in use after collections, threads, and open file descriptors of this JVM. */
+    private static long[] footprint() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(50);
+        }
+        Runtime rt = Runtime.getRuntime();
+        long fds;
+        try (var s = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+            fds = s.count();
+        }
+        return new long[] {rt.totalMemory() - rt.freeMemory(), Thread.activeCount(), fds};
+    }
+
+    @Test
+    void twoMillionNotificationsLeaveHeapThreadsAndDescriptorsWhereTheyWere() throws Exception {
+        DataTransport a = open("flood-a");
+        DataTransport b = open("flood-b", TransportConfig.builder(RegionSpec.allocate(8, BLOCK))
+                .notificationQueueCapacity(10_000));
+        a.addPeer("b", b.localDescriptor());
+        byte[] payload = new byte[64];
+        for (int i = 0; i < 100_000; i++) {
+            a.sendNotification("b", payload);
+        }
+        b.pollNotifications(n -> { });
+        long[] before = footprint();
+        // half of them taken as they come, half left to a full queue that drops and counts
+        for (int i = 0; i < 1_000_000; i++) {
+            a.sendNotification("b", payload);
+            if ((i & 1023) == 0) {
+                b.pollNotifications(n -> { });
+            }
+        }
+        b.pollNotifications(n -> { });
+        for (int i = 0; i < 1_000_000; i++) {
+            a.sendNotification("b", payload);
+        }
+        long[] after = footprint();
+        NotificationStats s = b.notificationStats();
+        assertEquals(2_100_000, s.received() + s.dropped(), "every notification was queued or counted: " + s);
+        assertEquals(10_000, s.queued(), "the full queue holds its capacity");
+        assertTrue(after[0] - before[0] < 32L << 20, "heap grew by " + (after[0] - before[0]) / 1024 + " KiB");
+        assertEquals(before[1], after[1], "threads");
+        assertTrue(after[2] <= before[2] + 2, "file descriptors: " + before[2] + " -> " + after[2]);
+    }
 }
