@@ -23,7 +23,10 @@ import org.openucx.jucx.ucs.UcsConstants;
  * {@code progress()} and keeps it until the round ends; then {@link #deliverArrived} hands them
  * to the transport's sink, outside every UCX callback. A WRITE's frame is sent only once its
  * flush completed (or its copy to a mapped region was fenced), on the endpoint the puts went
- * through, so it reaches the target after the bytes.
+ * through, so it reaches the target after the bytes; the transfer is done when UCX is done with
+ * its message, so a receiver that does not drain slows its senders (through their transfers in
+ * flight, and, for messages without a transfer, through a bound per peer) instead of piling
+ * messages up in UCX.
  *
  * <p><b>Thread safety:</b> owner only: every method but {@link #bind} runs on the current owner of
  * the loop's worker (in a round, a command, or JUCX's callbacks inside them).
@@ -53,35 +56,87 @@ final class AmNotifications {
         this.sink = sink;
     }
 
-    /** A pooled send: its buffer stays untouched until UCX says it is done with it. */
+    /** What ends when UCX is done with a transfer's notification. */
+    interface TransferNotified {
+        /** The notification of {@code t} (filled as {@code epoch}) left ({@code sent}) or failed. */
+        void notified(UcxTransfer t, int epoch, boolean sent);
+    }
+
+    private @Nullable TransferNotified transfers;
+
+    /** Who learns that a transfer's notification left; the tracker, once (owner). */
+    void onTransferNotified(TransferNotified transfers) {
+        this.transfers = transfers;
+    }
+
+    /**
+     * A pooled send: its buffer stays untouched until UCX says it is done with it; then it ends
+     * what it carried: a transfer (done once its message left) or a message without a transfer
+     * (its peer's count of messages in flight).
+     */
     private final class Send extends UcxCallback {
         final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_BYTES);
         final long address = UcxUtils.getAddress(buffer);
+        @Nullable UcxTransfer transfer;
+        int epoch;
+        @Nullable UcxPeer messagePeer;
 
         @Override
         public void onSuccess(UcpRequest request) {
-            recycle(this);
+            ended(this, true);
         }
 
         @Override
         public void onError(int status, String message) {
             LOG.log(Level.DEBUG, () -> name + ": a notification was not delivered: " + message);
-            recycle(this);
+            ended(this, false);
         }
     }
 
-    private void recycle(Send s) {
+    private void ended(Send s, boolean sent) {
+        UcxTransfer t = s.transfer;
+        int epoch = s.epoch;
+        UcxPeer p = s.messagePeer;
+        s.transfer = null;
+        s.messagePeer = null;
         if (pool.size() < POOL_LIMIT) {
             pool.addFirst(s);
+        }
+        try {
+            if (t != null && transfers != null) {
+                transfers.notified(t, epoch, sent);
+            }
+            if (p != null) {
+                p.messageEnded();
+            }
+        } catch (RuntimeException | Error e) {
+            // never let an exception unwind into UCX
+            LOG.log(Level.ERROR, name + ": ending a notification failed", e);
         }
     }
 
     /**
-     * Sends {@code frame} on {@code endpoint}.
+     * Sends a transfer's notification on {@code endpoint}; the transfer ends when UCX is done with
+     * it ({@link TransferNotified}).
      *
-     * @return false (logged) when UCX refused it at once
+     * @return false when UCX did not take it: the caller ends the transfer
      */
-    boolean send(UcpEndpoint endpoint, byte[] frame) {
+    boolean sendFor(UcpEndpoint endpoint, UcxTransfer t) {
+        byte[] frame = t.notification;
+        return frame != null && send(endpoint, frame, t, null);
+    }
+
+    /**
+     * Sends a message without a transfer on {@code endpoint}; {@code peer}'s count of messages in
+     * flight goes down when UCX is done with it.
+     *
+     * @return false when UCX did not take it: the caller counts it off
+     */
+    boolean sendMessage(UcpEndpoint endpoint, byte[] frame, UcxPeer peer) {
+        return send(endpoint, frame, null, peer);
+    }
+
+    private boolean send(UcpEndpoint endpoint, byte[] frame, @Nullable UcxTransfer t, @Nullable UcxPeer peer) {
         if (frame.length > BUFFER_BYTES) {
             LOG.log(Level.WARNING, () -> name + ": a notification frame of " + frame.length + " B does not fit");
             return false;
@@ -91,15 +146,23 @@ final class AmNotifications {
             s = new Send();
         }
         MemorySegment.ofBuffer(s.buffer).copyFrom(MemorySegment.ofArray(frame));
+        s.transfer = t;
+        s.epoch = t == null ? 0 : t.epoch;
+        s.messagePeer = peer;
         try {
             endpoint.sendAmNonBlocking(AM_ID, 0, 0, s.address, frame.length, UcpConstants.UCP_AM_SEND_FLAG_EAGER, s);
             return true;
         } catch (RuntimeException e) {
-            // JUCX calls the callback when UCX returned the error, which recycled the buffer already
-            if (UcsStatus.statusOf(e, UcsStatus.OK) == UcsStatus.OK) {
-                recycle(s);
-            }
             LOG.log(Level.DEBUG, () -> name + ": sending a notification failed: " + UcsStatus.describe(e));
+            // JUCX calls the callback when UCX returned the error, which ended what it carried
+            if (UcsStatus.statusOf(e, UcsStatus.OK) != UcsStatus.OK) {
+                return true;
+            }
+            s.transfer = null;
+            s.messagePeer = null;
+            if (pool.size() < POOL_LIMIT) {
+                pool.addFirst(s);
+            }
             return false;
         }
     }

@@ -69,7 +69,14 @@ final class MappedCopier {
             } else {
                 mappedReads.setRelease(mappedReads.getPlain() + 1);
             }
-            t.status = notified(t) ? TransferEngine.DONE : TransferEngine.FAILED;
+            if (t.notification != null) {
+                if (!notified(t)) {
+                    t.status = TransferEngine.FAILED;
+                    ends.ended();
+                }
+                return; // done once UCX is done with its notification (AmNotifications)
+            }
+            t.status = TransferEngine.DONE;
         } catch (RuntimeException e) {
             LOG.log(Level.ERROR, name + ": copying a " + t.op + (write ? " to" : " from") + " the mapped region of "
                     + t.peer + " failed", e);
@@ -79,17 +86,13 @@ final class MappedCopier {
     }
 
     /**
-     * Sends the transfer's notification, if it has one, after its bytes (the fence above); false
-     * when UCX refused to send it, so that the transfer fails instead of ending done unannounced.
+     * Sends the transfer's notification after its bytes (the fence above); false when UCX did not
+     * take it, so that the transfer fails instead of ending done unannounced.
      */
     private boolean notified(UcxTransfer t) {
-        byte[] frame = t.notification;
-        if (frame == null) {
-            return true;
-        }
         UcxPeer p = t.peer;
         PeerEndpoint pe = p == null ? null : p.writes;
-        return pe != null && notifications.send(pe.endpoint, frame);
+        return pe != null && notifications.sendFor(pe.endpoint, t);
     }
 
     /** How many READs were copies from a peer's mapped region (for tests). */

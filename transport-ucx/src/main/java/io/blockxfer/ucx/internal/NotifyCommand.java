@@ -17,6 +17,7 @@ record NotifyCommand(UcxPeer peer, byte[] frame) implements LoopCommand {
 
     @Override
     public void reject(String why) {
+        peer.messageEnded();
         System.getLogger(ProgressLoop.class.getName()).log(Level.DEBUG, () -> "a notification to " + peer
                 + " was not sent: " + why);
     }

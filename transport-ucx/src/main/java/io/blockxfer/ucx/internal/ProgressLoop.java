@@ -184,7 +184,8 @@ final class ProgressLoop implements Runnable {
     /** Sends a notification without a transfer on the peer's write endpoint, if it has one. */
     void sendNotification(UcxPeer p, byte[] frame) {
         PeerEndpoint pe = p.writes;
-        if (pe == null || !p.usable() || p.closing || !notifications.send(pe.endpoint, frame)) {
+        if (pe == null || !p.usable() || p.closing || !notifications.sendMessage(pe.endpoint, frame, p)) {
+            p.messageEnded();
             LOG.log(Level.DEBUG, () -> name + ": a notification to " + p + " was not sent: the connection is down");
         }
     }

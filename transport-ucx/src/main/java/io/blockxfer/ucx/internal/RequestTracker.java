@@ -53,6 +53,7 @@ final class RequestTracker {
             EndSignal ends, AmNotifications notifications) {
         this.name = name;
         this.notifications = notifications;
+        notifications.onTransferNotified(this::notified);
         this.localBase = local.address();
         this.blockLength = blockLength;
         this.peers = peers;
@@ -231,8 +232,9 @@ final class RequestTracker {
 
     /**
      * Sends the notification of each transfer whose requests ended well in this round, on its peer's
-     * write endpoint (after a WRITE's flush: its bytes are visible there), and ends it: done when the
-     * message went out, failed when UCX refused it. Returns how many it ended.
+     * write endpoint (after a WRITE's flush: its bytes are visible there); the transfer is done when
+     * UCX is done with the message ({@link #notified}), failed at once when UCX did not take it.
+     * Returns how many it handled.
      */
     int sendDueNotifications() {
         int n = 0;
@@ -242,13 +244,25 @@ final class RequestTracker {
                 continue; // its peer failed it meanwhile
             }
             UcxPeer p = t.peer;
-            byte[] frame = t.notification;
             PeerEndpoint pe = p == null ? null : p.writes;
-            boolean sent = pe != null && frame != null && p.usable() && notifications.send(pe.endpoint, frame);
-            complete(t, sent ? TransferEngine.DONE : TransferEngine.FAILED);
+            if (pe == null || !p.usable() || !notifications.sendFor(pe.endpoint, t)) {
+                complete(t, TransferEngine.FAILED);
+            }
             n++;
         }
         return n;
+    }
+
+    /**
+     * UCX is done with the notification of {@code t} as filled for {@code epoch}: the transfer is
+     * done when it left, failed otherwise; nothing when the transfer already ended another way (its
+     * peer failed) or was reused since.
+     */
+    private void notified(UcxTransfer t, int epoch, boolean sent) {
+        if (t.status != TransferEngine.PENDING || t.epoch != epoch) {
+            return;
+        }
+        complete(t, sent ? TransferEngine.DONE : TransferEngine.FAILED);
     }
 
     /** Fails what is still linked to a peer whose endpoints closed (UCX did not end it on its own). */

@@ -64,6 +64,8 @@ public final class UcxEngine implements TransferEngine {
     private static final long CONNECT_TIMEOUT_MILLIS = 15_000;
     private static final long STOP_TIMEOUT_MILLIS = 10_000;
     private static final int POOL_LIMIT = 4096;
+    /** Messages without a transfer per peer that UCX may hold at once. */
+    static final int MESSAGES_IN_FLIGHT = 1024;
 
     private final String agentName;
     private final UcpContext context;
@@ -270,13 +272,37 @@ public final class UcxEngine implements TransferEngine {
         return true;
     }
 
+    /**
+     * Queues the message for the loop, which sends it on the peer's write endpoint. At most
+     * {@value #MESSAGES_IN_FLIGHT} messages per peer may be in flight (UCX not done with them); a
+     * sender that gets ahead of its receiver waits for room, driving the worker where polls may,
+     * for at most the command queue's wait, then the message is refused.
+     */
     @Override
     public void sendNotification(Object peer, OutboundNotification notification) {
         UcxPeer p = (UcxPeer) peer;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CommandIntake.QUEUE_FULL_WAIT_MILLIS);
+        while (p.messagesInFlight.get() >= MESSAGES_IN_FLIGHT) {
+            if (!p.usable()) {
+                break;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("notifications to peer '" + p.peerId + "' are not draining: "
+                        + p.messagesInFlight.get() + " in flight for " + CommandIntake.QUEUE_FULL_WAIT_MILLIS + " ms");
+            }
+            loop.driveFromPoller();
+            java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+        }
         if (!p.usable()) {
             throw new IllegalStateException("UCX connection to peer '" + p.peerId + "' is down: " + p.failure);
         }
-        loop.execute(new NotifyCommand(p, notification.frame()));
+        p.messagesInFlight.incrementAndGet();
+        try {
+            loop.execute(new NotifyCommand(p, notification.frame()));
+        } catch (RuntimeException e) {
+            p.messageEnded();
+            throw e;
+        }
     }
 
     private Object submit(Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks,

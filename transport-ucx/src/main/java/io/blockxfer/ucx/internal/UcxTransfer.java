@@ -23,6 +23,8 @@ final class UcxTransfer implements LoopCommand {
     int count;
     /** The notification frame to send once the bytes are visible at the peer, or null. */
     byte @Nullable [] notification;
+    /** Counts fills: a late notification callback of an earlier use of this pooled object finds another. */
+    volatile int epoch;
     volatile int status = TransferEngine.PENDING;
 
     // ---- owner of the loop's worker only
@@ -44,6 +46,7 @@ final class UcxTransfer implements LoopCommand {
         this.op = op;
         this.count = local.length;
         this.notification = notification;
+        this.epoch = epoch + 1; // before the status, which late callbacks read first
         this.status = TransferEngine.PENDING;
     }
 
