@@ -42,7 +42,7 @@ abstract class EndRules extends HoldRuleGroup {
         Hold expiring = fx.hold(8);
         Hold cancelled = fx.hold(9);
         assertTrue(cancelled.cancel(), fx.msg("the cancel cancels"));
-        fx.exchange();
+        fx.exchangeUntil("the release to reach the owner", () -> !released.isLive());
         fx.ownerClock.advance(HoldFixture.TTL);
         fx.owner().tick();
         List<HoldEnd> ends = fx.ends();
@@ -55,9 +55,10 @@ abstract class EndRules extends HoldRuleGroup {
                 + ends));
         long refused = fx.owner().stats().renewalsRefused();
         DataTransport h = fx.holderTransport();
+        long delivered = fx.ownerDelivered();
         h.sendNotification("owner", HoldMessage.release(true, released.id()).encode());
         h.sendNotification("owner", HoldMessage.renew(1_000_000, released.id(), expiring.id()).encode());
-        fx.exchange();
+        fx.exchangeUntil("the forged messages to reach the owner", () -> fx.ownerDelivered() >= delivered + 2);
         fx.ownerClock.advance(HoldFixture.TTL.multipliedBy(2));
         fx.assertNoEnds("a forged late release or renewal ended or revived a hold");
         assertEquals(refused + 3, fx.owner().stats().renewalsRefused(), fx.msg("the forged messages were refused and"
@@ -88,7 +89,7 @@ abstract class EndRules extends HoldRuleGroup {
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> fx.owner().create("holder",
                 new int[] {4}, HoldFixture.TTL), fx.msg("no hold after close"));
         assertTrue(String.valueOf(e.getMessage()).contains("closed"), fx.msg("the refusal says why: " + e.getMessage()));
-        fx.exchange();
+        fx.exchangeUntil("the owner's close to reach the holder", () -> la.status() == Lease.Status.ENDED);
         LeaseException le = fx.leaseFailure(la.read(new int[] {8}, new int[] {1}), "a read after the owner closed");
         assertEquals(Optional.of(Lease.EndReason.ENDED_BY_OWNER), le.endReason(), fx.msg("the holder was told: " + le));
         assertTrue(fx.ends().isEmpty(), fx.msg("nothing ends after close"));
@@ -120,10 +121,12 @@ abstract class EndRules extends HoldRuleGroup {
         intruder.addPeer("owner", fx.ownerTransport().localDescriptor());
         Hold hold = fx.hold(5);
         long refused = fx.owner().stats().renewalsRefused();
+        long delivered = fx.ownerDelivered();
         intruder.sendNotification("owner", HoldMessage.release(true, hold.id()).encode());
+        fx.exchangeUntil("the intruder's release to reach the owner", () -> fx.ownerDelivered() > delivered);
         fx.ownerClock.advance(HoldFixture.TTL.dividedBy(2));
         intruder.sendNotification("owner", HoldMessage.renew(1, hold.id()).encode());
-        fx.exchange();
+        fx.exchangeUntil("the intruder's renewal to reach the owner", () -> fx.ownerDelivered() > delivered + 1);
         assertTrue(hold.isLive(), fx.msg("another peer's release ended the hold: " + hold));
         assertEquals(refused + 2, fx.owner().stats().renewalsRefused(), fx.msg("both messages refused and counted: "
                 + fx.owner().stats()));
@@ -155,7 +158,7 @@ abstract class EndRules extends HoldRuleGroup {
         refusedTransfer(fx, "as many local as remote", () -> lease.read(new int[] {0, 1}, new int[] {2}));
         refusedTransfer(fx, "local block", () -> lease.read(new int[] {n}, new int[] {2}));
         assertEquals(1, fx.holder().stats().accepted(), fx.msg("one lease: " + fx.holder().stats()));
-        fx.exchange();
+        fx.exchangeUntil("the owner's first answer", () -> lease.status() != Lease.Status.PENDING);
         assertEquals(Lease.Status.CONFIRMED, lease.status(), fx.msg("the lease is untouched by the refused calls"));
         fx.assertNoEnds("a refused call ended a hold");
     }

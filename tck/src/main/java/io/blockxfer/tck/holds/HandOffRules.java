@@ -96,9 +96,8 @@ abstract class HandOffRules extends HoldRuleGroup {
         Hold hold = fx.hold(6, 7);
         byte[] tag = "push-1".getBytes(StandardCharsets.US_ASCII);
         assertTrue(hold.sendGrant(tag), fx.msg("the grant went out as a notification"));
-        fx.exchange();
         List<Lease> leases = new ArrayList<>();
-        fx.holder().pollLeases(leases::add);
+        fx.exchangeUntil("the grant to arrive", () -> fx.holder().pollLeases(leases::add) > 0);
         assertEquals(1, leases.size(), fx.msg("the sender got the grant as a lease"));
         Lease lease = leases.get(0);
         assertArrayEquals(tag, lease.tag(), fx.msg("with the receiver's tag"));
@@ -116,9 +115,8 @@ abstract class HandOffRules extends HoldRuleGroup {
 
         Hold abandoned = fx.hold(8);
         assertTrue(abandoned.sendGrant(new byte[0]));
-        fx.exchange();
         List<Lease> more = new ArrayList<>();
-        fx.holder().pollLeases(more::add);
+        fx.exchangeUntil("the second grant to arrive", () -> fx.holder().pollLeases(more::add) > 0);
         assertEquals(1, more.size(), fx.msg("the second grant arrived"));
         assertTrue(more.get(0).abandon(), fx.msg("the sender gives up"));
         assertEquals(List.of(HoldEnd.Reason.ABANDONED), fx.awaitEnds(1).stream().map(HoldEnd::reason).toList(),
@@ -133,9 +131,10 @@ abstract class HandOffRules extends HoldRuleGroup {
         Lease lease = fx.confirmed(hold);
         fx.gate().shut();
         CompletableFuture<Void> read = lease.read(new int[] {8}, new int[] {0});
+        long delivered = fx.holderDelivered();
         assertTrue(hold.cancel(), fx.msg("the first cancel cancels"));
         assertFalse(hold.cancel(), fx.msg("a second cancel does nothing"));
-        fx.exchange();
+        fx.exchangeUntil("the cancel to reach the holder", () -> fx.holderDelivered() > delivered);
         CompletableFuture<Void> late = lease.read(new int[] {9}, new int[] {1});
         assertTrue(late.isCompletedExceptionally(), fx.msg("a transfer started after the revocation fails at once"));
         LeaseException e = fx.leaseFailure(late, "the read after the revocation");

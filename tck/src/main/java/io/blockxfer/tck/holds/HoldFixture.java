@@ -30,6 +30,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -193,9 +194,37 @@ final class HoldFixture implements AutoCloseable {
     /** The holder accepts {@code hold}'s grant, and the owner's first answer arrives. */
     Lease confirmed(Hold hold) throws InterruptedException {
         Lease lease = holder().accept("owner", hold.grant());
-        exchange();
+        exchangeUntil("the owner's answer to the first renewal of " + hold, () -> lease.status() != Lease.Status.PENDING);
         assertEquals(Lease.Status.CONFIRMED, lease.status(), msg("the owner answered the first renewal of " + hold));
         return lease;
+    }
+
+    /**
+     * Carries notifications both ways until {@code done} holds, for a backend whose notifications
+     * take a while; fails the rule after the kit's timeout.
+     */
+    void exchangeUntil(String what, BooleanSupplier done) throws InterruptedException {
+        long until = System.nanoTime() + env.timeout().toNanos();
+        while (true) {
+            exchange();
+            if (done.getAsBoolean()) {
+                return;
+            }
+            if (System.nanoTime() > until) {
+                fail(msg("waited " + env.timeout().toMillis() + " ms for " + what));
+            }
+            Thread.sleep(2);
+        }
+    }
+
+    /** How many notifications the owner's transport delivered so far. */
+    long ownerDelivered() {
+        return ownerTransport().notificationStats().delivered();
+    }
+
+    /** How many notifications the holder's transport delivered so far. */
+    long holderDelivered() {
+        return holderTransport().notificationStats().delivered();
     }
 
     /** Moves both clocks. */
@@ -204,10 +233,14 @@ final class HoldFixture implements AutoCloseable {
         holderClock.advance(d);
     }
 
-    /** Ticks the holder, carries what it sent, ticks the owner, carries again. */
+    /** Ticks the holder, carries what it sent until the owner answered all of it, ticks the owner, carries again. */
     void tick() throws InterruptedException {
+        long sent = holder().stats().renewalsSent();
+        long answered = holder().stats().renewalsConfirmed();
         holder().tick();
-        exchange();
+        long expected = answered + holder().stats().renewalsSent() - sent;
+        exchangeUntil("the owner's answers to the holder's renewals", () -> holder().stats().renewalsConfirmed()
+                >= expected);
         owner().tick();
         exchange();
     }

@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
  */
 abstract class TimeRules extends HoldRuleGroup {
 
+    private static final System.Logger LOG = System.getLogger(TimeRules.class.getName());
     private static final Duration QUARTER = HoldFixture.TTL.dividedBy(4);
 
     TimeRules(HoldConformanceSuite suite) {
@@ -92,7 +93,7 @@ abstract class TimeRules extends HoldRuleGroup {
         fx.reuse(ends.get(0));
         long refused = fx.owner().stats().renewalsRefused();
         fx.resumeOwner();
-        fx.exchange();
+        fx.exchangeUntil("the late renewals to reach the owner", () -> fx.owner().stats().renewalsRefused() > refused);
         assertTrue(fx.owner().stats().renewalsRefused() > refused, fx.msg("the late renewals were refused: "
                 + fx.owner().stats()));
         assertFalse(hold.isLive(), fx.msg("a late renewal does not bring the hold back"));
@@ -149,6 +150,8 @@ abstract class TimeRules extends HoldRuleGroup {
                     + holder.how() + "), more than its TTL of " + HoldFixture.TTL.toMillis() + " ms and a second"));
             HoldEnd.Reason why = ends.get(0).reason();
             assertTrue(why == HoldEnd.Reason.EXPIRED || why == HoldEnd.Reason.PEER_REMOVED, fx.msg("expired: " + why));
+            LOG.log(System.Logger.Level.INFO, () -> fx.msg("the hold ended " + took / 1_000_000 + " ms after the holder"
+                    + " died (" + holder.how() + "), its TTL " + HoldFixture.TTL.toMillis() + " ms"));
             ends.clear();
             owner.pollEnded(fx.breakage.ends(ends::add), fx.env.quiet().toMillis(), TimeUnit.MILLISECONDS);
             assertTrue(ends.isEmpty(), fx.msg("told once: " + ends));
