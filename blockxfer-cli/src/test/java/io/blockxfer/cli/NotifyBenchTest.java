@@ -20,7 +20,7 @@ import tools.jackson.databind.JsonNode;
 class NotifyBenchTest {
 
     private static final List<String> NOTIFY_FIELDS = List.of("notify", "notifications", "notifyP50Micros",
-            "notifyP99Micros", "notifyP50OverP50", "vsPlain", "clockErrorMicros");
+            "notifyP99Micros", "notifyP50OverP50", "vsPlain", "clockErrorMicros", "notificationsDropped");
 
     @Test
     void eachCallerLoopHasANotifiedTwinThatCountsOneNotificationPerTransfer() {
@@ -52,6 +52,7 @@ class NotifyBenchTest {
                     notified.get("vsPlain").asDouble(), notified.get("vsPlain").asDouble() * 1e-3,
                     () -> "against the plain twin: " + plain + " / " + notified);
             assertEquals(0.0, notified.get("clockErrorMicros").asDouble(), "one process, one clock");
+            assertEquals(0, notified.get("notificationsDropped").asLong(), notified::toString);
         }
         assertEquals(List.of("backoff", "backoff", "async", "async"), rows.subList(0, 4).stream()
                 .map(n -> n.get("poll").stringValue()).toList(), r::toString);

@@ -147,6 +147,7 @@ public record BenchRow(String backend, String op, String placement, String layou
         m.put("notifyP50OverP50", JsonOutput.measured(notifyP50OverP50()));
         m.put("vsPlain", JsonOutput.measured(vsPlain()));
         m.put("clockErrorMicros", n == null ? null : JsonOutput.measured(n.clockErrorMicros()));
+        m.put("notificationsDropped", n == null ? null : n.dropped());
         return m;
     }
 }

@@ -36,6 +36,7 @@ public final class NotificationCollector implements AutoCloseable {
     private long count;
     private long early;
     private long awaited = Long.MAX_VALUE;
+    private long droppedBefore;
     private Histogram latencies = NotifyTally.histogram();
 
     private NotificationCollector(DataTransport transport) {
@@ -105,6 +106,7 @@ public final class NotificationCollector implements AutoCloseable {
             count = 0;
             early = 0;
             latencies = NotifyTally.histogram();
+            droppedBefore = transport.notificationStats().dropped();
         } finally {
             lock.unlock();
         }
@@ -112,7 +114,8 @@ public final class NotificationCollector implements AutoCloseable {
 
     /**
      * Waits until {@code expected} notifications of the armed run arrived or {@code limit} passed,
-     * then stops counting them.
+     * then stops counting them. The notifications the transport dropped meanwhile (its queue full:
+     * this thread fell behind) count as dropped; they will not arrive.
      *
      * @return what arrived of the armed run
      */
@@ -133,7 +136,8 @@ public final class NotificationCollector implements AutoCloseable {
                     break;
                 }
             }
-            NotifyTally tally = new NotifyTally(count, early, latencies);
+            NotifyTally tally = new NotifyTally(count, early, transport.notificationStats().dropped() - droppedBefore,
+                    latencies);
             armedTag = NotifyStamp.UNMEASURED;
             awaited = Long.MAX_VALUE;
             latencies = NotifyTally.histogram();

@@ -62,9 +62,13 @@ public final class NotifyLines {
             if (n.clockErrorMicros() > 0) {
                 b.append(String.format(Locale.ROOT, ", +-%.1f us through the hosts' clocks", n.clockErrorMicros()));
             }
-            if (n.notifications() != r.transfers()) {
+            if (n.notifications() != r.transfers() || n.dropped() > 0) {
                 b.append("; ").append(n.notifications()).append(" notifications arrived for ").append(r.transfers())
                         .append(" transfers");
+                if (n.dropped() > 0) {
+                    b.append(", ").append(n.dropped()).append(" dropped by the target's full queue (its taking thread"
+                            + " fell behind)");
+                }
             }
             if (r.op().equals("write") && r.blockBytes() == 4096 && r.batchBlocks() == 1) {
                 boolean cost = r.vsPlain() >= GOAL_VS_PLAIN;

@@ -82,7 +82,7 @@ final class NotifyMeter {
     NotifyFigures figures(double plainTransfersPerSec) {
         Histogram h = total.latencies();
         boolean any = total.count() > 0;
-        return new NotifyFigures(total.count(), any ? h.getValueAtPercentile(50) / 1e3 : Double.NaN,
+        return new NotifyFigures(total.count(), total.dropped(), any ? h.getValueAtPercentile(50) / 1e3 : Double.NaN,
                 any ? h.getValueAtPercentile(99) / 1e3 : Double.NaN, clockErrorNanos / 1e3, plainTransfersPerSec);
     }
 }
