@@ -285,8 +285,8 @@ public final class BenchRunner {
                 plain = r;
             } else if (meter.early() > 0) {
                 notes.println("bench: " + meter.early() + " notifications of " + label + " (" + c.label()
-                        + ") seemed to arrive before their submit by the hosts' clocks as corrected, beyond the"
-                        + " estimate's bound; counted as 0 us");
+                        + ") seemed to arrive before their submit by the hosts' clocks as corrected (the estimated"
+                        + " offset may be off by clockErrorMicros); counted as 0 us");
             }
             rows.add(r);
         }

@@ -75,6 +75,25 @@ class HostClocksTest {
     }
 
     @Test
+    void theEstimateCanBeAskedForOnOneKernelWhereTheTrueOffsetIsZero() {
+        Optional<String> bootId = HostClocks.bootId();
+        Assumptions.assumeTrue(bootId.isPresent(), "no kernel boot id to read here");
+        System.setProperty(HostClocks.ESTIMATE_PROPERTY, "true");
+        try {
+            HostClocks clocks = new HostClocks(() -> {
+                long sent = System.nanoTime();
+                long serverNanos = System.nanoTime();
+                return new HostClocks.Sample(sent, serverNanos, System.nanoTime(), bootId.get());
+            });
+            HostClocks.Estimate e = clocks.estimate();
+            assertFalse(clocks.shared());
+            assertTrue(e.errorNanos() > 0 && Math.abs(e.offsetNanos()) <= e.errorNanos(), e::toString);
+        } finally {
+            System.clearProperty(HostClocks.ESTIMATE_PROPERTY);
+        }
+    }
+
+    @Test
     void theSameBootIdWithAClockThatDisagreesIsNotShared() {
         Optional<String> bootId = HostClocks.bootId();
         Assumptions.assumeTrue(bootId.isPresent(), "no kernel boot id to read here");
