@@ -118,7 +118,7 @@ final class HolderSide {
 
     /** Sends one renewal round to {@code ol}'s owner for {@code leases}; the caller holds the lock. */
     private void renew(OwnerLeases ol, List<Lease> leases, long now, Outbox out) {
-        long round = ol.newRound(now);
+        long round = ol.newRound();
         int max = HoldMessage.maxIds(HoldMessage.Type.RENEW);
         int bytes = 0;
         int messages = 0;
@@ -127,7 +127,7 @@ final class HolderSide {
             long[] ids = new long[to - from];
             for (int i = from; i < to; i++) {
                 Lease l = leases.get(i);
-                l.lastSentAt = now;
+                l.sent(round, now);
                 ids[i - from] = l.holdId();
             }
             byte[] payload = HoldMessage.renew(round, ids).encode();
@@ -205,13 +205,13 @@ final class HolderSide {
         lock.lock();
         try {
             OwnerLeases ol = owners.get(sender);
-            long sentAt = ol == null ? Lease.NONE : ol.sentAt(m.round());
-            if (ol == null || sentAt == Lease.NONE) {
+            if (ol == null) {
                 return;
             }
             for (int i = 0; i < m.count(); i++) {
                 Lease l = ol.leases.get(m.id(i));
-                if (l == null || !renews(l)) {
+                long sentAt = l == null ? Lease.NONE : l.sentAt(m.round());
+                if (l == null || sentAt == Lease.NONE || !renews(l)) {
                     continue;
                 }
                 long grant = m.grantedMillis(i) * 1_000_000L;

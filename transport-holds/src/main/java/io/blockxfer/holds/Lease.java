@@ -76,7 +76,11 @@ public final class Lease {
 
     // all guarded by the side's lock
     long confirmedUntil = NONE;
+    /** The last two renewal rounds this lease went out in, and when, by this process's clock. */
+    long lastRound;
     long lastSentAt = NONE;
+    long prevRound;
+    long prevSentAt = NONE;
     long ackedSentAt = NONE;
     long nextDueAt;
     boolean queued;
@@ -244,6 +248,26 @@ public final class Lease {
      */
     public boolean abandon() {
         return side.stop(this, EndReason.ABANDONED);
+    }
+
+    /** Records that the lease went out in renewal {@code round} at {@code now}. Guarded by the side's lock. */
+    void sent(long round, long now) {
+        prevRound = lastRound;
+        prevSentAt = lastSentAt;
+        lastRound = round;
+        lastSentAt = now;
+    }
+
+    /**
+     * When this lease went out in {@code round}, or {@link #NONE} when that is not one of its last two
+     * rounds (an answer more than a renewal interval late; the next answer covers more anyway).
+     * Guarded by the side's lock.
+     */
+    long sentAt(long round) {
+        if (round != 0 && round == lastRound) {
+            return lastSentAt;
+        }
+        return round != 0 && round == prevRound ? prevSentAt : NONE;
     }
 
     /** The futures parked on this lease, emptied. Guarded by the side's lock. */

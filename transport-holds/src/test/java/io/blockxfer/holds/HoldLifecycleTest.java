@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -15,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What the holds kit's rules (io.blockxfer.tck.holds, run on loopback by the kit's module) leave to
- * this module: a read before the owner's first answer, a cancelled hold whose holder is silent, a
- * lifetime limit. Manual clocks: time moves only when the test moves it.
+ * this module: a read before the owner's first answer, a burst of accepts answered late, a
+ * cancelled hold whose holder is silent, a lifetime limit. Manual clocks: time moves only when the test moves it.
  */
 class HoldLifecycleTest {
 
@@ -52,6 +54,19 @@ class HoldLifecycleTest {
         p.exchange();
         read.get(5, TimeUnit.SECONDS);
         assertEquals(Lease.Status.CONFIRMED, lease.status());
+    }
+
+    @Test
+    void aBurstOfAcceptsIsConfirmedByTheOwnersFirstAnswersAlone() throws Exception {
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            leases.add(p.holder.accept("owner", p.owner.create("holder", new int[] {i % Pair.BLOCKS}, Pair.TTL)
+                    .grant()));
+        }
+        p.exchange(); // the owner answers the hundred first renewals only now, with no tick in between
+        assertTrue(leases.stream().allMatch(l -> l.status() == Lease.Status.CONFIRMED),
+                "each answer is measured from its own lease's sending, however many rounds went out since");
+        assertEquals(100, p.holder.stats().renewalsConfirmed());
     }
 
     @Test
