@@ -247,4 +247,95 @@ class LoopbackNotificationsTest {
         assertEquals(1, n);
         assertEquals(0, seen[0], "the broken backend delivered before the bytes");
     }
+
+    @Test
+    void aRecordingHoldsTheNotificationEvents(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path file = dir.resolve("notifications.jfr");
+        try (jdk.jfr.Recording recording = new jdk.jfr.Recording()) {
+            for (String name : List.of("NotificationSent", "NotificationReceived", "NotificationRefused",
+                    "NotificationsDropped")) {
+                recording.enable("blockxfer." + name).withoutThreshold();
+            }
+            recording.start();
+            DataTransport a = open("jfr-a");
+            DataTransport b = open("jfr-b", TransportConfig.builder(RegionSpec.allocate(8, BLOCK))
+                    .notificationQueueCapacity(1));
+            byte[] key = new byte[32];
+            DataTransport keyed = open("jfr-keyed", TransportConfig.builder(RegionSpec.allocate(8, BLOCK))
+                    .keyRing(DeploymentKeyRing.of("k", key)));
+            a.addPeer("b", b.localDescriptor());
+            a.addPeer("keyed", keyed.localDescriptor());
+            a.writeBlocks("b", new int[] {0}, new int[] {0}, bytes("w"));
+            a.sendNotification("b", bytes("m1"));
+            a.sendNotification("b", bytes("m2"));
+            a.sendNotification("keyed", bytes("unsigned"));
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (b.notificationStats().received() + b.notificationStats().dropped() < 3 && System.nanoTime() < end) {
+                Thread.sleep(5);
+            }
+            opened.forEach(DataTransport::close);
+            recording.stop();
+            recording.dump(file);
+        }
+        java.util.Map<String, List<jdk.jfr.consumer.RecordedEvent>> byName = jdk.jfr.consumer.RecordingFile
+                .readAllEvents(file).stream().filter(e -> e.getEventType().getName().startsWith("blockxfer.Notif"))
+                .collect(java.util.stream.Collectors.groupingBy(e -> e.getEventType().getName()));
+        assertEquals(4, byName.get("blockxfer.NotificationSent").size(), byName.keySet().toString());
+        jdk.jfr.consumer.RecordedEvent received = byName.get("blockxfer.NotificationReceived").get(0);
+        assertEquals("WRITE", received.getString("kind"));
+        assertEquals("jfr-a", received.getString("peer"), "an unregistered sender, by its agent name");
+        jdk.jfr.consumer.RecordedEvent refused = byName.get("blockxfer.NotificationRefused").get(0);
+        assertEquals("UNSIGNED", refused.getString("reason"));
+        assertEquals("jfr-a", refused.getString("sender"));
+        long dropped = byName.get("blockxfer.NotificationsDropped").stream()
+                .filter(e -> !e.getBoolean("atClose")).mapToLong(e -> e.getLong("count")).sum();
+        assertEquals(2, dropped, "the two messages that found a queue of one full");
+    }
+
+    /** Heap in use after collections, threads, and open file descriptors of this JVM. */
+    private static long[] footprint() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(50);
+        }
+        Runtime rt = Runtime.getRuntime();
+        long fds;
+        try (var s = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+            fds = s.count();
+        }
+        return new long[] {rt.totalMemory() - rt.freeMemory(), Thread.activeCount(), fds};
+    }
+
+    @Test
+    void twoMillionNotificationsLeaveHeapThreadsAndDescriptorsWhereTheyWere() throws Exception {
+        DataTransport a = open("flood-a");
+        DataTransport b = open("flood-b", TransportConfig.builder(RegionSpec.allocate(8, BLOCK))
+                .notificationQueueCapacity(10_000));
+        a.addPeer("b", b.localDescriptor());
+        byte[] payload = new byte[64];
+        for (int i = 0; i < 100_000; i++) {
+            a.sendNotification("b", payload);
+        }
+        b.pollNotifications(n -> { });
+        long[] before = footprint();
+        // half of them taken as they come, half left to a full queue that drops and counts
+        for (int i = 0; i < 1_000_000; i++) {
+            a.sendNotification("b", payload);
+            if ((i & 1023) == 0) {
+                b.pollNotifications(n -> { });
+            }
+        }
+        b.pollNotifications(n -> { });
+        for (int i = 0; i < 1_000_000; i++) {
+            a.sendNotification("b", payload);
+        }
+        long[] after = footprint();
+        NotificationStats s = b.notificationStats();
+        assertEquals(2_100_000, s.received() + s.dropped(), "every notification was queued or counted: " + s);
+        assertEquals(10_000, s.queued(), "the full queue holds its capacity");
+        assertTrue(after[0] - before[0] < 32L << 20, "heap grew by " + (after[0] - before[0]) / 1024 + " KiB");
+        assertEquals(before[1], after[1], "threads");
+        assertTrue(after[2] <= before[2] + 2, "file descriptors: " + before[2] + " -> " + after[2]);
+    }
 }

@@ -279,14 +279,19 @@ public final class Telemetry {
         }
     }
 
-    /** Notifications still queued at close were discarded. */
+    /**
+     * The transport closed with {@code count} notifications still queued (discarded); JFR hears of
+     * them and of the drops not reported yet.
+     */
     public void notificationsDiscarded(int count) {
         if (recorder()) {
             long pending = dropsUnreported.getAndSet(0);
             if (pending > 0) {
                 commitDrops(pending, false);
             }
-            commitDrops(count, true);
+            if (count > 0) {
+                commitDrops(count, true);
+            }
         }
     }
 

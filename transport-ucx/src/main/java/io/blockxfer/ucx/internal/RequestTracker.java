@@ -36,9 +36,12 @@ final class RequestTracker {
     private final PeerConnections peers;
     private final MappedCopier copier;
     private final EndSignal ends;
+    private final AmNotifications notifications;
 
     // ---- owner only
     private final ArrayDeque<OpCallback> callbacks = new ArrayDeque<>();
+    /** Transfers whose requests ended well and whose notification goes out after this round's progress. */
+    private final ArrayDeque<UcxTransfer> notificationsDue = new ArrayDeque<>();
     private int inFlight;
 
     /**
@@ -47,8 +50,9 @@ final class RequestTracker {
      * every transfer that ends is noted to {@code ends}.
      */
     RequestTracker(String name, MemorySegment local, long blockLength, PeerConnections peers, MappedCopier copier,
-            EndSignal ends) {
+            EndSignal ends, AmNotifications notifications) {
         this.name = name;
+        this.notifications = notifications;
         this.localBase = local.address();
         this.blockLength = blockLength;
         this.peers = peers;
@@ -190,6 +194,11 @@ final class RequestTracker {
             // read before complete(): once its status is out, the engine may recycle and refill it
             UcxPeer p = Objects.requireNonNull(t.peer, "a transfer with requests has its peer");
             boolean write = t.op == TransferOp.WRITE;
+            if (error == UcsStatus.OK && t.notification != null) {
+                // its notification goes out after this round's progress, outside UCX's callbacks
+                notificationsDue.addLast(t);
+                return;
+            }
             complete(t, error == UcsStatus.OK ? TransferEngine.DONE : TransferEngine.FAILED);
             if (error != UcsStatus.OK && error != UcsStatus.CANCELED) {
                 peers.peerFailed(p, error, (write ? "flush: " : "get: ") + errorMessage);
@@ -218,6 +227,28 @@ final class RequestTracker {
         }
         t.status = status;
         ends.ended();
+    }
+
+    /**
+     * Sends the notification of each transfer whose requests ended well in this round, on its peer's
+     * write endpoint (after a WRITE's flush: its bytes are visible there), and ends it: done when the
+     * message went out, failed when UCX refused it. Returns how many it ended.
+     */
+    int sendDueNotifications() {
+        int n = 0;
+        UcxTransfer t;
+        while ((t = notificationsDue.pollFirst()) != null) {
+            if (t.status != TransferEngine.PENDING) {
+                continue; // its peer failed it meanwhile
+            }
+            UcxPeer p = t.peer;
+            byte[] frame = t.notification;
+            PeerEndpoint pe = p == null ? null : p.writes;
+            boolean sent = pe != null && frame != null && p.usable() && notifications.send(pe.endpoint, frame);
+            complete(t, sent ? TransferEngine.DONE : TransferEngine.FAILED);
+            n++;
+        }
+        return n;
     }
 
     /** Fails what is still linked to a peer whose endpoints closed (UCX did not end it on its own). */

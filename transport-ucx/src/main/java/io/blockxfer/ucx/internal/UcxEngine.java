@@ -8,6 +8,8 @@ import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.TransportException;
 import io.blockxfer.transport.spi.CompletionSignal;
+import io.blockxfer.transport.spi.NotificationSink;
+import io.blockxfer.transport.spi.OutboundNotification;
 import io.blockxfer.transport.spi.TransferEngine;
 import io.blockxfer.ucx.UcxProvider;
 import java.lang.System.Logger.Level;
@@ -97,7 +99,7 @@ public final class UcxEngine implements TransferEngine {
             String order = settings.ucxConfig().get("ALLOC_PRIO");
             UcxMemoryBudget.check(config.region().byteSize(), order != null ? order : System.getenv("UCX_ALLOC_PRIO"));
         }
-        UcpParams params = new UcpParams().requestRmaFeature().requestWakeupFeature();
+        UcpParams params = new UcpParams().requestRmaFeature().requestWakeupFeature().requestAmFeature();
         settings.ucxConfig().forEach(params::setConfig);
         try {
             this.context = new UcpContext(params);
@@ -248,6 +250,37 @@ public final class UcxEngine implements TransferEngine {
 
     @Override
     public Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks) {
+        return submit(peer, op, localBlocks, remoteBlocks, null);
+    }
+
+    /**
+     * Carries the notification as an active message on the peer's write endpoint, sent by the loop
+     * once the transfer's flush completed (or its copy to a mapped region was fenced); the transfer is
+     * done once the message went out.
+     */
+    @Override
+    public Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks,
+            OutboundNotification notification) {
+        return submit(peer, op, localBlocks, remoteBlocks, notification.frame());
+    }
+
+    @Override
+    public boolean bindNotificationSink(NotificationSink sink) {
+        loop.bindNotificationSink(sink);
+        return true;
+    }
+
+    @Override
+    public void sendNotification(Object peer, OutboundNotification notification) {
+        UcxPeer p = (UcxPeer) peer;
+        if (!p.usable()) {
+            throw new IllegalStateException("UCX connection to peer '" + p.peerId + "' is down: " + p.failure);
+        }
+        loop.execute(new NotifyCommand(p, notification.frame()));
+    }
+
+    private Object submit(Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks,
+            byte @Nullable [] notification) {
         UcxPeer p = (UcxPeer) peer;
         if (!p.usable()) {
             throw new IllegalStateException("UCX connection to peer '" + p.peerId + "' is down: " + p.failure);
@@ -261,7 +294,7 @@ public final class UcxEngine implements TransferEngine {
             }
         }
         UcxTransfer t = take();
-        t.fill(p, op, localBlocks, remoteBlocks);
+        t.fill(p, op, localBlocks, remoteBlocks, notification);
         try {
             loop.execute(t);
         } catch (RuntimeException e) {

@@ -146,8 +146,6 @@ public final class TransportNotifications {
     public void close() {
         int discarded = inbox.close();
         publisher.close();
-        if (discarded > 0) {
-            telemetry.notificationsDiscarded(discarded);
-        }
+        telemetry.notificationsDiscarded(discarded);
     }
 }
