@@ -74,13 +74,13 @@ final class NotificationDrain {
 
     /**
      * Takes what reached the agent and delivers it, unless another thread is doing so (or the drain
-     * closed): never blocks. NIXL errors are logged (at most once a minute) and what NIXL did return
-     * is still delivered.
+     * closed, or the sink called back into the transport from inside a delivery): never blocks. NIXL
+     * errors are logged (at most once a minute) and what NIXL did return is still delivered.
      *
      * @return how many messages it delivered
      */
     int drain() {
-        if (!lock.tryLock()) {
+        if (lock.isHeldByCurrentThread() || !lock.tryLock()) {
             return 0;
         }
         try {
@@ -108,7 +108,12 @@ final class NotificationDrain {
             }
             int n = messages.size();
             for (int i = 0; i < n; i++) {
-                sink.received(messages.get(i), senders.get(i));
+                try {
+                    sink.received(messages.get(i), senders.get(i));
+                } catch (RuntimeException e) {
+                    // the transport's sink never throws; another one must not cost the rest their delivery
+                    LOG.log(Level.WARNING, () -> owner + ": the notification sink failed: " + e);
+                }
             }
             messages.clear();
             senders.clear();
