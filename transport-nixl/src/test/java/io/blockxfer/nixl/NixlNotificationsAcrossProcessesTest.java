@@ -63,7 +63,7 @@ class NixlNotificationsAcrossProcessesTest {
 
     private TargetPeer target(TransportConfig config) {
         TargetPeer t = harness.openTarget(config);
-        opened.add(t::close);
+        opened.add(t);
         return t;
     }
 
