@@ -44,7 +44,10 @@ final class NotificationDrain {
     private final MemorySegment length = Arena.ofAuto().allocate(JAVA_LONG);
     // guarded by lock
     private final List<byte[]> messages = new ArrayList<>();
-    private final List<String> senders = new ArrayList<>();
+    /** The peer id of each message's sender, or null when its agent is no connected peer. */
+    private final List<@Nullable String> peers = new ArrayList<>();
+    /** The NIXL agent name of each message's sender. */
+    private final List<String> agentNames = new ArrayList<>();
     private boolean closed;
     private boolean freed;
     private long lastErrorLog = System.nanoTime() - LOG_EVERY_NANOS;
@@ -109,14 +112,15 @@ final class NotificationDrain {
             int n = messages.size();
             for (int i = 0; i < n; i++) {
                 try {
-                    sink.received(messages.get(i), senders.get(i));
+                    sink.received(messages.get(i), peers.get(i), agentNames.get(i));
                 } catch (RuntimeException e) {
                     // the transport's sink never throws; another one must not cost the rest their delivery
                     LOG.log(Level.WARNING, () -> owner + ": the notification sink failed: " + e);
                 }
             }
             messages.clear();
-            senders.clear();
+            peers.clear();
+            agentNames.clear();
             return n;
         } finally {
             lock.unlock();
@@ -132,7 +136,6 @@ final class NotificationDrain {
             MemorySegment name = pointer.get(ADDRESS, 0);
             String agentName = NixlNative.cString(name);
             String peer = peerOfAgent.apply(agentName);
-            String sender = peer != null ? peer : agentName;
             if (NixlNative.notifMapGetNotifsSize(map, name, count) != NixlStatus.SUCCESS) {
                 continue;
             }
@@ -143,7 +146,8 @@ final class NotificationDrain {
                 }
                 long bytes = length.get(JAVA_LONG, 0);
                 messages.add(bytes == 0 ? new byte[0] : NixlNative.copyBytes(pointer.get(ADDRESS, 0), bytes));
-                senders.add(sender);
+                peers.add(peer);
+                agentNames.add(agentName);
             }
         }
     }
