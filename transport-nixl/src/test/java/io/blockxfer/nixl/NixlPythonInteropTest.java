@@ -182,6 +182,7 @@ class NixlPythonInteropTest {
                 NixlTests.mismatch(jvm.region().block(6), SEED_PYTHON, 13)));
         assertEquals(Notification.Kind.FOREIGN, n.kind());
         assertEquals("py", n.sender(), "the peer id Java registered the Python agent under");
+        assertEquals("py-peer", n.senderAgent(), "the Python agent's own NIXL name");
         assertTrue(n.payloadEquals(bytes("py-wrote")), n.toString());
         assertEquals(-1, n.transferId());
         assertFalse(n.authenticated());
