@@ -110,7 +110,7 @@ public class NotificationReceiveBenchmark {
     @OperationsPerInvocation(BATCH)
     public void receive() {
         for (byte[] f : frames) {
-            sink.received(f, null);
+            sink.received(f, null, null);
         }
     }
 
