@@ -38,12 +38,15 @@ import java.util.Map;
  *     NaN where the JDK does not report process CPU time
  * @param pacedTransfersPerSec the submission rate asked for ({@code --rate}), or NaN when the window
  *     was kept full; {@link #transfersPerSec()} is the rate achieved
+ * @param targetCpuMicrosPerTransfer CPU time of the target's process (all its threads) while
+ *     transfers were measured, over the transfers reported done, in microseconds; NaN unless the
+ *     target was remote and its server reports its CPU time
  */
 public record BenchRow(String backend, String op, String placement, String layout, String poll, String progress,
         boolean hog, long blockBytes, int batchBlocks, int window, long transfers, long failed, double seconds,
         double gbPerSec, double memcpyGbPerSec, double transfersPerSec, double p50Micros, double p99Micros,
         double p999Micros, double maxMicros, double cpuCores, double wireGbPerSec, double remoteMemcpyGbPerSec,
-        double cpuMicrosPerTransfer, double pacedTransfersPerSec) {
+        double cpuMicrosPerTransfer, double pacedTransfersPerSec, double targetCpuMicrosPerTransfer) {
 
     /** {@link #gbPerSec()} over {@link #memcpyGbPerSec()}. */
     public double ratio() {
@@ -105,6 +108,7 @@ public record BenchRow(String backend, String op, String placement, String layou
         m.put("remoteMemcpyGbPerSec", JsonOutput.measured(remoteMemcpyGbPerSec));
         m.put("cpuMicrosPerTransfer", JsonOutput.measured(cpuMicrosPerTransfer));
         m.put("pacedTransfersPerSec", JsonOutput.measured(pacedTransfersPerSec));
+        m.put("targetCpuMicrosPerTransfer", JsonOutput.measured(targetCpuMicrosPerTransfer));
         return m;
     }
 }

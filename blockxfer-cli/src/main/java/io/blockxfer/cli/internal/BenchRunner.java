@@ -22,7 +22,8 @@ import org.HdrHistogram.Histogram;
  * and batch size it opens one {@link PeerPair} (regions of {@code batch x window} blocks, touched
  * before measuring), then for each operation: one verified transfer (the bytes must land), a
  * warm-up of every poll style (unpaced, then as measured until the JIT is quiet), and two rounds, each of memcpy baseline, the wire's ceilings when the
- * target is remote (TCP stream, memcpy over there), and transfers with every poll style, in an order
+ * target is remote (TCP stream, memcpy over there), and transfers with every poll style (with a
+ * remote target, between two readings of its process's CPU time), in an order
  * that rotates from round to round, so that background load hits them all alike.
  *
  * <p><b>Thread safety:</b> not thread-safe; runs on the calling thread.
@@ -216,6 +217,7 @@ public final class BenchRunner {
 
         WireProbe.Rate stream = WireProbe.Rate.NONE;
         WireProbe.Rate remoteMemcpy = WireProbe.Rate.NONE;
+        long[] targetCpu = new long[loops.size()]; // -1 once the target could not tell
         for (int round = 0; round < ROUNDS; round++) {
             progress.show(label + ": memcpy baseline");
             memcpy.run(durationNanos * 2 / 5 / ROUNDS);
@@ -229,20 +231,25 @@ public final class BenchRunner {
             for (int i = 0; i < loops.size(); i++) {
                 int s = (i + round) % loops.size();
                 progress.show(label + ": transfers, " + styles.get(s).label() + " poll");
+                long cpuBefore = wire.map(WireProbe::targetCpuNanos).orElse(-1L);
                 loops.get(s).run(durationNanos * 3 / 5 / ROUNDS, 1);
+                long cpuAfter = cpuBefore < 0 ? -1 : wire.get().targetCpuNanos();
+                targetCpu[s] = cpuAfter < 0 || targetCpu[s] < 0 ? -1 : targetCpu[s] + cpuAfter - cpuBefore;
                 progress.step();
             }
         }
 
         List<BenchRow> rows = new ArrayList<>();
         for (int s = 0; s < loops.size(); s++) {
-            rows.add(row(p, op, plan, loops.get(s), styles.get(s), memcpy, stream, remoteMemcpy, label));
+            rows.add(row(p, op, plan, loops.get(s), styles.get(s), memcpy, stream, remoteMemcpy,
+                    wire.isPresent() && targetCpu[s] >= 0 ? targetCpu[s] : -1, label));
         }
         return rows;
     }
 
     private BenchRow row(Point p, TransferOp op, SlotPlan plan, TransferLoop transfers, PollStyle style,
-            MemcpyLoop memcpy, WireProbe.Rate stream, WireProbe.Rate remoteMemcpy, String label) {
+            MemcpyLoop memcpy, WireProbe.Rate stream, WireProbe.Rate remoteMemcpy, long targetCpuNanos,
+            String label) {
         String opName = op.name().toLowerCase(Locale.ROOT);
         if (transfers.done() == 0) {
             throw new CliException(p.provider().name() + ": every " + opName + " transfer failed ("
@@ -263,7 +270,8 @@ public final class BenchRunner {
                 h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3,
                 h.getValueAtPercentile(99.9) / 1e3, h.getMaxValue() / 1e3, transfers.cpuCores(), stream.gbPerSec(),
                 remoteMemcpy.gbPerSec(), transfers.cpuNanosPerTransfer() / 1e3,
-                settings.rate() > 0 ? settings.rate() : Double.NaN);
+                settings.rate() > 0 ? settings.rate() : Double.NaN,
+                targetCpuNanos < 0 ? Double.NaN : targetCpuNanos / 1e3 / transfers.done());
     }
 
     /** One transfer of slot 0 whose bytes are checked, so a backend cannot win by not moving them. */

@@ -59,6 +59,9 @@ public final class RowFormats {
         columns.add(new Column("MAX us", true, r -> fixed(r.maxMicros(), 1)));
         columns.add(new Column("CPU", true, r -> fixed(r.cpuCores(), 2)));
         columns.add(new Column("CPU us/T", true, r -> fixed(r.cpuMicrosPerTransfer(), 2)));
+        if (rows.stream().anyMatch(r -> !Double.isNaN(r.targetCpuMicrosPerTransfer()))) {
+            columns.add(new Column("TARGET CPU us/T", true, r -> fixed(r.targetCpuMicrosPerTransfer(), 2)));
+        }
 
         Table t = new Table(columns.stream().map(Column::title).toArray(String[]::new));
         for (int c = 0; c < columns.size(); c++) {
