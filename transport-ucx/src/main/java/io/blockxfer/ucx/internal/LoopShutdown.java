@@ -8,8 +8,8 @@ import org.openucx.jucx.ucp.UcpWorker;
 
 /**
  * The end of a {@link ProgressLoop}: when its thread leaves the loop, it keeps the worker, rejects
- * queued commands, closes every endpoint (bounded; the listener and the endpoints it accepted
- * too), and then destroys the worker, but only when
+ * queued commands, closes every endpoint (bounded; the listener too, and the endpoints it
+ * accepted that failed), and then destroys the worker, but only when
  * no request of this loop is left in UCX and the worker has gone quiet (flushed, and no event for
  * a while: UCX's own replies to peers, such as software-emulated read data and put
  * acknowledgements, are then sent): destroying a worker fails its queued requests, and UCX 1.18

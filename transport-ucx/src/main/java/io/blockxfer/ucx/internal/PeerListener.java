@@ -28,9 +28,11 @@ import org.openucx.jucx.ucp.UcpWorker;
  * create an endpoint of its own for each, or the initiator's never connects: one per connection
  * request, in peer error mode, at most {@value #MAX_ACCEPTED}. Nothing is issued on them; UCX
  * serves the initiator's puts and gets on them. When an accepted endpoint fails (its initiator
- * closed it, died or was cut off) it is force-closed and forgotten; at shutdown the listener
- * closes and the accepted endpoints are closed with a flush, so that UCX's replies still queued for
- * their initiators go out first.
+ * closed it, died or was cut off) it is force-closed and forgotten. At shutdown the listener closes
+ * and the endpoints still accepted are left to the worker's destruction, which {@link LoopShutdown}
+ * allows only once the worker has gone quiet, exactly as for the endpoints UCX creates itself for
+ * initiators connected by worker address: closing them earlier would fail the replies UCX still
+ * queues on them (data of READs), a path of UCX 1.18 that can crash the process.
  *
  * <p><b>Thread safety:</b> {@link #open} on the thread that creates the worker, before the loop
  * runs; everything else by the owner of the loop's worker (the connection handler and the
@@ -228,10 +230,10 @@ final class PeerListener {
         int work = 0;
         for (int i = accepted.size() - 1; i >= 0; i--) {
             Accepted a = accepted.get(i);
-            if (!a.closeIssued && (a.failed || closing)) {
+            if (!a.closeIssued && a.failed) {
                 a.closeIssued = true;
                 try {
-                    a.close = a.failed ? a.endpoint.closeNonBlockingForce() : a.endpoint.closeNonBlockingFlush();
+                    a.close = a.endpoint.closeNonBlockingForce();
                 } catch (RuntimeException e) {
                     LOG.log(Level.DEBUG, () -> name + ": closing the endpoint accepted from " + a.from + " failed: "
                             + UcsStatus.describe(e));
@@ -248,7 +250,7 @@ final class PeerListener {
         return work;
     }
 
-    /** At shutdown: stops listening and closes every accepted endpoint (with a flush) from the next round on. */
+    /** At shutdown: stops listening; further connection requests are rejected. */
     void close() {
         if (closing) {
             return;
@@ -264,17 +266,17 @@ final class PeerListener {
         }
     }
 
-    /** Whether accepted endpoints are closing. */
+    /** Whether accepted endpoints that failed are still to be closed or closing. */
     boolean closesPending() {
         for (Accepted a : accepted) {
             if (a.failed || a.closeIssued) {
                 return true;
             }
         }
-        return closing && !accepted.isEmpty();
+        return false;
     }
 
-    /** How many endpoints are open or closing (for tests and log lines). */
+    /** How many accepted endpoints are open or closing (for tests and log lines). */
     int acceptedNow() {
         return accepted.size();
     }
