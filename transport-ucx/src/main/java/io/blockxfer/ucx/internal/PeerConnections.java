@@ -122,7 +122,9 @@ final class PeerConnections {
             UcxPeer p = c.peer;
             PeerEndpoint w = Objects.requireNonNull(p.writes, "a connecting peer has its write endpoint");
             PeerEndpoint r = Objects.requireNonNull(p.reads, "a connecting peer has its read endpoint");
-            boolean wired = w.wiredUp() & r.wiredUp();
+            boolean writesWired = w.wiredUp(); // both asked: each counts its ended wireup off
+            boolean readsWired = r.wiredUp();
+            boolean wired = writesWired && readsWired;
             String failure = null;
             if (p.state != UcxPeer.ALIVE) {
                 failure = p.failure;

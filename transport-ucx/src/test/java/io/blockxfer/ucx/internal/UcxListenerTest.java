@@ -159,7 +159,7 @@ class UcxListenerTest {
 
     @Test
     void aListenerThatCannotBindIsAClearError() throws Exception {
-        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByAddress(new byte[] {127, 0, 0, 1}))) {
             String at = "127.0.0.1:" + taken.getLocalPort();
             TransportException e = assertThrows(TransportException.class, () -> new UcxProvider().open(
                     config("taken", UcxOptions.TLS, "tcp,self", UcxOptions.LISTEN, at)).close());
