@@ -61,6 +61,7 @@ final class PeerListener {
 
     private final String name;
     private final UcpWorker worker;
+    private final int maxAccepted;
     private final @Nullable UcpListener listener;
     private final @Nullable InetSocketAddress bound;
     private final ArrayList<Accepted> accepted = new ArrayList<>();
@@ -68,17 +69,18 @@ final class PeerListener {
     private long acceptedTotal;
     private long rejected;
 
-    private PeerListener(String name, UcpWorker worker, @Nullable UcpListener listener,
+    private PeerListener(String name, UcpWorker worker, int maxAccepted, @Nullable UcpListener listener,
             @Nullable InetSocketAddress bound) {
         this.name = name;
         this.worker = worker;
+        this.maxAccepted = maxAccepted;
         this.listener = listener;
         this.bound = bound;
     }
 
     /** A listener that does not listen (the setting is off, or UCX has no TCP interface to listen on). */
     static PeerListener none(String name, UcpWorker worker) {
-        return new PeerListener(name, worker, null, null);
+        return new PeerListener(name, worker, MAX_ACCEPTED, null, null);
     }
 
     /**
@@ -89,6 +91,12 @@ final class PeerListener {
      * @throws TransportException if UCX cannot listen there (e.g. the port is taken)
      */
     static PeerListener open(String name, UcpWorker worker, ListenSetting setting, UcpWorkerAddress own) {
+        return open(name, worker, setting, own, MAX_ACCEPTED);
+    }
+
+    /** The same, accepting at most {@code maxAccepted} endpoints at once (for tests). */
+    static PeerListener open(String name, UcpWorker worker, ListenSetting setting, UcpWorkerAddress own,
+            int maxAccepted) {
         if (!setting.enabled() || own.entriesOf(UcpWorkerAddress.TCP).isEmpty()) {
             return none(name, worker);
         }
@@ -104,7 +112,7 @@ final class PeerListener {
                     + UcsStatus.describe(e), e);
         }
         InetSocketAddress at = l.getAddress();
-        self[0] = new PeerListener(name, worker, l, new InetSocketAddress(host, at.getPort()));
+        self[0] = new PeerListener(name, worker, maxAccepted, l, new InetSocketAddress(host, at.getPort()));
         return self[0];
     }
 
@@ -196,10 +204,10 @@ final class PeerListener {
     private void onConnectionRequest(UcpConnectionRequest request) {
         String from = String.valueOf(request.getClientAddress());
         try {
-            if (closing || accepted.size() >= MAX_ACCEPTED) {
+            if (closing || accepted.size() >= maxAccepted) {
                 rejected++;
                 LOG.log(Level.DEBUG, () -> name + ": connection request from " + from + " rejected ("
-                        + (closing ? "closing" : MAX_ACCEPTED + " endpoints accepted") + ")");
+                        + (closing ? "closing" : maxAccepted + " endpoints accepted") + ")");
                 request.reject();
                 return;
             }
