@@ -65,7 +65,7 @@ class Run:
         self.port = 14300
 
     def note_command(self, cmd):
-        line = ' '.join(shlex.quote(c) for c in cmd)
+        line = ' '.join(c if c == '&' else shlex.quote(c) for c in cmd)
         if line not in self.commands:
             self.commands.append(line)
 
@@ -150,8 +150,11 @@ class Run:
                 srv.wait()
             prefix = ['UCX_TLS=' + env.get('UCX_TLS', ''), 'UCX_TCP_TX_SEG_SIZE=' + env['UCX_TCP_TX_SEG_SIZE'],
                       'LD_LIBRARY_PATH=NATIVES/ucx/libucx/lib:NATIVES/ucx/libucx_cu12.libs']
-            self.note_command(prefix + [c if c != a.perftest else 'PATCHED_UCX_PERFTEST' for c in server] + ['&'])
-            self.note_command(prefix + [c if c != a.perftest else 'PATCHED_UCX_PERFTEST' for c in client])
+            def shown(cmd):
+                return [('PATCHED_UCX_PERFTEST' if c == a.perftest else 'PORT' if c == str(self.port) else c)
+                        for c in cmd]
+            self.note_command(prefix + shown(server) + ['&'])
+            self.note_command(prefix + shown(client))
             with open(os.path.join(a.out, f'perftest-{test}-{size}{errmode}.txt'), 'a') as f:
                 f.write(out)
             values = [l.split() for l in out.splitlines() if l.strip() and not l.lstrip().startswith(('[', '+', '|'))
