@@ -1,0 +1,52 @@
+package io.blockxfer.ucx;
+
+import io.blockxfer.tck.ConformanceRules;
+import io.blockxfer.tck.TckHarness;
+import io.blockxfer.tck.TransportConformanceSuite;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+
+/**
+ * The UCX backend over TCP alone ({@code ucx.tls=tcp,self}, on loopback), in this JVM: as between
+ * hosts, every peer is connected through its listener, its WRITEs are UCX's zero-copy TCP puts and
+ * its READs gets that the target's UCX serves. The rules this engine path decides
+ * ({@link ConformanceRules#nativeLibrary()}: registration, every byte-moving rule, cancels in
+ * flight, dead and stalled peers, timeliness, close, the stress runs); the rest, which the managed
+ * layer decides whatever the path, the whole-kit suites certify.
+ */
+// full tier: the listener path in this JVM; the fast tier checks it with UcxListenerTest, and the full
+// tier's multi-host suite runs it between containers
+@Tag("full")
+class UcxTcpConformanceTest extends TransportConformanceSuite {
+
+    private static final String TLS = "blockxfer." + UcxOptions.TLS;
+    private static @Nullable String before;
+
+    @BeforeAll
+    static void tcpAlone() {
+        before = System.getProperty(TLS);
+        System.setProperty(TLS, "tcp,self");
+    }
+
+    @AfterAll
+    static void restore() {
+        if (before == null) {
+            System.clearProperty(TLS);
+        } else {
+            System.setProperty(TLS, before);
+        }
+    }
+
+    @Override
+    protected TckHarness harness() {
+        return UcxTck.inJvm();
+    }
+
+    @Override
+    protected Set<ConformanceRules> rules() {
+        return ConformanceRules.nativeLibrary();
+    }
+}
