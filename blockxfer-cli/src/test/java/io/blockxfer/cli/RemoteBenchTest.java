@@ -56,7 +56,7 @@ class RemoteBenchTest {
                 for (JsonNode row : rows) {
                     assertEquals("remote", row.get("placement").stringValue(), row::toString);
                     for (String field : List.of("gbPerSec", "transfersPerSec", "memcpyGbPerSec", "wireGbPerSec",
-                            "wireRatio", "remoteMemcpyGbPerSec", "p999Micros")) {
+                            "wireRatio", "remoteMemcpyGbPerSec", "p999Micros", "targetCpuMicrosPerTransfer")) {
                         assertTrue(row.get(field).asDouble() > 0, () -> field + " in " + row);
                     }
                     assertEquals(row.get("gbPerSec").asDouble() / row.get("wireGbPerSec").asDouble(),
@@ -75,7 +75,8 @@ class RemoteBenchTest {
             Cli.Result table = Cli.run("bench", "--connect", address, "--backend", backends.getFirst(), "--ops",
                     "write", "--block-sizes", "16K,64K", "--batches", "2", "--window", "2", "--duration", "50ms");
             assertEquals(0, table.exitCode(), table::toString);
-            assertTrue(table.out().contains("TCP GB/s") && table.out().contains("xTCP"), table::toString);
+            assertTrue(table.out().contains("TCP GB/s") && table.out().contains("xTCP")
+                    && table.out().contains("TARGET CPU us/T"), table::toString);
             for (String block : List.of("16 KiB", "64 KiB")) {
                 assertTrue(table.out().lines().anyMatch(l -> l.startsWith("recommendation: write " + block + " x 2: "
                         + backends.getFirst()) && l.contains("of the TCP ceiling")), table::toString);
@@ -138,6 +139,37 @@ class RemoteBenchTest {
             server.signal("TERM");
             assertEquals(143, server.awaitExit(Duration.ofSeconds(30)), server::output);
             assertNothingLeft(mapped, server.pid());
+        }
+    }
+
+    /**
+     * {@code --connect --notify}: the served target takes the notifications and reports their count
+     * and arrival times back over the control channel; on one host both ends read one kernel clock,
+     * so no offset is estimated and the clock error is 0.
+     */
+    @Test
+    void aServedTargetReportsTheNotificationsOfEveryTransfer() throws Exception {
+        String backend = NativeBackends.crossProcessWithNotifications().getFirst();
+        try (CliProcess server = CliProcess.start(List.of(), Map.of(), "bench", "--serve", "--listen",
+                "127.0.0.1:0", "--backend", backend)) {
+            String address = server.await(SERVING, START).group(2);
+            Cli.Result r = Cli.run("bench", "--connect", address, "--backend", backend, "--notify", "--json", "--ops",
+                    "write,read", "--block-sizes", "4K", "--batches", "1", "--window", "2", "--duration", "100ms");
+            assertEquals(0, r.exitCode(), r::toString);
+            List<JsonNode> rows = JsonTree.rows(r.out());
+            assertEquals(List.of("write false", "write true", "read false", "read true"), rows.stream()
+                    .map(n -> n.get("op").stringValue() + " " + n.get("notify").booleanValue()).toList(), r::toString);
+            for (JsonNode notified : List.of(rows.get(1), rows.get(3))) {
+                assertEquals("remote", notified.get("placement").stringValue(), notified::toString);
+                assertEquals(notified.get("transfers").asLong(), notified.get("notifications").asLong(),
+                        notified::toString);
+                assertTrue(notified.get("notifyP50Micros").asDouble() > 0, notified::toString);
+                assertEquals(0.0, notified.get("clockErrorMicros").asDouble(), "one kernel, one clock: " + notified);
+            }
+            assertEquals(2, BenchReports.assertRecommendationsAgreeWithRows(r.out()).size(), r::toString);
+            server.signal("TERM");
+            assertEquals(143, server.awaitExit(Duration.ofSeconds(30)), server::output);
+            OwnLines.assertOnlyOwn(server.output());
         }
     }
 

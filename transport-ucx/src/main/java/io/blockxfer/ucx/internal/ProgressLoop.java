@@ -2,6 +2,7 @@ package io.blockxfer.ucx.internal;
 
 import io.blockxfer.transport.internal.queue.MpscRing;
 import io.blockxfer.transport.spi.CompletionSignal;
+import io.blockxfer.transport.spi.NotificationSink;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +22,8 @@ import org.openucx.jucx.ucp.UcpWorker;
  *   <li>{@link RequestTracker}: a transfer's UCX requests, from issue to the transfer's end;</li>
  *   <li>{@link MappedCopier}: transfers with a peer whose region is mapped in this process;</li>
  *   <li>{@link PeerConnections}: the peers' endpoints, their failures and closes;</li>
+ *   <li>{@link PeerListener}: the endpoints that initiators on other hosts connected through this
+ *       transport's listener;</li>
  *   <li>{@link LoopShutdown}: closing the endpoints and destroying the worker when the loop ends.</li>
  * </ul>
  * A round runs queued commands, calls {@code progress()} (where UCX ends requests), moves endpoint
@@ -41,11 +44,13 @@ final class ProgressLoop implements Runnable {
     private final Thread thread;
     private final MappedCopier copier;
     private final PeerConnections peers;
+    private final PeerListener incoming;
     private final RequestTracker transfers;
     private final WorkerDriver driver;
     private final CommandIntake commands;
     private final LoopShutdown shutdown;
     private final EndSignal ends = new EndSignal();
+    private final AmNotifications notifications;
 
     /**
      * A loop over {@code worker} for the region {@code local} of blocks of {@code blockLength}
@@ -63,16 +68,25 @@ final class ProgressLoop implements Runnable {
      */
     ProgressLoop(String name, UcpWorker worker, MemorySegment local, long blockLength, boolean pollersDrive,
             int queueCapacity, long queueFullWaitMillis, long pollerGraceNanos) {
+        this(name, worker, PeerListener.none(name, worker), local, blockLength, pollersDrive, queueCapacity,
+                queueFullWaitMillis, pollerGraceNanos);
+    }
+
+    /** The same, for a worker that listens for peers on other hosts through {@code incoming}. */
+    ProgressLoop(String name, UcpWorker worker, PeerListener incoming, MemorySegment local, long blockLength,
+            boolean pollersDrive, int queueCapacity, long queueFullWaitMillis, long pollerGraceNanos) {
         this.name = name;
+        this.incoming = incoming;
         this.worker = worker;
         this.thread = Thread.ofPlatform().name(name).daemon().unstarted(this);
-        this.copier = new MappedCopier(name, local, blockLength, ends);
+        this.notifications = new AmNotifications(name, worker);
+        this.copier = new MappedCopier(name, local, blockLength, ends, notifications);
         this.peers = new PeerConnections(name, worker);
-        this.transfers = new RequestTracker(name, local, blockLength, peers, copier, ends);
+        this.transfers = new RequestTracker(name, local, blockLength, peers, copier, ends, notifications);
         MpscRing<LoopCommand> queue = new MpscRing<>(queueCapacity);
         this.driver = new WorkerDriver(worker, thread, queue, this::round, pollersDrive, pollerGraceNanos);
         this.commands = new CommandIntake(name, queue, queueFullWaitMillis, driver, ends);
-        this.shutdown = new LoopShutdown(name, worker, commands, driver, peers, transfers, ends);
+        this.shutdown = new LoopShutdown(name, worker, commands, driver, peers, incoming, transfers, ends);
     }
 
     void start() {
@@ -89,6 +103,11 @@ final class ProgressLoop implements Runnable {
     /** From now on every transfer that ends fires {@code signal} (see {@link EndSignal}). */
     void bindSignal(CompletionSignal signal) {
         ends.bind(signal);
+    }
+
+    /** From now on the notifications that arrive go to {@code sink} (see {@link AmNotifications}). */
+    void bindNotificationSink(NotificationSink sink) {
+        notifications.bind(sink);
     }
 
     /** Callers started or stopped waiting (see {@link WorkerDriver#callersWaiting}). */
@@ -148,8 +167,11 @@ final class ProgressLoop implements Runnable {
             // JUCX declares Exception but throws only UcxException (unchecked)
             throw new IllegalStateException(name + ": UcpWorker.progress() failed", e);
         }
+        work += transfers.sendDueNotifications();
+        work += notifications.deliverArrived();
         work += peers.afterProgress(transfers);
-        driver.publishBusy(transfers.anyInFlight() || peers.closesPending());
+        work += incoming.afterProgress();
+        driver.publishBusy(transfers.anyInFlight() || peers.closesPending() || incoming.closesPending());
         ends.fireIfEnded();
         return work;
     }
@@ -169,6 +191,15 @@ final class ProgressLoop implements Runnable {
     /** Aborts a peer (see {@link PeerConnections#abort}). */
     void abort(UcxPeer p) {
         peers.abort(p);
+    }
+
+    /** Sends a notification without a transfer on the peer's write endpoint, if it has one. */
+    void sendNotification(UcxPeer p, byte[] frame) {
+        PeerEndpoint pe = p.writes;
+        if (pe == null || !p.usable() || p.closing || !notifications.sendMessage(pe.endpoint, frame, p)) {
+            p.messageEnded();
+            LOG.log(Level.DEBUG, () -> name + ": a notification to " + p + " was not sent: the connection is down");
+        }
     }
 
     /** Disconnects a peer (see {@link PeerConnections#disconnect}). */
@@ -211,6 +242,11 @@ final class ProgressLoop implements Runnable {
     /** How many submits found the command queue full and had to wait (for tests). */
     long queueFullWaits() {
         return commands.queueFullWaits();
+    }
+
+    /** How many endpoints initiators connected through the listener are open or closing (for tests). */
+    int acceptedNow() {
+        return incoming.acceptedNow();
     }
 
     /** How many READs were copies from a peer's mapped region (for tests). */
