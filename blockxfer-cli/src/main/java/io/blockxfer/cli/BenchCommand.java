@@ -1,5 +1,6 @@
 package io.blockxfer.cli;
 
+import io.blockxfer.cli.internal.BenchDirectoryOptions;
 import io.blockxfer.cli.internal.BenchRow;
 import io.blockxfer.cli.internal.BenchRunner;
 import io.blockxfer.cli.internal.BenchSettings;
@@ -33,7 +34,6 @@ import io.blockxfer.cli.internal.remote.ControlProtocol;
 import io.blockxfer.cli.internal.remote.RemoteSite;
 import io.blockxfer.cli.internal.remote.ServerConfig;
 import io.blockxfer.cli.internal.remote.ServerEntry;
-import io.blockxfer.directory.DirectoryLimits;
 import io.blockxfer.transport.ProgressMode;
 import io.blockxfer.transport.TransferOp;
 import java.io.IOException;
@@ -143,58 +143,8 @@ public final class BenchCommand implements Callable<Integer> {
             description = "With --serve: where to listen. Default: 0.0.0.0:" + ControlProtocol.DEFAULT_PORT + ".")
     private @Nullable String listen;
 
-    @Option(names = "--directory", paramLabel = "ENDPOINTS", arity = "0..1", fallbackValue = "",
-            description = "The etcd cluster where servers and initiators meet (etcd://HOST:PORT[,HOST:PORT...],"
-                    + " http://... or https://HOST:PORT[,https://HOST:PORT...] for TLS; without a value:"
-                    + " $ETCDCTL_ENDPOINTS). With --serve: publish this server there while it serves; with --connect:"
-                    + " find the server there. etcdctl's variables (ETCDCTL_CACERT, ETCDCTL_CERT, ETCDCTL_KEY,"
-                    + " ETCDCTL_USER, ETCDCTL_PASSWORD, ETCDCTL_INSECURE_SKIP_TLS_VERIFY) are read; the --etcd-*"
-                    + " options override them.")
-    private @Nullable String directory;
-
-    @Option(names = "--etcd-cacert", paramLabel = "FILE",
-            description = "With --directory: the CA bundle (PEM) etcd's certificate must be signed by; turns TLS on"
-                    + " (etcdctl's --cacert).")
-    private @Nullable Path etcdCacert;
-
-    @Option(names = "--etcd-cert", paramLabel = "FILE",
-            description = "With --directory: this client's certificate (PEM), for etcd's --client-cert-auth; with"
-                    + " --etcd-key (etcdctl's --cert).")
-    private @Nullable Path etcdCert;
-
-    @Option(names = "--etcd-key", paramLabel = "FILE",
-            description = "With --directory: the key of --etcd-cert (PEM: PKCS#1, PKCS#8 or SEC1; etcdctl's --key).")
-    private @Nullable Path etcdKey;
-
-    @Option(names = "--etcd-user", paramLabel = "NAME[:PASSWORD]",
-            description = "With --directory: the etcd user (etcdctl's --user); its password after a colon, or in"
-                    + " --etcd-password-file.")
-    private @Nullable String etcdUser;
-
-    @Option(names = "--etcd-password-file", paramLabel = "FILE",
-            description = "With --directory: a file whose first line is the password of --etcd-user.")
-    private @Nullable Path etcdPasswordFile;
-
-    @Option(names = "--etcd-insecure-skip-tls-verify",
-            description = "With --directory: do not check etcd's certificate (for tests only; says so loudly)"
-                    + " (etcdctl's --insecure-skip-tls-verify).")
-    private boolean etcdInsecure;
-
-    @Option(names = "--prefix", paramLabel = "PREFIX",
-            description = "With --directory: the deployment's key prefix. Default: " + BenchDirectory.DEFAULT_PREFIX
-                    + ".")
-    private @Nullable String prefix;
-
-    @Option(names = "--target", paramLabel = "NAME",
-            description = "With --directory: the name this server is published under (--serve; default: this host's"
-                    + " name), or the server to measure against (--connect: only its entry is read; default: the only one"
-                    + " published).")
-    private @Nullable String target;
-
-    @Option(names = "--advertise", paramLabel = "HOST[:PORT]",
-            description = "With --serve --directory: the control address to publish. Default: the --listen address;"
-                    + " for a wildcard one, this host's address towards etcd; the port listened on.")
-    private @Nullable String advertise;
+    @Mixin
+    private BenchDirectoryOptions meet;
 
     @Option(names = "--layout", paramLabel = "LAYOUT", defaultValue = "shuffled",
             description = "Block pairing: shuffled (remote blocks permuted, nothing coalesces) or contiguous."
@@ -292,7 +242,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        checkDirectoryOptions();
+        meet.check(spec.commandLine().getParseResult(), serve, connect);
         if (serve) {
             return serve();
         }
@@ -314,12 +264,12 @@ public final class BenchCommand implements Callable<Integer> {
                     });
                 }
             }
-            if (directory == null) {
+            BenchDirectory where = meet.directory();
+            if (where == null) {
                 remoteLabel = connect;
                 return new RemoteSite(BenchClient.connect(address(connect, "--connect"), keys()));
             }
-            BenchDirectory where = etcdDirectory(directory);
-            ServerEntry found = where.list(keys().map(KeyFile::ring), target).choose(target);
+            ServerEntry found = where.list(keys().map(KeyFile::ring), meet.target()).choose(meet.target());
             String origin = "bench server '" + found.name() + "', found in " + where.where();
             remoteLabel = found.control() + ", " + origin;
             try {
@@ -330,63 +280,6 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         return processes == 2 ? LocalSite.childProcess() : LocalSite.inProcess();
-    }
-
-    /** The options of {@code --directory} go with it, and it with {@code --serve} or {@code --connect} alone. */
-    private void checkDirectoryOptions() {
-        ParseResult parsed = spec.commandLine().getParseResult();
-        if (directory == null) {
-            for (String option : List.of("--prefix", "--target", "--advertise", "--etcd-cacert", "--etcd-cert",
-                    "--etcd-key", "--etcd-user", "--etcd-password-file", "--etcd-insecure-skip-tls-verify")) {
-                if (parsed.hasMatchedOption(option)) {
-                    throw CliException.usage(option + " goes with --directory");
-                }
-            }
-            if (connect != null && connect.isBlank()) {
-                throw CliException.usage("--connect needs HOST[:PORT], or --directory ENDPOINTS to find the server in");
-            }
-            return;
-        }
-        if (!serve && connect == null) {
-            throw CliException.usage("--directory goes with --serve (publish this server there) or --connect (find a"
-                    + " server there)");
-        }
-        if (connect != null && !connect.isBlank()) {
-            throw CliException.usage("--connect " + connect + " and --directory exclude each other: the directory says"
-                    + " where the server is; give --connect without HOST:PORT, or leave --directory out");
-        }
-        if (advertise != null && !serve) {
-            throw CliException.usage("--advertise is for --serve");
-        }
-        if (target != null && !DirectoryLimits.isValidMemberId(target)) {
-            throw CliException.usage("--target must be 1-" + DirectoryLimits.MAX_MEMBER_ID_LENGTH + " characters of"
-                    + " [A-Za-z0-9._:@-], not '" + target + "'");
-        }
-    }
-
-    private String prefix() {
-        return prefix == null ? BenchDirectory.DEFAULT_PREFIX : prefix;
-    }
-
-    /**
-     * The etcd directory of {@code --directory ENDPOINTS} (empty: $ETCDCTL_ENDPOINTS), with etcdctl's
-     * variables and the --etcd-* options.
-     */
-    private BenchDirectory etcdDirectory(String endpoints) {
-        if ((etcdCert == null) != (etcdKey == null)) {
-            throw CliException.usage(etcdCert == null ? "--etcd-key goes with --etcd-cert" : "--etcd-cert goes with"
-                    + " --etcd-key");
-        }
-        return BenchDirectory.etcd(endpoints, prefix(), new BenchDirectory.EtcdAccess(etcdCacert, etcdCert, etcdKey,
-                etcdUser, etcdPasswordFile, etcdInsecure, System.getenv()));
-    }
-
-    /** The name a server publishes itself under without --target: its host name, as a member id. */
-    private static String defaultTargetName() {
-        String name = ServerConfig.hostName().replaceAll("[^A-Za-z0-9._:@-]", "-");
-        name = name.length() > DirectoryLimits.MAX_MEMBER_ID_LENGTH
-                ? name.substring(0, DirectoryLimits.MAX_MEMBER_ID_LENGTH) : name;
-        return name.isEmpty() ? "bench" : name;
     }
 
     private List<BenchRow> measure(BenchSettings settings, TargetSite site) {
@@ -447,7 +340,7 @@ public final class BenchCommand implements Callable<Integer> {
                     + " from the initiator");
         }
         HostPort at = address(listen == null ? "0.0.0.0:" + ControlProtocol.DEFAULT_PORT : listen, "--listen");
-        BenchDirectory where = directory == null ? null : etcdDirectory(directory);
+        BenchDirectory where = meet.directory();
         List<String> names = parsed.hasMatchedOption("--backend") ? backends.stream()
                 .filter(b -> !b.equals("all")).toList() : List.of();
         ServerConfig config = new ServerConfig(source.providers(), names, options(),
@@ -463,8 +356,8 @@ public final class BenchCommand implements Callable<Integer> {
         BenchDirectory.Announcement announcement = null;
         if (where != null) {
             try {
-                ServerEntry entry = new ServerEntry(target == null ? defaultTargetName() : target,
-                        ControlProtocol.VERSION, where.advertised(server.address(), advertise),
+                ServerEntry entry = new ServerEntry(meet.serverName(), ControlProtocol.VERSION,
+                        where.advertised(server.address(), meet.advertise()),
                         ServerConfig.hostName(), config.servedNames(), config.keys().isPresent());
                 announcement = where.announce(entry, config.keyRing(), line -> {
                     synchronized (out) {

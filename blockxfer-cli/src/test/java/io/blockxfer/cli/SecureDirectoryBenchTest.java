@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blockxfer.cli.internal.KeyFiles;
 import io.blockxfer.tck.process.EtcdCluster;
+import io.blockxfer.tck.process.EtcdTlsFiles;
 import io.blockxfer.tck.process.TestCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,8 +57,8 @@ class SecureDirectoryBenchTest {
         return etcd;
     }
 
-    private static EtcdCluster.Tls tls() {
-        EtcdCluster.Tls tls = etcd().tls();
+    private static EtcdTlsFiles tls() {
+        EtcdTlsFiles tls = etcd().tls();
         assertTrue(tls != null, "etcd runs with TLS");
         return tls;
     }

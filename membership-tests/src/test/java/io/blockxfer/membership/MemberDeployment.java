@@ -48,10 +48,12 @@ final class MemberDeployment implements AutoCloseable {
     private final List<MemberProcess> all = new ArrayList<>();
     private @Nullable EtcdDirectory writer;
     private @Nullable Map<String, String> etcdEnvironment;
+    private final String endpoints;
 
-    private MemberDeployment(String backend, EtcdCluster cluster, Duration ttl, Duration flap) {
+    private MemberDeployment(String backend, EtcdCluster cluster, String endpoints, Duration ttl, Duration flap) {
         this.backend = backend;
         this.cluster = cluster;
+        this.endpoints = endpoints;
         this.prefix = PREFIXES + backend + "-" + COUNT.incrementAndGet() + "-" + ProcessHandle.current().pid()
                 + "/";
         this.ttl = ttl;
@@ -66,8 +68,16 @@ final class MemberDeployment implements AutoCloseable {
      * backend cannot run here, or fails it where {@code blockxfer.tck.require} names the backend.
      */
     static MemberDeployment of(String backend, EtcdCluster cluster, Duration ttl, Duration flap) {
+        return of(backend, cluster, cluster.endpoints(), ttl, flap);
+    }
+
+    /**
+     * As {@link #of(String, EtcdCluster, Duration, Duration)}, the members reaching the cluster at
+     * {@code endpoints} (etcd's gRPC proxy in front of it, say).
+     */
+    static MemberDeployment of(String backend, EtcdCluster cluster, String endpoints, Duration ttl, Duration flap) {
         requireBackend(backend);
-        return new MemberDeployment(backend, cluster, ttl, flap);
+        return new MemberDeployment(backend, cluster, endpoints, ttl, flap);
     }
 
     /**
@@ -92,8 +102,9 @@ final class MemberDeployment implements AutoCloseable {
         return backend;
     }
 
+    /** Where the members reach etcd: its members, or a proxy in front of them. */
     String endpoints() {
-        return cluster.endpoints();
+        return endpoints;
     }
 
     /** The deployments' etcd user, whose role may read and write {@link #PREFIXES} (with authentication). */

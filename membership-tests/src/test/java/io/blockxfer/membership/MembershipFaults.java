@@ -79,8 +79,23 @@ abstract class MembershipFaults {
     }
 
     final MemberDeployment deploy(String backend) {
-        deployment = MemberDeployment.of(backend, cluster, TTL, FLAP);
+        deployment = MemberDeployment.of(backend, cluster, endpoints(cluster), TTL, FLAP);
         return deployment;
+    }
+
+    /** Where the members reach {@code etcd}: its members; a subclass may put a proxy between. */
+    String endpoints(EtcdCluster etcd) {
+        return etcd.endpoints();
+    }
+
+    /** The deployment of the running test. */
+    final MemberDeployment deployment() {
+        return deployment;
+    }
+
+    /** The class's etcd cluster, started before its tests. */
+    static EtcdCluster cluster() {
+        return cluster;
     }
 
     // ---- 1. a member SIGKILLed ----------------------------------------------------------------

@@ -1,6 +1,8 @@
 package io.blockxfer.directory;
 
 import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.LongFunction;
 import org.jspecify.annotations.Nullable;
 
@@ -150,6 +152,70 @@ public interface Directory extends AutoCloseable {
      * @throws NullPointerException if an argument is null
      */
     DirectoryWatch watch(DirectoryScope scope, DirectoryListener listener);
+
+    /**
+     * Reads the keys of {@code scope} once, at one revision: what a new watch's snapshot would hold
+     * now (linearizable: nothing older than what any client has seen). Nothing waits on the calling
+     * thread: the future completes when the directory answers, on a thread of the directory or of
+     * its client library (hand anything but a short, non-blocking step over to a thread of your
+     * own), or fails with a {@link DirectoryUnavailableException} naming the directory when it
+     * could not answer within {@link #operationTimeout()}. One read of one member's key is what a
+     * resolution costs ({@link Membership#resolve}).
+     *
+     * <p>The default watches the scope on a virtual thread and completes with the watch's snapshot;
+     * implementations read directly.
+     *
+     * @throws IllegalStateException if this directory is closed (the default fails the future
+     *     with it instead)
+     * @throws NullPointerException if the scope is null
+     */
+    default CompletableFuture<DirectorySnapshot> read(DirectoryScope scope) {
+        Objects.requireNonNull(scope, "scope");
+        CompletableFuture<DirectorySnapshot> read = new CompletableFuture<>();
+        Thread.ofVirtual().name("blockxfer-directory-read").start(() -> {
+            try {
+                DirectoryWatch w = watch(scope, new DirectoryListener() {
+                    @Override
+                    public void snapshot(DirectorySnapshot snapshot) {
+                        read.complete(snapshot);
+                    }
+
+                    @Override
+                    public void changed(DirectoryEvent event) {
+                    }
+                });
+                var unused = read.whenComplete((snapshot, e) -> w.close());
+            } catch (RuntimeException e) {
+                read.completeExceptionally(e);
+            }
+        });
+        return read;
+    }
+
+    /**
+     * Watches the keys of {@code scope} from a {@link #read} of them: the listener's snapshot is
+     * {@code from}, and every change after {@code from.revision()} follows, as
+     * {@link #watch(DirectoryScope, DirectoryListener)} delivers them (a change made between the
+     * read and this call included; where the directory's history no longer reaches back to
+     * {@code from}, the differences arrive as a resync). Returns at once, without waiting for the
+     * directory: a watch that cannot start now reports {@link DirectoryListener#disconnected} and
+     * starts when the directory is back.
+     *
+     * <p>The default opens {@link #watch(DirectoryScope, DirectoryListener)} on a virtual thread and
+     * turns its snapshot into the differences from {@code from}; implementations watch from
+     * {@code from.revision() + 1} directly.
+     *
+     * @throws IllegalStateException if this directory is closed
+     * @throws NullPointerException if an argument is null
+     */
+    default DirectoryWatch watch(DirectoryScope scope, DirectorySnapshot from, DirectoryListener listener) {
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(from, "from");
+        Objects.requireNonNull(listener, "listener");
+        SnapshotBridge bridge = new SnapshotBridge(from, listener);
+        bridge.open(() -> watch(scope, bridge));
+        return bridge;
+    }
 
     /**
      * Closes every publication of this client (goodbye: their entries are deleted) and every

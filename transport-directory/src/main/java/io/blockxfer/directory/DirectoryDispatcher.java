@@ -1,6 +1,7 @@
 package io.blockxfer.directory;
 
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -37,23 +38,40 @@ public final class DirectoryDispatcher implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(DirectoryDispatcher.class.getName());
     private static final long CLOSE_WAIT_SECONDS = 5;
+    /** How long an idle dispatcher keeps its thread: a directory that has nothing to say holds none. */
+    private static final Duration IDLE = Duration.ofSeconds(10);
 
     private final String name;
     private final ThreadPoolExecutor executor;
     private volatile @Nullable Thread thread;
 
     /**
-     * A dispatcher whose thread is named {@code blockxfer-directory-<name>}; a daemon, started on
-     * the first callback.
+     * A dispatcher whose thread is a virtual thread named {@code blockxfer-directory-<name>},
+     * started on the first callback and ended after ten idle seconds (the next callback starts
+     * another: one at a time, in order). Virtual: starting one costs no operating-system thread,
+     * so a callback handed over from a client library's event loop (gRPC's, Vert.x's) never waits
+     * there for a thread to start, and a process of many directories (many memberships sharing
+     * a connection) holds no thread per directory.
      */
     public DirectoryDispatcher(String name) {
+        this(name, IDLE);
+    }
+
+    /** A dispatcher whose thread ends after {@code idle} without a callback. */
+    DirectoryDispatcher(String name, Duration idle) {
         this.name = Objects.requireNonNull(name, "name");
-        this.executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
-            Thread t = new Thread(r, "blockxfer-directory-" + name);
-            t.setDaemon(true);
+        this.executor = new ThreadPoolExecutor(1, 1, idle.toNanos(), TimeUnit.NANOSECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = Thread.ofVirtual().name("blockxfer-directory-" + name).unstarted(r);
             thread = t;
             return t;
         });
+        this.executor.allowCoreThreadTimeOut(true);
+    }
+
+    /** Whether this dispatcher's thread runs (a callback, or waiting for one until it has been idle too long). */
+    boolean threadAlive() {
+        Thread t = thread;
+        return t != null && t.isAlive();
     }
 
     /** Whether the calling thread is this dispatcher's. */

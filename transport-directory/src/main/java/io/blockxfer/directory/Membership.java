@@ -87,12 +87,15 @@ import org.jspecify.annotations.Nullable;
  * {@link DirectoryListener}), so members that left meanwhile are removed, those that joined are
  * added, and nothing is applied twice.
  *
- * <p><b>Close</b> stops watching and revokes the lease (the goodbye: the other members remove this
- * one; when the key was last seen overwritten by someone else, the entry is restored first, so
- * that the revoke deletes the key), and leaves the transport open with the peers it added still registered: an operator who
- * closes the membership first to drain (stop being found, finish the transfers in flight) would
- * lose those transfers if the peers went with it; closing the transport removes them, and
- * {@link #members()} read before close names them for a caller who wants them gone sooner.
+ * <p><b>Close</b> stops watching and says goodbye: it deletes this process's keys while they hold
+ * what it last saw there ({@link Publication#deleteIfAt}; over someone else's write, seen or
+ * landing just before, it restores the entry first and deletes at the restore's revision), then
+ * revokes the lease; the other members remove this one, and no stranger's write leaves a key
+ * behind that they would take for a member still there. It leaves the transport open with the
+ * peers it added still registered: an operator who closes the membership first to drain (stop
+ * being found, finish the transfers in flight) would lose those transfers if the peers went with
+ * it; closing the transport removes them, and {@link #members()} read before close names them for
+ * a caller who wants them gone sooner.
  *
  * <p><b>Thread safety:</b> thread-safe. The listeners run on the membership's own thread.
  */
@@ -242,19 +245,7 @@ public final class Membership implements AutoCloseable {
             core.closeWatches();
             loop.close(directory.operationTimeout().plusSeconds(5));
             core.closeResolutions();
-            Publication p = core.publication();
-            if (p != null) {
-                if (core.ownKeyForeign()) {
-                    // someone else's bytes sit under the key, detached from the lease: put the entry back on it,
-                    // so that revoking the lease deletes the key and the others see the goodbye
-                    try {
-                        p.restore();
-                    } catch (RuntimeException e) {
-                        // unreachable, lost or closed: the revoke below does what it can
-                    }
-                }
-                p.close();
-            }
+            core.goodbye();
         }
     }
 

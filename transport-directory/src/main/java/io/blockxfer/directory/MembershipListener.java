@@ -46,6 +46,16 @@ public interface MembershipListener {
     }
 
     /**
+     * Another process published a valid entry of the newer epoch {@code newerEpoch} under this
+     * process's member id: this membership stopped publishing its own entry of {@code epoch} for
+     * good. Its lease is revoked, and it neither restores nor publishes its entry again (a process
+     * started later under the same id takes it over, as on a restart); it goes on following its
+     * members. Also reported as a {@link Refusal.Reason#MEMBER_ID_IN_USE} refusal.
+     */
+    default void entrySuperseded(String memberId, long epoch, long newerEpoch) {
+    }
+
+    /**
      * Publishing this process's entry failed; the membership tries again, with back-off and at once
      * when the directory returns.
      */

@@ -47,6 +47,22 @@ public interface Publication extends AutoCloseable {
     long restore();
 
     /**
+     * Deletes the entry's keys (its member key and, with a group, its group key, in one atomic
+     * write) if the member key's last write is still the one at {@code revision} (0: the key does
+     * not exist), and does nothing otherwise: the part of a goodbye that must not delete someone
+     * else's later write, and must not leave a key behind that a stranger detached from the lease
+     * (the revoke of {@link #close()} deletes only the keys still attached to it). The lease stays;
+     * close revokes it. Waits for the directory at most its {@link Directory#operationTimeout()}.
+     *
+     * @param revision the revision of the member key's last write as the caller knows it: the
+     *     publication's, a {@link #restore()}'s, or one its watch delivered
+     * @return whether the keys were deleted
+     * @throws DirectoryUnavailableException if the directory did not answer in time
+     * @throws IllegalStateException if the publication is closed or lost
+     */
+    boolean deleteIfAt(long revision);
+
+    /**
      * Whether the lease was lost (expired or revoked by someone else): the entry is gone or going,
      * and will not come back by itself. A closed publication is not lost.
      */

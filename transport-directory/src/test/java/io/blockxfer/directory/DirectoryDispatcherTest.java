@@ -13,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -92,6 +93,37 @@ class DirectoryDispatcherTest {
         assertEquals(7, relay.revision());
         assertEquals(8, relay.resumeRevision());
         assertTrue(lines.threads.stream().allMatch(t -> t.equals("blockxfer-directory-test")), lines.threads.toString());
+    }
+
+    @Test
+    void anIdleDispatcherEndsItsThreadAndTheNextCallbackStartsAnotherInOrder() throws Exception {
+        try (DirectoryDispatcher quick = new DirectoryDispatcher("idle", Duration.ofMillis(50))) {
+            Lines lines = new Lines();
+            AtomicReference<Thread> first = new AtomicReference<>();
+            DirectoryDispatcher.Relay relay = quick.relay(new DirectoryListener() {
+                @Override
+                public void snapshot(DirectorySnapshot snapshot) {
+                    first.set(Thread.currentThread());
+                    lines.snapshot(snapshot);
+                }
+
+                @Override
+                public void changed(DirectoryEvent event) {
+                    assertTrue(quick.isDispatchThread());
+                    lines.changed(event);
+                }
+            }, () -> { });
+            relay.listed(List.of(entry("/d/a", 3)), 5);
+            lines.expect("snapshot 5 [/d/a@3]");
+            Thread t = first.get();
+            assertTrue(t.isVirtual(), t.toString());
+            assertTrue(t.join(Duration.ofSeconds(5)), "the idle dispatcher's thread did not end");
+            assertFalse(quick.threadAlive());
+            relay.put("/d/b", new byte[1], 6);
+            relay.put("/d/c", new byte[1], 7);
+            lines.expect("put /d/b@6", "put /d/c@7");
+            assertTrue(lines.threads.stream().allMatch(n -> n.equals("blockxfer-directory-idle")), lines.threads.toString());
+        }
     }
 
     @Test
@@ -230,8 +262,7 @@ class DirectoryDispatcherTest {
         closer.join(Duration.ofSeconds(10).toMillis());
         assertFalse(closer.isAlive(), "close waits for the running callback only");
         assertEquals(0, after.get(), "a queued callback ran after close");
-        assertTrue(Thread.getAllStackTraces().keySet().stream()
-                .noneMatch(t -> t.getName().equals("blockxfer-directory-test") && t.isAlive()));
+        assertFalse(dispatcher.threadAlive(), "the dispatcher's thread still runs after close");
     }
 
     /** A publication that is only an object to pass around. */
@@ -243,6 +274,7 @@ class DirectoryDispatcherTest {
         @Override public boolean isLost() { return true; }
         @Override public long lease() { return 1; }
         @Override public long restore() { throw new IllegalStateException("lost"); }
+        @Override public boolean deleteIfAt(long revision) { throw new IllegalStateException("lost"); }
         @Override public void close() { }
     }
 }

@@ -134,7 +134,7 @@ class MembershipTest {
     }
 
     @Test
-    void anotherProcessUnderTheSameMemberIdIsReportedNotFoughtOver() throws Exception {
+    void anOlderProcessUnderTheSameMemberIdStopsPublishingOnceANewerOneTookIt() throws Exception {
         Recorder first = new Recorder();
         Membership x = keep(builder(transport("x-one"), first).memberId("x").build());
         Recorder second = new Recorder();
@@ -142,9 +142,22 @@ class MembershipTest {
         String refusal = first.await("refused MEMBER_ID_IN_USE");
         assertTrue(refusal.contains("'x'") && refusal.contains(String.valueOf(y.epoch())), refusal);
         assertTrue(y.epoch() > x.epoch(), "a process starting under a used id publishes above its epoch");
+        assertEquals("superseded " + x.epoch() + " " + y.epoch(), first.await("superseded "));
+        Recorder reader = new Recorder();
+        Membership r = keep(builder(transport("r"), reader).flapInterval(Duration.ZERO).followNone().build());
+        assertEquals(y.epoch(), r.resolve("x").get(10, java.util.concurrent.TimeUnit.SECONDS), "the newer one");
+        long newer = y.epoch();
+        y.close(); // the newer one says goodbye: the older one does not take its key back
+        reader.await("removed x " + newer);
         sync(first);
+        assertTrue(cluster.get(PREFIX + "x").isEmpty(), "the older process restored or published its entry again");
         assertEquals(1, first.count("published"), "the first does not publish again: " + first.lines());
+        assertEquals(0, first.count("restored"), first.lines().toString());
         assertEquals(0, second.count("refused MEMBER_ID_IN_USE"), second.lines().toString());
+        java.util.concurrent.ExecutionException gone = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> r.resolve("x").get(10, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(MemberResolutionException.Reason.NO_SUCH_MEMBER,
+                ((MemberResolutionException) gone.getCause()).reason(), String.valueOf(gone.getCause()));
     }
 
     @Test

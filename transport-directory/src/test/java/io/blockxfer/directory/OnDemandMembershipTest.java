@@ -84,6 +84,7 @@ class OnDemandMembershipTest {
         for (CompletableFuture<Long> f : calls) {
             assertEquals(b.epoch(), f.get(10, TimeUnit.SECONDS));
         }
+        ra.await("added b "); // the listeners hear of it on the membership's thread, after it is writable
         assertEquals(1, ra.count("added b"), "one resolution for eight calls: " + ra.lines());
         assertEquals(Map.of("b", b.epoch()), a.members(), "c was never asked for");
         DataTransport ta = transportOf(a);
@@ -113,7 +114,7 @@ class OnDemandMembershipTest {
     }
 
     @Test
-    void aResolvedMemberIsFollowedItsNewEpochReAddedItsGoodbyeRemoved() throws Exception {
+    void aResolutionEndsWithItsMembersRegistrationAndTheMemberIsResolvedAnewAfterItsReturn() throws Exception {
         Recorder ra = new Recorder();
         Membership a = member("a", ra, b -> b.followNone());
         Membership b = member("b", new Recorder(), UnaryOperator.identity());
@@ -124,8 +125,11 @@ class OnDemandMembershipTest {
         MemberResolutionException gone = failure(a.resolve("b"));
         assertEquals(MemberResolutionException.Reason.NO_SUCH_MEMBER, gone.reason(), gone.getMessage());
         Membership b2 = member("b", new Recorder(), UnaryOperator.identity());
-        ra.await("added b " + b2.epoch());
+        Thread.sleep(300);
+        assertEquals(0, ra.count("added b " + b2.epoch()), "the resolution ended when b left: " + ra.lines());
         assertEquals(b2.epoch(), a.resolve("b").get(10, TimeUnit.SECONDS));
+        ra.await("added b " + b2.epoch());
+        assertWriteLands(transportOf(a), "b", transports.get("b"), (byte) 4);
     }
 
     @Test
@@ -208,6 +212,55 @@ class OnDemandMembershipTest {
         Thread.sleep(1_500); // past the follower's flap interval
         assertEquals(Map.of("a", a.epoch()), p.members(), "the group's follower still holds it");
         assertEquals(0, reader.count("removed a"), "and never removed it: " + reader.lines());
+    }
+
+    @Test
+    void aDeleteOfAnotherGroupsKeyNeverRemovesAMemberResolvedThroughItsOwnKey() throws Exception {
+        Recorder rp = new Recorder();
+        Membership p = member("p", rp, b -> b.group("decode").followGroups("decode"));
+        Membership g = member("g-1", new Recorder(), b -> b.group("prefill"));
+        long epoch = p.resolve("g-1").get(10, TimeUnit.SECONDS);
+        assertEquals(g.epoch(), epoch);
+        // a writer without the key: a value under the decode group's key of g-1, then its delete
+        String foreign = DirectoryScope.groupKey(PREFIX, "decode", "g-1");
+        cluster.put(foreign, cluster.get(PREFIX + "g-1").orElseThrow()); // g-1's own entry, in the wrong group
+        rp.await("refused ID_MISMATCH " + foreign);
+        assertTrue(cluster.delete(foreign));
+        String marker = DirectoryScope.groupKey(PREFIX, "decode", "zz");
+        cluster.put(marker, new byte[] {1}); // delivered after the delete on the same watch
+        rp.await("refused MALFORMED " + marker);
+        Thread.sleep(200);
+        assertEquals(Map.of("g-1", g.epoch()), p.members(), "g-1 lives, and its own keys were never touched");
+        assertEquals(0, rp.count("removed g-1"), rp.lines().toString());
+        assertEquals(g.epoch(), p.resolve("g-1").get(1, TimeUnit.SECONDS), "held: at once");
+        assertWriteLands(transportOf(p), "g-1", transports.get("g-1"), (byte) 9);
+    }
+
+    @Test
+    void aResolvedMemberWhoseNewEpochCannotBeRegisteredIsNoLongerHeldAndTheNextResolveReadsItAnew() throws Exception {
+        Recorder ra = new Recorder();
+        Membership a = member("a", ra, b -> b.followNone());
+        Directory side = keep(cluster.connect(PREFIX));
+        DataTransport tb = transport("b-one");
+        publishAs(side, "b", 1, tb.localDescriptor());
+        assertEquals(1, a.resolve("b").get(10, TimeUnit.SECONDS));
+        DataTransport gone = transport("b-gone");
+        io.blockxfer.transport.PeerDescriptor unreachable = gone.localDescriptor();
+        gone.close(); // its descriptor names a loopback transport that no longer lives
+        publishAs(side, "b", 2, unreachable);
+        ra.await("registration-failed b 2");
+        assertEquals(Map.of(), a.members());
+        MemberResolutionException failed = failure(a.resolve("b"));
+        assertEquals(MemberResolutionException.Reason.REGISTRATION_FAILED, failed.reason(),
+                "read anew and tried again, not left waiting for its timeout: " + failed.getMessage());
+        publishAs(side, "b", 3, tb.localDescriptor());
+        assertEquals(3, a.resolve("b").get(10, TimeUnit.SECONDS));
+        assertWriteLands(transportOf(a), "b", tb, (byte) 3);
+    }
+
+    private static void publishAs(Directory side, String id, long epoch, io.blockxfer.transport.PeerDescriptor d) {
+        side.publish(id, lease -> MemberEntry.of(id, epoch, lease, d).encode(RING), Duration.ofSeconds(30),
+                PublicationListener.NONE);
     }
 
     private static long member0(Recorder r, String id) throws InterruptedException {

@@ -176,6 +176,57 @@ class PrefixWriterTest {
     }
 
     @Test
+    void aWriteLandingUnseenJustBeforeTheGoodbyeLeavesNoKeyBehind() throws Exception {
+        Recorder ra = new Recorder();
+        DataTransport ta = transport("a");
+        member(ta, ra);
+        String key = PREFIX + "b";
+        AtomicBoolean written = new AtomicBoolean();
+        // a stranger's write lands between the member's last look at its key and its conditional delete
+        Directory client = writeBeforeFirstDelete(keep(cluster.connect(PREFIX)), () -> {
+            if (written.compareAndSet(false, true)) {
+                cluster.put(key, "junk, unseen".getBytes(StandardCharsets.US_ASCII));
+            }
+        });
+        Membership b = member(transport("b"), client, new Recorder());
+        long epoch = b.epoch();
+        ra.await("added b " + epoch);
+        b.close();
+        assertTrue(written.get(), "the write landed");
+        assertTrue(cluster.get(key).isEmpty(), "the goodbye left the stranger's key behind: " + cluster.get(key));
+        sync(ra);
+        ticker.advance(Duration.ofSeconds(1));
+        ra.await("removed b " + epoch);
+    }
+
+    /** {@code client}, whose publications run {@code before} ahead of each conditional delete. */
+    private static Directory writeBeforeFirstDelete(Directory client, Runnable before) {
+        return (Directory) Proxy.newProxyInstance(Directory.class.getClassLoader(), new Class<?>[] {Directory.class},
+                (proxy, method, args) -> {
+                    Object result = invoke(client, method, args);
+                    if (result instanceof Publication p) {
+                        return Proxy.newProxyInstance(Publication.class.getClassLoader(),
+                                new Class<?>[] {Publication.class}, (pp, m, a) -> {
+                                    if (m.getName().equals("deleteIfAt")) {
+                                        before.run();
+                                    }
+                                    return invoke(p, m, a);
+                                });
+                    }
+                    return result;
+                });
+    }
+
+    private static @org.jspecify.annotations.Nullable Object invoke(Object target, java.lang.reflect.Method m,
+            Object @org.jspecify.annotations.Nullable [] args) throws Throwable {
+        try {
+            return m.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    @Test
     void aCopyOffItsLeaseRemovesAMemberForEveryReaderAndALateStarterNeverSeesIt() throws Exception {
         Recorder ra = new Recorder();
         DataTransport ta = transport("a");

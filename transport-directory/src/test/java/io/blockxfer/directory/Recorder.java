@@ -48,6 +48,9 @@ final class Recorder implements MembershipListener {
     @Override public void entryRestored(String memberId, long epoch, String reason) {
         add("restored " + epoch + " " + reason);
     }
+    @Override public void entrySuperseded(String memberId, long epoch, long newer) {
+        add("superseded " + epoch + " " + newer);
+    }
     @Override public void publishFailed(String memberId, Throwable cause) { add("publish-failed " + cause); }
     @Override public void memberAdded(String memberId, long epoch) { add("added " + memberId + " " + epoch); }
     @Override public void memberUpdated(String memberId, long epoch) { add("updated " + memberId + " " + epoch); }

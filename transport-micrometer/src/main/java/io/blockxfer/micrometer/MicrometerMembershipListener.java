@@ -23,9 +23,10 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code blockxfer.membership.refusals} (counter; reason = one of {@link Refusal.Reason}, in lower
  *       case with dashes; every reason is registered at zero from the start);</li>
  *   <li>{@code blockxfer.membership.connection} (counter; change = disconnected|resumed|resynced);</li>
- *   <li>{@code blockxfer.membership.own} (counter; change = published|lease-lost|publish-failed|restored;
- *       restored: this process's entry, overwritten or deleted by someone else, written again under its
- *       lease).</li>
+ *   <li>{@code blockxfer.membership.own} (counter; change =
+ *       published|lease-lost|publish-failed|restored|superseded; restored: this process's entry,
+ *       overwritten or deleted by someone else, written again under its lease; superseded: another
+ *       process took its member id with a newer epoch, and it stopped publishing).</li>
  * </ul>
  * Use one instance per membership:
  * {@code Membership.builder(transport, directory).listener(new MicrometerMembershipListener(registry))}.
@@ -59,6 +60,7 @@ public final class MicrometerMembershipListener implements MembershipListener {
         final Counter leaseLost;
         final Counter publishFailed;
         final Counter restored;
+        final Counter superseded;
 
         Meters(Tags tags) {
             Gauge.builder("blockxfer.membership.members", members, AtomicLong::get).tags(tags).register(registry);
@@ -78,6 +80,7 @@ public final class MicrometerMembershipListener implements MembershipListener {
             leaseLost = registry.counter("blockxfer.membership.own", tags.and("change", "lease-lost"));
             publishFailed = registry.counter("blockxfer.membership.own", tags.and("change", "publish-failed"));
             restored = registry.counter("blockxfer.membership.own", tags.and("change", "restored"));
+            superseded = registry.counter("blockxfer.membership.own", tags.and("change", "superseded"));
         }
     }
 
@@ -153,6 +156,11 @@ public final class MicrometerMembershipListener implements MembershipListener {
         if (c != null) {
             c.increment();
         }
+    }
+
+    @Override
+    public void entrySuperseded(String memberId, long epoch, long newerEpoch) {
+        meters().superseded.increment();
     }
 
     @Override

@@ -106,4 +106,26 @@ class MicrometerMembershipListenerTest {
             }
         }
     }
+
+    @Test
+    void aMembershipWhoseIdANewerProcessTookCountsItSuperseded() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        CountDownLatch superseded = new CountDownLatch(1);
+        try (InMemoryCluster cluster = InMemoryCluster.withManualClock();
+                DataTransport older = open("x-one");
+                DataTransport newer = open("x-two");
+                Membership a = Membership.builder(older, cluster.connect(PREFIX)).memberId("x")
+                        .listener(new MicrometerMembershipListener(registry)).listener(new MembershipListener() {
+                            @Override
+                            public void entrySuperseded(String m, long epoch, long newerEpoch) {
+                                superseded.countDown();
+                            }
+                        }).build();
+                Membership b = Membership.builder(newer, cluster.connect(PREFIX)).memberId("x").build()) {
+            await(superseded, "superseded");
+            assertTrue(b.epoch() > a.epoch(), "the newer process took the id");
+            assertEquals(1, registry.get("blockxfer.membership.own").tags("member", "x", "prefix", PREFIX)
+                    .tag("change", "superseded").counter().count());
+        }
+    }
 }

@@ -2,28 +2,26 @@ package io.blockxfer.cli.membership;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.Reader;
-import java.io.Writer;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-import java.util.stream.Stream;
 
 /**
  * The membership benchmark at scale, eager against on-demand ({@code scripts/bench-membership
- * --scale} and {@code --matrix}): {@code --members} members in {@code --jvms} JVMs
- * ({@link MembershipScaleWorker}) on one etcd, in one {@code --mode}. Phases:
+ * --scale}, {@code --matrix} and {@code --fleet}): {@code --members} members in {@code --jvms} JVMs
+ * ({@link MembershipScaleWorker}) on one etcd, in one {@code --mode}, every {@code --per-connection}
+ * members of a JVM sharing one etcd client (a process's connection), directly or through etcd's
+ * gRPC proxy ({@code --proxy-pid}, the endpoints then the proxy's, {@code --etcd-metrics} etcd's
+ * own). Phases:
  *
  * <ol>
  *   <li><b>cold start</b>: member {@code i} joins JVM {@code i % jvms} at {@code i / rate}
@@ -39,6 +37,14 @@ import java.util.stream.Stream;
  *       resolution of a member not held yet (on-demand; eager: the gets alone).
  * </ol>
  *
+ * <p>Besides: etcd's watch streams, watchers and goroutines at N members
+ * ({@code etcd_debugging_mvcc_watch_stream_total}, {@code ..._watcher_total}, {@code go_goroutines}:
+ * one stream per connection, however many members and partners), etcd's RSS (and its growth per
+ * member from before the first join), its CPU in cores during the cold start and the steady phase
+ * ({@code /proc/PID/stat}), the proxy's RSS, threads and CPU, and the lease keep-alive messages etcd
+ * received a second in the steady phase; in the probe, a plain jetcd get, the same read through the
+ * member's directory and a resolution, interleaved.
+ *
  * <p>etcd's counters ({@code /metrics}) are read at the start and end of each phase and of each
  * join. Reported per cold start and per join: {@code etcd_network_client_grpc_sent_bytes_total}
  * (raw, and net of the lease keep-alive responses: their count, from
@@ -49,7 +55,8 @@ import java.util.stream.Stream;
  * cold start; per member: the growth summed over the JVMs, divided by the members.
  *
  * <p>Defaults: 4 JVMs, 200 members, TTL 60 s (keep-alives every 20 s: less to subtract), 10 joins/s, 5
- * joins, 50 probes per JVM, a steady phase of TTL/2 (at least 20 s), seed 1, -Xmx1g per JVM.
+ * joins, 50 probes per JVM, a steady phase of TTL/2 (at least 20 s), seed 1, -Xmx1g per JVM. A run ends
+ * early when the host's threads pass {@code --max-host-threads} (80% of {@code kernel.pid_max}).
  *
  * <p>{@code --table DIR} prints the results ({@code result-*.properties}) of a directory as one
  * table instead.
@@ -63,14 +70,16 @@ public final class MembershipScaleBench {
     private static final String EVENTS = "etcd_debugging_mvcc_events_total";
     private static final String SENT = "grpc_server_msg_sent_total";
     private static final String KEEP_ALIVES = SENT + "/LeaseKeepAlive";
+    private static final String KEEP_ALIVES_RECEIVED = "grpc_server_msg_received_total/LeaseKeepAlive";
 
     private final Map<String, String> options;
     private final PrintStream out = System.out;
     private final List<Worker> workers = new ArrayList<>();
-    private final Properties result = new Properties();
+    private final ScaleResults result = new ScaleResults();
     private final List<Double> resolveJoin = new ArrayList<>();
     private final List<Double> resolveProbe = new ArrayList<>();
     private final List<Double> gets = new ArrayList<>();
+    private final List<Double> reads = new ArrayList<>();
     private final List<String> failures = new ArrayList<>();
     private final List<String> counts = new ArrayList<>();
     private int probed;
@@ -90,7 +99,7 @@ public final class MembershipScaleBench {
         }
         Locale.setDefault(Locale.ROOT);
         if (options.containsKey("table")) {
-            table(Path.of(options.get("table")), System.out);
+            ScaleResults.table(Path.of(options.get("table")), System.out);
             return;
         }
         MembershipScaleBench bench = new MembershipScaleBench(options);
@@ -130,25 +139,40 @@ public final class MembershipScaleBench {
         int probes = intOption("probes", 50);
         int steady = intOption("steady", Math.max(20, ttl / 2)); // a keep-alive every TTL/3: some in it
         int convergeTimeout = intOption("converge-timeout", 300);
+        int perConnection = intOption("per-connection", 1);
         long seed = Long.parseLong(option("seed", "1"));
         String xmx = option("xmx", "1g");
         String prefix = option("prefix", "/blockxfer/bench-membership-scale/");
         Path logs = Path.of(option("logs", System.getProperty("java.io.tmpdir")));
         long etcdPid = Long.parseLong(option("etcd-pid", "0"));
-        URI metrics = URI.create("http://" + endpoints.substring("etcd://".length()).split(",", -1)[0] + "/metrics");
+        long proxyPid = Long.parseLong(option("proxy-pid", "0"));
+        // etcd's own counters: with a proxy, the endpoints are the proxy's, and its /metrics are etcd's, fetched
+        URI metrics = URI.create(option("etcd-metrics", "http://" + endpoints.substring("etcd://".length())
+                .split(",", -1)[0] + "/metrics"));
         put("mode", mode);
+        put("route", proxyPid > 0 ? "proxy" : "direct");
         put("members", n);
         put("jvms", jvms);
         put("ttl", ttl);
         put("rate", rate);
         put("xmx", xmx);
+        put("per.connection", perConnection);
+        int connections = 0;
+        for (int w = 0; w < jvms; w++) {
+            int members = n / jvms + (w < n % jvms ? 1 : 0);
+            connections += perConnection > 1 ? (members + perConnection - 1) / perConnection : members;
+        }
+        put("connections", connections);
         put("load.start", WorkerJvm.loadAverage());
-        say("membership scale bench: %s, %d members in %d JVMs (-Xmx%s, loopback transports), TTL %d s, %.0f joins/s, etcd %s"
-                .formatted(mode, n, jvms, xmx, ttl, rate, endpoints));
+        say(("membership scale bench: %s %s, %d members in %d JVMs (-Xmx%s, loopback transports), %d members a"
+                + " connection (%d connections), TTL %d s, %.0f joins/s, etcd %s").formatted(mode,
+                        proxyPid > 0 ? "through etcd's gRPC proxy" : "direct", n, jvms, xmx, perConnection,
+                        connections, ttl, rate, endpoints));
         say("load average at start: %s".formatted(WorkerJvm.loadAverage()));
 
         for (int w = 0; w < jvms; w++) {
-            Worker started = Worker.start(this, w, classpath, endpoints, prefix, ttl, mode, seed, xmx, logs);
+            Worker started = Worker.start(this, w, classpath, endpoints, prefix, ttl, mode, seed, xmx, perConnection,
+                    logs);
             synchronized (workers) {
                 workers.add(started);
             }
@@ -157,11 +181,14 @@ public final class MembershipScaleBench {
             w.jvm.awaitReady();
         }
         Thread.sleep(1_000);
-        List<long[]> baseline = workers.stream().map(w -> resources(w.jvm.pid())).toList();
+        List<ProcessStats> baseline = workers.stream().map(w -> ProcessStats.of(w.jvm.pid())).toList();
+        ProcessStats etcdEmpty = ProcessStats.of(etcdPid);
+        put("etcd.rss.mib.empty", etcdEmpty.rssKib() / 1024.0);
 
         // cold start
         LongSupplier progress = onDemand ? () -> sum(w -> w.resolved + w.failedResolutions) : () -> sum(w -> w.adds);
         Map<String, Double> c0 = MembershipBench.scrape(metrics);
+        ProcessStats etcdCold0 = ProcessStats.of(etcdPid);
         long t0 = System.nanoTime();
         for (int i = 0; i < n; i++) {
             WorkerJvm.sleepUntil(t0, (long) (i * 1000 / rate));
@@ -179,39 +206,54 @@ public final class MembershipScaleBench {
         put("cold.seconds", coldSeconds);
         put("cold.converged", converged);
         put("cold.progress", progress.getAsLong() + "/" + target);
+        put("etcd.cores.cold", ProcessStats.of(etcdPid).coresSince(etcdCold0, coldSeconds));
         say("cold start: %s in %.1f s (%d of %d %s)".formatted(converged ? "converged" : "NOT converged",
                 coldSeconds, progress.getAsLong(), target, onDemand ? "resolutions" : "peer additions"));
         Thread.sleep(2_000);
         Map<String, Double> c1 = MembershipBench.scrape(metrics);
 
-        // steady: the bytes of one keep-alive response
+        // steady: the bytes of one keep-alive response, the keep-alives a second, etcd's (and the proxy's) CPU
         Map<String, Double> s0 = MembershipBench.scrape(metrics);
+        ProcessStats etcdSteady0 = ProcessStats.of(etcdPid);
+        ProcessStats proxySteady0 = ProcessStats.of(proxyPid);
         Thread.sleep(steady * 1000L);
         Map<String, Double> s1 = MembershipBench.scrape(metrics);
+        put("etcd.cores.steady", ProcessStats.of(etcdPid).coresSince(etcdSteady0, steady));
+        if (proxyPid > 0) {
+            put("proxy.cores.steady", ProcessStats.of(proxyPid).coresSince(proxySteady0, steady));
+        }
         double keepAlives = delta(s0, s1, KEEP_ALIVES);
         double perKeepAlive = keepAlives > 0 ? delta(s0, s1, SENT_BYTES) / keepAlives : 0;
         put("keepalive.bytes", perKeepAlive);
+        put("keepalives.per.second", delta(s0, s1, KEEP_ALIVES_RECEIVED) / steady);
         put("steady.other.messages", delta(s0, s1, SENT) - keepAlives);
         put("steady.sent.bytes.per.member.minute", delta(s0, s1, SENT_BYTES) / n / (steady / 60.0));
         costs("cold", c0, c1, perKeepAlive, n, n);
 
         // resources at n members
-        List<long[]> atN = workers.stream().map(w -> resources(w.jvm.pid())).toList();
+        List<ProcessStats> atN = workers.stream().map(w -> ProcessStats.of(w.jvm.pid())).toList();
         resourcesReport(baseline, atN, n);
-        String names = threadNames(workers.getFirst().jvm.pid());
+        String names = ProcessStats.threadNames(workers.getFirst().jvm.pid());
         put("jvm0.thread.names", names);
         say("threads of JVM 0 by name (digits as #): " + names);
         Map<String, Double> gauges = MembershipBench.scrape(metrics);
         put("etcd.watch.streams", gauges.getOrDefault("etcd_debugging_mvcc_watch_stream_total", -1.0));
         put("etcd.watchers", gauges.getOrDefault("etcd_debugging_mvcc_watcher_total", -1.0));
         put("etcd.goroutines", gauges.getOrDefault("go_goroutines", -1.0));
-        say("etcd at %d members: %.0f watch streams, %.0f watchers, %.0f goroutines".formatted(n,
-                get("etcd.watch.streams"), get("etcd.watchers"), get("etcd.goroutines")));
+        say("etcd at %d members: %.0f watch streams (%d connections), %.0f watchers, %.0f goroutines".formatted(n,
+                get("etcd.watch.streams"), connections, get("etcd.watchers"), get("etcd.goroutines")));
         if (etcdPid > 0) {
-            long[] e = resources(etcdPid);
-            put("etcd.threads", e[0]);
-            put("etcd.fds", e[1]);
-            put("etcd.rss.mib", e[2] / 1024.0);
+            ProcessStats e = ProcessStats.of(etcdPid);
+            put("etcd.threads", e.threads());
+            put("etcd.fds", e.fds());
+            put("etcd.rss.mib", e.rssKib() / 1024.0);
+            put("etcd.rss.kib.per.member", (e.rssKib() - etcdEmpty.rssKib()) / (double) n);
+        }
+        if (proxyPid > 0) {
+            ProcessStats p = ProcessStats.of(proxyPid);
+            put("proxy.threads", p.threads());
+            put("proxy.fds", p.fds());
+            put("proxy.rss.mib", p.rssKib() / 1024.0);
         }
 
         // joins, one at a time
@@ -244,7 +286,8 @@ public final class MembershipScaleBench {
         }
         put("join.seconds", median(joinSeconds));
 
-        // probe, one JVM at a time
+        // probe, one JVM at a time; the host's load then, which the latencies depend on
+        put("load.probe", WorkerJvm.loadAverage());
         for (int w = 0; w < jvms; w++) {
             workers.get(w).jvm.send("probe " + probes + " " + (seed * 1000 + w));
             int expect = w + 1;
@@ -254,7 +297,9 @@ public final class MembershipScaleBench {
             latencies("resolve.probe", resolveProbe);
             latencies("resolve.join", resolveJoin);
             latencies("get", gets);
+            latencies("read", reads);
         }
+        put("load.probe.end", WorkerJvm.loadAverage());
 
         for (Worker w : workers) {
             w.jvm.send("quit");
@@ -271,12 +316,9 @@ public final class MembershipScaleBench {
         say("load average at end: %s".formatted(WorkerJvm.loadAverage()));
         String file = options.get("result");
         if (file != null) {
-            try (Writer wr = Files.newBufferedWriter(Path.of(file))) {
-                result.store(wr, "scripts/bench-membership --scale");
-            }
+            result.store(Path.of(file));
         }
-        result.stringPropertyNames().stream().sorted().forEach(k -> say("  %s = %s".formatted(k,
-                result.getProperty(k))));
+        result.lines().forEach(l -> say("  " + l));
     }
 
     // ------------------------------------------------------------------------------ measures
@@ -302,15 +344,17 @@ public final class MembershipScaleBench {
                         delta(a, b, EVENTS) / divisor, (delta(a, b, SENT) - ka) / divisor));
     }
 
-    private void resourcesReport(List<long[]> baseline, List<long[]> atN, int n) {
+    private void resourcesReport(List<ProcessStats> baseline, List<ProcessStats> atN, int n) {
         String[] names = {"threads", "fds", "rss.kib"};
         for (int i = 0; i < names.length; i++) {
             int k = i;
-            double perJvm = atN.stream().mapToLong(r -> r[k]).average().orElse(0);
-            double base = baseline.stream().mapToLong(r -> r[k]).average().orElse(0);
+            java.util.function.ToLongFunction<ProcessStats> f = k == 0 ? ProcessStats::threads
+                    : k == 1 ? ProcessStats::fds : ProcessStats::rssKib;
+            double perJvm = atN.stream().mapToLong(f).average().orElse(0);
+            double base = baseline.stream().mapToLong(f).average().orElse(0);
             double growth = 0;
             for (int w = 0; w < atN.size(); w++) {
-                growth += atN.get(w)[k] - baseline.get(w)[k];
+                growth += f.applyAsLong(atN.get(w)) - f.applyAsLong(baseline.get(w));
             }
             put("jvm." + names[i], perJvm);
             put("jvm." + names[i] + ".empty", base);
@@ -321,78 +365,24 @@ public final class MembershipScaleBench {
                         get("member.threads"), get("member.fds"), get("member.rss.kib")));
     }
 
-    /** Threads, open file descriptors and RSS (KiB) of a process, from /proc. */
-    static long[] resources(long pid) {
-        long threads = -1;
-        long rss = -1;
-        long fds = -1;
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-                if (line.startsWith("Threads:")) {
-                    threads = Long.parseLong(line.substring(8).trim());
-                } else if (line.startsWith("VmRSS:")) {
-                    rss = Long.parseLong(line.substring(6).trim().split("\\s+", -1)[0]);
-                }
-            }
-            try (Stream<Path> s = Files.list(Path.of("/proc/" + pid + "/fd"))) {
-                fds = s.count();
-            }
-        } catch (IOException e) {
-            // gone: -1
-        }
-        return new long[] {threads, fds, rss};
-    }
-
-    /** The threads of a process by name ({@code /proc/PID/task/T/comm}, digits as {@code #}), most first. */
-    static String threadNames(long pid) {
-        Map<String, Integer> byName = new HashMap<>();
-        try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
-            for (Path t : tasks.toList()) {
-                try {
-                    byName.merge(Files.readString(t.resolve("comm")).trim().replaceAll("[0-9]+", "#"), 1,
-                            Integer::sum);
-                } catch (IOException e) {
-                    // ended meanwhile
-                }
-            }
-        } catch (IOException e) {
-            return "unknown";
-        }
-        return byName.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed()).limit(8)
-                .map(e -> e.getKey().replace(' ', '_') + "=" + e.getValue()).reduce((a, b) -> a + " " + b)
-                .orElse("");
-    }
-
-    private void latencies(String name, List<Double> millis) {
-        List<Double> sorted = millis.stream().sorted().toList();
-        put(name + ".count", sorted.size());
-        if (!sorted.isEmpty()) {
-            put(name + ".p50.ms", MembershipBench.percentile(sorted, 50));
-            put(name + ".p99.ms", MembershipBench.percentile(sorted, 99));
-            put(name + ".max.ms", sorted.getLast());
-        }
-    }
-
-    private static double median(List<Double> values) {
-        List<Double> sorted = values.stream().sorted().toList();
-        return sorted.isEmpty() ? Double.NaN : MembershipBench.percentile(sorted, 50);
-    }
-
-    private static double delta(Map<String, Double> a, Map<String, Double> b, String key) {
-        return b.getOrDefault(key, 0.0) - a.getOrDefault(key, 0.0);
-    }
-
     private void put(String key, Object value) {
-        String v = value instanceof Double d ? String.format(Locale.ROOT, "%.3f", d) : String.valueOf(value);
-        synchronized (result) {
-            result.setProperty(key, v);
-        }
+        result.put(key, value);
     }
 
     private double get(String key) {
-        synchronized (result) {
-            return Double.parseDouble(result.getProperty(key, "NaN"));
-        }
+        return result.get(key);
+    }
+
+    private void latencies(String name, List<Double> millis) {
+        result.latencies(name, millis);
+    }
+
+    private static double median(List<Double> values) {
+        return ScaleResults.median(values);
+    }
+
+    private static double delta(Map<String, Double> a, Map<String, Double> b, String key) {
+        return ScaleResults.delta(a, b, key);
     }
 
     private interface Condition {
@@ -404,6 +394,7 @@ public final class MembershipScaleBench {
         long deadline = since + TimeUnit.SECONDS.toNanos(seconds);
         long nextSay = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!condition.holds()) {
+            guardHost();
             if (System.nanoTime() > deadline) {
                 say("warning: not done within %d s".formatted(seconds));
                 return false;
@@ -418,6 +409,30 @@ public final class MembershipScaleBench {
             }
         }
         return true;
+    }
+
+    /**
+     * Ends the run (its workers killed by pid) when the host's threads pass {@code --max-host-threads}
+     * (default: 80% of {@code kernel.pid_max}, 26,214 of the usual 32,768): thread ids are process
+     * ids, and a host out of them starts nothing, for anyone on it.
+     */
+    private void guardHost() {
+        long threads = WorkerJvm.hostThreads();
+        long limit = Long.parseLong(option("max-host-threads", Long.toString(defaultMaxHostThreads())));
+        if (threads > limit) {
+            say("the host runs %d threads, more than --max-host-threads %d: ending the run".formatted(threads, limit));
+            killWorkers();
+            throw new IllegalStateException("the host ran " + threads + " threads (--max-host-threads " + limit + ")");
+        }
+    }
+
+    private static long defaultMaxHostThreads() {
+        // read as a line: some kernels' procfs answers a whole-file read of a sysctl with its first byte only
+        try (java.io.BufferedReader in = Files.newBufferedReader(Path.of("/proc/sys/kernel/pid_max"))) {
+            return Long.parseLong(String.valueOf(in.readLine()).trim()) * 4 / 5;
+        } catch (IOException | RuntimeException e) {
+            return 26_214;
+        }
     }
 
     private interface Field {
@@ -455,109 +470,13 @@ public final class MembershipScaleBench {
                 }
             }
             case "g" -> gets.add(Long.parseLong(w[1]) / 1e3);
+            case "d" -> reads.add(Long.parseLong(w[1]) / 1e3);
             case "probed" -> probed++;
             case "failed" -> failures.add(worker + ": " + line);
             case "counts" -> counts.add(worker + ": " + line.substring("counts ".length()));
             default -> { }
         }
         notifyAll();
-    }
-
-    // ------------------------------------------------------------------------------ the table
-
-    private static final String[][] COLUMNS = {
-        {"mode", "mode", "%s"},
-        {"members", "N", "%s"},
-        {"cold.seconds", "cold s", "%.0f"},
-        {"cold.net.bytes.per.member", "cold B/memb", "%.0f"},
-        {"cold.events.per.member", "cold ev/memb", "%.1f"},
-        {"cold.messages.per.member", "cold msg/memb", "%.1f"},
-        {"join.net.bytes", "join B", "%.0f"},
-        {"join.events", "join ev", "%.0f"},
-        {"join.messages", "join msg", "%.0f"},
-        {"join.net.bytes.per.existing", "join B/exist", "%.1f"},
-        {"resolve.probe.p50.ms", "resolve p50 ms", "%.2f"},
-        {"resolve.probe.p99.ms", "resolve p99 ms", "%.2f"},
-        {"resolve.probe.max.ms", "resolve max ms", "%.2f"},
-        {"get.p50.ms", "get p50 ms", "%.2f"},
-        {"get.p99.ms", "get p99 ms", "%.2f"},
-        {"jvm.threads", "thr/JVM", "%.0f"},
-        {"member.threads", "thr/memb", "%.2f"},
-        {"jvm.fds", "fd/JVM", "%.0f"},
-        {"member.fds", "fd/memb", "%.2f"},
-        {"jvm.rss.kib", "RSS MiB/JVM", "MiB"},
-        {"member.rss.kib", "RSS KiB/memb", "%.0f"},
-    };
-
-    /** Prints every {@code result-*.properties} of {@code dir} as one table (medians of repeats). */
-    static void table(Path dir, PrintStream out) throws IOException {
-        Map<String, List<Properties>> cells = new LinkedHashMap<>();
-        List<Path> files;
-        try (Stream<Path> s = Files.list(dir)) {
-            files = s.filter(p -> p.getFileName().toString().matches("result-.*\\.properties")).sorted().toList();
-        }
-        List<Properties> all = new ArrayList<>();
-        for (Path f : files) {
-            Properties p = new Properties();
-            try (Reader r = Files.newBufferedReader(f)) {
-                p.load(r);
-            }
-            all.add(p);
-        }
-        all.sort(Comparator.comparing((Properties p) -> Integer.parseInt(p.getProperty("members", "0")))
-                .thenComparing(p -> p.getProperty("mode", "")));
-        for (Properties p : all) {
-            cells.computeIfAbsent(p.getProperty("mode") + " " + p.getProperty("members"), k -> new ArrayList<>()).add(p);
-        }
-        StringBuilder head = new StringBuilder("|");
-        StringBuilder rule = new StringBuilder("|");
-        for (String[] c : COLUMNS) {
-            head.append(' ').append(c[1]).append(" |");
-            rule.append("---|");
-        }
-        out.println(head);
-        out.println(rule);
-        for (List<Properties> repeats : cells.values()) {
-            StringBuilder row = new StringBuilder("|");
-            for (String[] c : COLUMNS) {
-                List<Double> values = new ArrayList<>();
-                String text = repeats.getFirst().getProperty(c[0], "-");
-                for (Properties p : repeats) {
-                    try {
-                        values.add(Double.parseDouble(p.getProperty(c[0], "NaN")));
-                    } catch (NumberFormatException e) {
-                        values.add(Double.NaN);
-                    }
-                }
-                double m = median(values.stream().filter(v -> !v.isNaN()).toList());
-                if (c[2].equals("%s")) {
-                    row.append(' ').append(text);
-                } else if (Double.isNaN(m)) {
-                    row.append(" -");
-                } else if (c[2].equals("MiB")) {
-                    row.append(' ').append(String.format(Locale.ROOT, "%.0f", m / 1024));
-                } else {
-                    row.append(' ').append(String.format(Locale.ROOT, c[2], m));
-                }
-                row.append(" |");
-            }
-            out.println(row);
-        }
-        out.println();
-        for (Properties p : all) {
-            out.printf("%s %s: cold start %s s, converged %s (%s); join %s s (median); keep-alive response %s B;"
-                    + " etcd %s threads, %s fds, %s MiB RSS, %s watch streams, %s watchers; resolutions probed %s,"
-                    + " during joins %s (p50 %s ms,"
-                    + " p99 %s ms); gets %s; failures %s; load %s -> %s%n",
-                    p.getProperty("mode"), p.getProperty("members"), p.getProperty("cold.seconds"),
-                    p.getProperty("cold.converged"), p.getProperty("cold.progress"), p.getProperty("join.seconds"),
-                    p.getProperty("keepalive.bytes"), p.getProperty("etcd.threads"), p.getProperty("etcd.fds"),
-                    p.getProperty("etcd.rss.mib"), p.getProperty("etcd.watch.streams", "-"),
-                    p.getProperty("etcd.watchers", "-"), p.getProperty("resolve.probe.count"),
-                    p.getProperty("resolve.join.count"), p.getProperty("resolve.join.p50.ms", "-"),
-                    p.getProperty("resolve.join.p99.ms", "-"), p.getProperty("get.count"), p.getProperty("failures"),
-                    p.getProperty("load.start"), p.getProperty("load.end"));
-        }
     }
 
     // ------------------------------------------------------------------------------ plumbing
@@ -590,10 +509,12 @@ public final class MembershipScaleBench {
         }
 
         static Worker start(MembershipScaleBench bench, int index, String classpath, String endpoints,
-                String prefix, int ttl, String mode, long seed, String xmx, Path logs) throws IOException {
+                String prefix, int ttl, String mode, long seed, String xmx, int perConnection, Path logs)
+                throws IOException {
             Worker[] self = new Worker[1];
             WorkerJvm jvm = WorkerJvm.start(index, xmx, classpath, MembershipScaleWorker.class, List.of(endpoints,
-                    prefix, Integer.toString(ttl), mode, Long.toString(seed)), logs, line -> {
+                    prefix, Integer.toString(ttl), mode, Long.toString(seed), Integer.toString(perConnection)), logs,
+                    line -> {
                         if (line.startsWith("status ")) {
                             Worker me = self[0];
                             if (me != null) { // a status line before start returned: the next one says it again

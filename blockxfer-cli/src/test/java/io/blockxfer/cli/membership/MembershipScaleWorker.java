@@ -1,5 +1,6 @@
 package io.blockxfer.cli.membership;
 
+import io.blockxfer.directory.DirectoryScope;
 import io.blockxfer.directory.Membership;
 import io.blockxfer.directory.MembershipListener;
 import io.blockxfer.directory.Refusal;
@@ -39,8 +40,10 @@ import java.util.logging.Logger;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One JVM of {@link MembershipScaleBench}: members (each a loopback transport of one small block,
- * its own {@link EtcdDirectory} client and a {@link Membership}) in one of two modes:
+ * One JVM of {@link MembershipScaleBench}: members (each a loopback transport of one small block
+ * and a {@link Membership}; every {@code PER_CONNECTION} members in order of their joins share one
+ * {@link EtcdDirectory} client, one connection to etcd, as memberships of one process would) in one
+ * of two modes:
  * <ul>
  *   <li>{@code eager}: {@link Membership.Builder#followAll()}, every member of the prefix;
  *   <li>{@code on-demand}: {@link Membership.Builder#followNone()}; each member
@@ -59,9 +62,11 @@ import org.jspecify.annotations.Nullable;
  * {@code ok} or the failure), per plain etcd read {@code g MICROS}, and {@code failed ...} lines.
  *
  * <p>{@code probe}: COUNT rounds, one at a time, each a plain jetcd get of one member's key (a
- * client of this JVM's own, linearizable as jetcd's default) and a resolution by a member of one
- * that it does not hold yet, in alternating order, so both see the same moments of the host (in
- * the eager mode, where every member is held, only the gets).
+ * client of this JVM's own, linearizable as jetcd's default; {@code g MICROS}), the same read
+ * through the member's directory ({@link EtcdDirectory#read}, the read a resolution makes;
+ * {@code d MICROS}) and a resolution by a member of one that it does not hold yet, in an order
+ * that turns round by round, so all three see the same moments of the host (in the eager mode,
+ * where every member is held, only the reads).
  *
  * <p><b>Thread safety:</b> a program; its state is confined or concurrent.
  */
@@ -78,6 +83,9 @@ public final class MembershipScaleWorker {
     private final Duration ttl;
     private final boolean onDemand;
     private final long seed;
+    private final int perConnection;
+    /** The shared directories, by connection: members {@code k * perConnection} on use connection {@code k}. */
+    private final Map<Integer, EtcdDirectory> connections = new ConcurrentHashMap<>();
     /** Members in the order their joins were asked. */
     private final List<String> order = new ArrayList<>();
     private final Map<String, CompletableFuture<Member>> members = new ConcurrentHashMap<>();
@@ -96,15 +104,17 @@ public final class MembershipScaleWorker {
             Set<String> partners) {
     }
 
-    private MembershipScaleWorker(String endpoints, String prefix, Duration ttl, boolean onDemand, long seed) {
+    private MembershipScaleWorker(String endpoints, String prefix, Duration ttl, boolean onDemand, long seed,
+            int perConnection) {
         this.endpoints = endpoints;
         this.prefix = prefix;
         this.ttl = ttl;
         this.onDemand = onDemand;
         this.seed = seed;
+        this.perConnection = perConnection;
     }
 
-    /** {@code ENDPOINTS PREFIX TTL_SECONDS eager|on-demand SEED}. */
+    /** {@code ENDPOINTS PREFIX TTL_SECONDS eager|on-demand SEED MEMBERS_PER_CONNECTION}. */
     public static void main(String[] args) throws Exception {
         QUIET.setLevel(Level.SEVERE); // a warning per cross-JVM registration would drown the output
         String mode = args[3];
@@ -112,8 +122,14 @@ public final class MembershipScaleWorker {
             throw new IllegalArgumentException("mode must be eager or on-demand: " + mode);
         }
         new MembershipScaleWorker(args[0], args[1], Duration.ofSeconds(Long.parseLong(args[2])),
-                mode.equals("on-demand"), Long.parseLong(args[4])).run();
+                mode.equals("on-demand"), Long.parseLong(args[4]), Integer.parseInt(args[5])).run();
         System.exit(0);
+    }
+
+    /** The directory of the member joining {@code position}-th in this JVM: its connection's, made on first use. */
+    private EtcdDirectory connectionFor(int position) {
+        return connections.computeIfAbsent(position / perConnection, k -> EtcdDirectory.builder(endpoints)
+                .prefix(prefix).name("c" + k).build());
     }
 
     private void say(String line) {
@@ -186,6 +202,14 @@ public final class MembershipScaleWorker {
         return TransportConfig.builder(RegionSpec.allocate(1, 64)).transport("loopback").agentName(name).build();
     }
 
+    /** Times one read of {@code id}'s key through {@code m}'s directory (a resolution's read), in microseconds. */
+    private long directoryRead(Member m, String id) throws InterruptedException, ExecutionException,
+            TimeoutException {
+        long t0 = System.nanoTime();
+        m.directory().read(DirectoryScope.member(id)).get(30, TimeUnit.SECONDS);
+        return (System.nanoTime() - t0) / 1_000;
+    }
+
     /** Times one linearizable get of {@code key}, in microseconds. */
     private long plainGet(String key) throws InterruptedException, ExecutionException, TimeoutException {
         Client c = plain;
@@ -205,10 +229,11 @@ public final class MembershipScaleWorker {
             before = List.copyOf(order);
             order.add(id);
         }
+        int position = before.size();
         CompletableFuture<Member> future = new CompletableFuture<>();
         members.put(id, future);
         joins.execute(() -> {
-            Member m = build(id);
+            Member m = build(id, position);
             if (m == null) {
                 future.completeExceptionally(new IllegalStateException("join of " + id + " failed"));
                 return;
@@ -222,13 +247,14 @@ public final class MembershipScaleWorker {
         });
     }
 
-    private @Nullable Member build(String id) {
+    private @Nullable Member build(String id, int position) {
         DataTransport transport = null;
         EtcdDirectory directory = null;
         try {
             Set<String> seen = ConcurrentHashMap.newKeySet();
             transport = new CountingTransport(Transports.open(config(id)), seen, adds);
-            directory = EtcdDirectory.builder(endpoints).prefix(prefix).name(id).build();
+            directory = perConnection > 1 ? connectionFor(position)
+                    : EtcdDirectory.builder(endpoints).prefix(prefix).name(id).build();
             Membership.Builder b = Membership.builder(transport, directory).memberId(id).ttl(ttl)
                     .listener(new Counter());
             b = onDemand ? b.followNone() : b.followAll();
@@ -236,7 +262,7 @@ public final class MembershipScaleWorker {
             return new Member(id, transport, directory, membership, ConcurrentHashMap.newKeySet());
         } catch (RuntimeException e) {
             say("failed " + id + " " + e);
-            if (directory != null) {
+            if (directory != null && perConnection <= 1) {
                 directory.close();
             }
             if (transport != null) {
@@ -325,30 +351,34 @@ public final class MembershipScaleWorker {
         try {
             for (int i = 0; i < count; i++) {
                 Member m = up.get(r.nextInt(up.size()));
-                String key = prefix + all.get(r.nextInt(all.size()));
+                String other = all.get(r.nextInt(all.size()));
+                String key = prefix + other;
                 if (!onDemand) { // eager: every member is held already; only the reads
                     say("g " + plainGet(key));
+                    say("d " + directoryRead(m, other));
                     continue;
                 }
                 List<String> target = choose(r, all, m, 1);
                 if (target.isEmpty()) {
                     continue;
                 }
-                if (i % 2 == 0) {
-                    say("g " + plainGet(key));
-                }
-                long t0 = System.nanoTime();
-                Throwable failure = null;
-                try {
-                    m.membership().resolve(target.getFirst()).get(60, TimeUnit.SECONDS);
-                } catch (ExecutionException e) {
-                    failure = e.getCause();
-                } catch (TimeoutException | RuntimeException e) {
-                    failure = e;
-                }
-                told("probe", t0, failure);
-                if (i % 2 == 1) {
-                    say("g " + plainGet(key));
+                for (int step = 0; step < 3; step++) { // the order turns round by round
+                    switch ((i + step) % 3) {
+                        case 0 -> say("g " + plainGet(key));
+                        case 1 -> say("d " + directoryRead(m, other));
+                        default -> {
+                            long t0 = System.nanoTime();
+                            Throwable failure = null;
+                            try {
+                                m.membership().resolve(target.getFirst()).get(60, TimeUnit.SECONDS);
+                            } catch (ExecutionException e) {
+                                failure = e.getCause();
+                            } catch (TimeoutException | RuntimeException e) {
+                                failure = e;
+                            }
+                            told("probe", t0, failure);
+                        }
+                    }
                 }
             }
         } catch (InterruptedException e) {

@@ -120,6 +120,20 @@ final class WorkerJvm {
         }
     }
 
+    /**
+     * The threads of every process of the host ({@code /proc/loadavg}'s fourth field, after the
+     * slash); -1 when unknown. Thread ids are process ids: past {@code kernel.pid_max} nothing on the
+     * host can start a thread or a process.
+     */
+    static long hostThreads() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ", -1);
+            return Long.parseLong(f[3].substring(f[3].indexOf('/') + 1));
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
     /** Sleeps until {@code offsetMillis} after {@code startNanos}. */
     static void sleepUntil(long startNanos, long offsetMillis) throws InterruptedException {
         long wait = startNanos + TimeUnit.MILLISECONDS.toNanos(offsetMillis) - System.nanoTime();

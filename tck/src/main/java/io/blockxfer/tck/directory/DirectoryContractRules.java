@@ -5,10 +5,6 @@ import static io.blockxfer.tck.directory.DirectoryRules.D10;
 import static io.blockxfer.tck.directory.DirectoryRules.D11;
 import static io.blockxfer.tck.directory.DirectoryRules.D12;
 import static io.blockxfer.tck.directory.DirectoryRules.D13;
-import static io.blockxfer.tck.directory.DirectoryRules.D14;
-import static io.blockxfer.tck.directory.DirectoryRules.D15;
-import static io.blockxfer.tck.directory.DirectoryRules.D16;
-import static io.blockxfer.tck.directory.DirectoryRules.D17;
 import static io.blockxfer.tck.directory.DirectoryRules.D2;
 import static io.blockxfer.tck.directory.DirectoryRules.D3;
 import static io.blockxfer.tck.directory.DirectoryRules.D4;
@@ -28,7 +24,6 @@ import io.blockxfer.directory.DirectoryEntry;
 import io.blockxfer.directory.DirectoryEvent;
 import io.blockxfer.directory.DirectoryLimits;
 import io.blockxfer.directory.DirectoryListener;
-import io.blockxfer.directory.DirectoryScope;
 import io.blockxfer.directory.DirectorySnapshot;
 import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.Publication;
@@ -56,23 +51,6 @@ abstract class DirectoryContractRules extends DirectoryRuleGroup {
 
     DirectoryContractRules(DirectoryConformanceSuite suite) {
         super(suite);
-    }
-
-    static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static @org.jspecify.annotations.Nullable DirectoryEntry entry(DirectorySnapshot s, String key) {
-        return s.entries().stream().filter(e -> e.key().equals(key)).findFirst().orElse(null);
-    }
-
-    /** Publishes a marker from {@code client} and waits until every log saw it: everything before it was delivered. */
-    private static void sync(DirectoryFixture fx, Directory client, WatchLog... logs) throws InterruptedException {
-        String id = "marker-" + System.nanoTime();
-        client.publish(id, bytes("marker"), DirectoryFixture.TTL, PublicationListener.NONE);
-        for (WatchLog log : logs) {
-            log.awaitPut(client.prefix() + id, fx.msg("the watch did not see the marker " + id));
-        }
     }
 
     @DirectoryRuleTest(D1)
@@ -445,157 +423,5 @@ abstract class DirectoryContractRules extends DirectoryRuleGroup {
         fx.deployment.reconnect(a);
         Publication p = a.publish("m", bytes("v"), DirectoryFixture.TTL, PublicationListener.NONE);
         assertTrue(entry(fx.watcher().snapshot(), p.key()) != null, fx.msg("publish failed after the outage"));
-    }
-
-    /** {@code "PUT key"} or {@code "DELETE key"} for each event, to compare what a watch delivered. */
-    private static List<String> described(List<DirectoryEvent> events) {
-        return events.stream().map(e -> e.type() + " " + e.key()).toList();
-    }
-
-    /** Publishes {@code value} under {@code memberId} in {@code group} from {@code client}. */
-    private static Publication publish(Directory client, String memberId, String group, String value) {
-        byte[] bytes = bytes(value);
-        return client.publish(memberId, group, lease -> bytes, DirectoryFixture.TTL, PublicationListener.NONE);
-    }
-
-    @DirectoryRuleTest(D14)
-    public final void d14_memberScope() throws Exception {
-        DirectoryFixture fx = fx();
-        Directory a = fx.client();
-        String key = fx.key(a, "b");
-        Publication longer = a.publish("b1", bytes("b1 before"), DirectoryFixture.TTL, PublicationListener.NONE);
-        WatchLog one = fx.watcher(DirectoryScope.member("b"));
-        DirectorySnapshot empty = one.snapshot();
-        assertEquals(List.of(), empty.entries().stream().map(DirectoryEntry::key).toList(),
-                fx.msg("the snapshot of member 'b', which does not exist, is not empty"));
-        assertTrue(empty.revision() >= longer.revision(), fx.msg("the empty snapshot's revision " + empty.revision()
-                + " is below that of a write before it, " + longer.revision()));
-        a.publish("b1", bytes("b1 while watched"), DirectoryFixture.TTL, PublicationListener.NONE);
-        Publication b = publish(a, "b", "g", "b in g");
-        DirectoryEvent put = one.awaitPut(key, fx.msg("the watch of member 'b' did not see the put of " + key));
-        assertEquals(b.revision(), put.revision(), fx.msg("the put's revision is not the publication's"));
-        assertEquals(b.lease(), put.lease(), fx.msg("the put's lease is not the publication's"));
-        b.close();
-        one.awaitDelete(key, fx.msg("the watch of member 'b' did not see the goodbye of " + key));
-        Publication again = a.publish("b", bytes("b again"), DirectoryFixture.TTL, PublicationListener.NONE);
-        one.awaitEvent(e -> e.key().equals(key) && e.revision() == again.revision(),
-                fx.msg("the watch of member 'b' did not see " + key + " published again"));
-        assertEquals(List.of("PUT " + key, "DELETE " + key, "PUT " + key), described(one.changes()),
-                fx.msg("the watch of member 'b' delivered more or less than the changes of " + key + " ('b1' and 'b''s"
-                        + " group key changed meanwhile): " + one.changes()));
-        DirectorySnapshot full = fx.watcher(DirectoryScope.member("b")).snapshot();
-        assertEquals(List.of(key), full.entries().stream().map(DirectoryEntry::key).toList(),
-                fx.msg("the snapshot of member 'b' is not its one entry (" + fx.key(a, "b1") + " exists too)"));
-        assertEquals(again.revision(), full.entries().get(0).revision(), fx.msg("the snapshot's revision of " + key));
-        assertEquals(again.lease(), full.entries().get(0).lease(), fx.msg("the snapshot's lease of " + key));
-    }
-
-    @DirectoryRuleTest(D15)
-    public final void d15_groupScope() throws Exception {
-        DirectoryFixture fx = fx();
-        Directory a = fx.client();
-        String prefix = a.prefix();
-        Publication w = publish(a, "w", "dec", "w in dec");
-        publish(a, "v", "decode", "v in decode");
-        a.publish("u", bytes("u"), DirectoryFixture.TTL, PublicationListener.NONE);
-        WatchLog dec = fx.watcher(DirectoryScope.group("dec"));
-        String wKey = DirectoryScope.groupKey(prefix, "dec", "w");
-        assertEquals(List.of(wKey), dec.snapshot().entries().stream().map(DirectoryEntry::key).toList(),
-                fx.msg("the snapshot of group 'dec' is not its one group key (group 'decode' and member keys exist"
-                        + " too)"));
-        DirectoryEntry listed = dec.snapshot().entries().get(0);
-        assertArrayEquals(bytes("w in dec"), listed.value(), fx.msg("the snapshot's value of " + wKey));
-        assertEquals(w.lease(), listed.lease(), fx.msg("the snapshot's lease of " + wKey));
-        Publication x = publish(a, "x", "dec", "x in dec");
-        publish(a, "y", "decode", "y in decode");
-        a.publish("z", bytes("z"), DirectoryFixture.TTL, PublicationListener.NONE);
-        x.close();
-        Publication last = publish(a, "s", "dec", "s in dec");
-        String xKey = DirectoryScope.groupKey(prefix, "dec", "x");
-        String sKey = DirectoryScope.groupKey(prefix, "dec", "s");
-        dec.awaitPut(sKey, fx.msg("the watch of group 'dec' did not see the put of " + sKey));
-        assertEquals(List.of("PUT " + xKey, "DELETE " + xKey, "PUT " + sKey), described(dec.changes()),
-                fx.msg("the watch of group 'dec' delivered more or less than its group keys' changes (group 'decode'"
-                        + " and plain members changed meanwhile): " + dec.changes()));
-        DirectoryEvent xPut = dec.changes().get(0);
-        assertEquals(x.revision(), xPut.revision(), fx.msg("the revision of the put of " + xKey));
-        assertEquals(x.lease(), xPut.lease(), fx.msg("the lease of the put of " + xKey));
-        assertEquals(last.revision(), dec.changes().get(2).revision(), fx.msg("the revision of the put of " + sKey));
-    }
-
-    @DirectoryRuleTest(D16)
-    public final void d16_groupedPublication() throws Exception {
-        DirectoryFixture fx = fx();
-        Directory a = fx.client();
-        WatchLog members = fx.watcher();
-        WatchLog group = fx.watcher(DirectoryScope.group("g"));
-        byte[] value = bytes("the entry of m in g");
-        Publication p = a.publish("m", "g", lease -> value, DirectoryFixture.TTL, PublicationListener.NONE);
-        String key = fx.key(a, "m");
-        String groupKey = DirectoryScope.groupKey(a.prefix(), "g", "m");
-        assertEquals(key, p.key(), fx.msg("the publication's key is its member key"));
-        assertWritten(fx, p, value, p.revision(), members.awaitPut(key, fx.msg("no put of " + key)),
-                group.awaitPut(groupKey, fx.msg("no put of the group key " + groupKey)));
-        DirectoryEntry listed = entry(fx.watcher(DirectoryScope.group("g")).snapshot(), groupKey);
-        assertTrue(listed != null && listed.revision() == p.revision() && listed.lease() == p.lease(),
-                fx.msg("a new watch of group 'g' does not list " + groupKey + " at the publication's revision "
-                        + p.revision() + " and lease " + p.lease() + ": " + listed));
-        long written = p.revision();
-        if (fx.deployment.faults().contains(DirectoryFault.RAW_WRITE)) {
-            fx.deployment.deleteRaw(key);
-            fx.deployment.deleteRaw(groupKey);
-            members.awaitDelete(key, fx.msg("no delete of " + key));
-            group.awaitDelete(groupKey, fx.msg("no delete of " + groupKey));
-            long restored = p.restore();
-            assertWritten(fx, p, value, restored,
-                    members.awaitEvent(e -> e.key().equals(key) && e.revision() == restored,
-                            fx.msg("restore did not write " + key + " back at its revision " + restored)),
-                    group.awaitEvent(e -> e.key().equals(groupKey) && e.revision() == restored,
-                            fx.msg("restore did not write the group key " + groupKey + " back at its revision "
-                                    + restored)));
-            DirectoryEntry back = entry(fx.watcher(DirectoryScope.group("g")).snapshot(), groupKey);
-            assertTrue(back != null && back.revision() == restored && back.lease() == p.lease(),
-                    fx.msg("after restore, a new watch of group 'g' does not list " + groupKey + " at revision "
-                            + restored + " and lease " + p.lease() + ": " + back));
-            written = restored;
-        }
-        long before = written;
-        p.close();
-        members.awaitEvent(e -> e.key().equals(key) && e.type() == DirectoryEvent.Type.DELETE && e.revision() > before,
-                fx.msg("the goodbye did not delete " + key));
-        group.awaitEvent(e -> e.key().equals(groupKey) && e.type() == DirectoryEvent.Type.DELETE
-                && e.revision() > before, fx.msg("the goodbye did not delete the group key " + groupKey));
-    }
-
-    /** The puts of a grouped publication's two keys: its value and lease, both at {@code revision}. */
-    private static void assertWritten(DirectoryFixture fx, Publication p, byte[] value, long revision,
-            DirectoryEvent memberPut, DirectoryEvent groupPut) {
-        for (DirectoryEvent e : List.of(memberPut, groupPut)) {
-            assertArrayEquals(value, e.value(), fx.msg("the value put under " + e.key()));
-            assertEquals(p.lease(), e.lease(), fx.msg(e.key() + " is attached to lease " + e.lease() + ", not to the"
-                    + " publication's " + p.lease()));
-            assertEquals(revision, e.revision(), fx.msg(e.key() + " was written at revision " + e.revision()
-                    + ", not with the other key at " + revision + " (one write)"));
-        }
-    }
-
-    @DirectoryRuleTest(D17)
-    public final void d17_membersWatchWithoutGroupKeys() throws Exception {
-        DirectoryFixture fx = fx();
-        Directory a = fx.client();
-        String groups = a.prefix() + DirectoryScope.GROUP_SEGMENT;
-        publish(a, "m", "g", "m in g");
-        a.publish("n", bytes("n"), DirectoryFixture.TTL, PublicationListener.NONE);
-        WatchLog log = fx.watcher();
-        assertEquals(Set.of(fx.key(a, "m"), fx.key(a, "n")), log.snapshot().entries().stream()
-                .map(DirectoryEntry::key).collect(java.util.stream.Collectors.toSet()),
-                fx.msg("the snapshot of every member is not the two member keys (no group key)"));
-        Publication o = publish(a, "o", "g", "o in g");
-        log.awaitPut(fx.key(a, "o"), fx.msg("the watch did not see the put of " + fx.key(a, "o")));
-        o.close();
-        log.awaitDelete(fx.key(a, "o"), fx.msg("the watch did not see the goodbye of " + fx.key(a, "o")));
-        sync(fx, a, log);
-        List<DirectoryEvent> grouped = log.changes().stream().filter(e -> e.key().startsWith(groups)).toList();
-        assertEquals(List.of(), grouped, fx.msg("the watch of every member delivered group keys"));
     }
 }

@@ -70,7 +70,8 @@ final class DirectoryFixture implements AutoCloseable {
         return ring;
     }
 
-    private synchronized <T extends AutoCloseable> T keep(T c) {
+    /** Closes {@code c} after the rule. */
+    synchronized <T extends AutoCloseable> T keep(T c) {
         opened.add(c);
         return c;
     }

@@ -1,6 +1,12 @@
 package io.blockxfer.tck.directory;
 
+import io.blockxfer.directory.Directory;
+import io.blockxfer.directory.DirectoryEntry;
+import io.blockxfer.directory.DirectorySnapshot;
+import io.blockxfer.directory.PublicationListener;
+import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -26,5 +32,24 @@ abstract class DirectoryRuleGroup {
         DirectoryFixture fx = fx();
         Assumptions.assumeTrue(fx.deployment.faults().contains(fault),
                 () -> fx.msg("skipped: the deployment cannot cause " + fault));
+    }
+
+    /** {@code s} in UTF-8. */
+    static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The entry of {@code key} in {@code s}, or null. */
+    static @Nullable DirectoryEntry entry(DirectorySnapshot s, String key) {
+        return s.entries().stream().filter(e -> e.key().equals(key)).findFirst().orElse(null);
+    }
+
+    /** Publishes a marker from {@code client} and waits until every log saw it: everything before it was delivered. */
+    static void sync(DirectoryFixture fx, Directory client, WatchLog... logs) throws InterruptedException {
+        String id = "marker-" + System.nanoTime();
+        client.publish(id, bytes("marker"), DirectoryFixture.TTL, PublicationListener.NONE);
+        for (WatchLog log : logs) {
+            log.awaitPut(client.prefix() + id, fx.msg("the watch did not see the marker " + id));
+        }
     }
 }

@@ -24,8 +24,14 @@ public final class DirectoryRuleNames extends DisplayNameGenerator.Standard {
             case "Directories" -> {
                 return "D: " + DirectoryRules.Area.DIRECTORY.name().toLowerCase(Locale.ROOT);
             }
+            case "Scopes" -> {
+                return "D: " + DirectoryRules.Area.SCOPES.name().toLowerCase(Locale.ROOT);
+            }
             case "Memberships" -> {
                 return "B: " + DirectoryRules.Area.MEMBERSHIP.name().toLowerCase(Locale.ROOT);
+            }
+            case "OnDemand" -> {
+                return "B: " + DirectoryRules.Area.ON_DEMAND.name().toLowerCase(Locale.ROOT).replace('_', ' ');
             }
             default -> {
                 return super.generateDisplayNameForNestedClass(enclosingInstanceTypes, nestedClass);

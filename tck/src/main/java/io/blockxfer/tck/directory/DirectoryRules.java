@@ -82,31 +82,53 @@ public enum DirectoryRules {
                     + " DirectoryUnavailableException that names the directory",
             "give every call a deadline; include the directory's toString (its endpoints) in the message",
             "hangs-when-unreachable, vague-unreachable-error"),
-    D14(Area.DIRECTORY, Kind.REQUIRED, null,
+    D14(Area.SCOPES, Kind.REQUIRED, null,
             "a watch of one member's key (DirectoryScope.member) follows that key alone: an empty snapshot while it"
                     + " does not exist, then its put and its delete, and a snapshot of that one entry once it exists;"
                     + " never a key that merely starts with it (b1 for b) nor the member's group key",
             "watch the one key: etcd's range [key, key + \"\\0\") (DirectoryScope.start and end), not a prefix"
                     + " watch of the key",
             "member-scope-matches-a-prefix"),
-    D15(Area.DIRECTORY, Kind.REQUIRED, null,
+    D15(Area.SCOPES, Kind.REQUIRED, null,
             "a watch of a group (DirectoryScope.group) follows that group's group keys alone: not those of a group"
                     + " whose name starts with its name (dec and decode), nor any member key",
             "watch the range DirectoryScope.group(g).start(prefix) to .end(prefix): the '/' after the group's name"
                     + " keeps dec and decode apart",
             "group-scope-without-its-slash"),
-    D16(Area.DIRECTORY, Kind.REQUIRED, null,
+    D16(Area.SCOPES, Kind.REQUIRED, null,
             "a publication with a group writes the member's key and its group key with the same value, both"
                     + " attached to the publication's lease, at the publication's revision; restore writes both back,"
                     + " at one revision, after both were deleted; the goodbye deletes both",
             "publish with a group: one transaction that puts both keys with the lease; Publication.restore likewise;"
                     + " revoking the lease deletes every key attached to it",
             "writes-the-group-key-apart, restore-forgets-the-group-key"),
-    D17(Area.DIRECTORY, Kind.REQUIRED, null,
+    D17(Area.SCOPES, Kind.REQUIRED, null,
             "a watch of every member (watch(listener), DirectoryScope.members()) lists and follows member keys"
                     + " only: a grouped member is delivered once, under its member key, never under its group key",
             "watch [prefix, prefix + \"~\") (DirectoryScope.members()), not every key under the prefix",
             "members-watch-sees-group-keys"),
+    D18(Area.SCOPES, Kind.REQUIRED, null,
+            "a read of a scope (Directory.read) holds what a watch's snapshot of it holds: nothing for an absent"
+                    + " member, at a revision no older than a write before it; another client's publication with its"
+                    + " value, revision and lease, and its group key in a read of the group; a read of a closed"
+                    + " directory is refused with IllegalStateException",
+            "one linearizable range read of the scope (etcd: a range request of DirectoryScope.start to .end), each"
+                    + " entry with its key's lease",
+            "reads-a-stale-snapshot"),
+    D19(Area.SCOPES, Kind.REQUIRED, null,
+            "a watch from a read (watch(scope, from, listener)) delivers that read as its snapshot, then the"
+                    + " changes after its revision, those made between the read and the watch's start included"
+                    + " (each, or where the directory cannot replay them their differences), and nothing at or"
+                    + " before it",
+            "hand the read to DirectoryDispatcher.Relay.listed and watch from its revision + 1",
+            "watches-from-now, misses-changes-before-the-watch"),
+    D20(Area.SCOPES, Kind.REQUIRED, null,
+            "a conditional delete (Publication.deleteIfAt) deletes the member key and its group key only while the"
+                    + " member key's last write is at the revision given: refused once a newer publication wrote"
+                    + " both keys (they stay as written), done at their revision (both gone, the delete delivered),"
+                    + " and the lease stays until close",
+            "one transaction: if the member key's mod revision equals the revision, delete both keys",
+            "deletes-unconditionally, deletes-the-member-key-alone"),
 
     // ------------------------------------------------------------------ B: membership over a loopback transport
     B1(Area.MEMBERSHIP, Kind.REQUIRED, null,
@@ -197,43 +219,81 @@ public enum DirectoryRules {
             "Publication.restore must put the publication's value again with its lease; the membership restores"
                     + " instead of publishing anew",
             "cannot-restore"),
-    B17(Area.MEMBERSHIP, Kind.REQUIRED, null,
+    B17(Area.ON_DEMAND, Kind.REQUIRED, null,
             "a membership that follows no member (followNone) learns nothing of a member that joins until it resolves"
                     + " it; concurrent resolves of that member share one registration (one addPeerAsync, told once)"
                     + " and complete with its epoch, transfers land, and members that join later still reach nothing",
             "followNone watches only this process's own keys; resolve watches DirectoryScope.member(id) alone and"
                     + " joins a resolution under way",
             "follows-every-member, widens-a-member-watch"),
-    B18(Area.MEMBERSHIP, Kind.CAPABILITY, DirectoryFault.RAW_WRITE,
+    B18(Area.ON_DEMAND, Kind.CAPABILITY, DirectoryFault.RAW_WRITE,
             "resolving an absent member fails as NO_SUCH_MEMBER; resolving one whose entry is refused (an unknown"
                     + " key, off its lease) fails as REFUSED with the refusal and its reason, told to the listeners;"
                     + " nothing of either reaches the transport",
             "check the resolved entry as every entry (EntryCheck) and fail the resolution with the refusal",
             "launders-resolved-entries, hides-refused-entries"),
-    B19(Area.MEMBERSHIP, Kind.CAPABILITY, DirectoryFault.CRASH,
+    B19(Area.ON_DEMAND, Kind.CAPABILITY, DirectoryFault.CRASH,
             "a resolved member is followed: its new epoch re-registers it, its goodbye removes it, and its expired"
                     + " lease removes it within its TTL, the deployment's expiry grace and one second",
             "keep the resolution's watch of the member's key open and apply its events as any member's",
             "drops-events-of-a-member-watch, ignores-deletes-of-a-member-watch"),
-    B20(Area.MEMBERSHIP, Kind.TIMING, null,
+    B20(Area.ON_DEMAND, Kind.TIMING, null,
             "past maxHeld the resolved member idle longest is released (told as memberReleased, removed from the"
                     + " transport), never one with a transfer in flight, which then ends done; release(id) drops a"
                     + " member and resolving it again works",
             "sample DataTransport.traffic: release only members with nothing in flight, the one idle longest first",
             "holds-fewer-than-its-limit, reports-nothing-in-flight"),
-    B21(Area.MEMBERSHIP, Kind.REQUIRED, null,
+    B21(Area.ON_DEMAND, Kind.REQUIRED, null,
             "a membership that follows a group (followGroups) holds exactly that group's members, each added once"
                     + " from its group key, and resolves others on demand; an eager membership of the same prefix holds"
                     + " every member once, whatever its group",
             "followGroups watches DirectoryScope.group(g) per group; a publication with a group writes the group key",
-            "follows-every-member, publishes-no-group-key");
+            "follows-every-member, publishes-no-group-key"),
+    B22(Area.ON_DEMAND, Kind.CAPABILITY, DirectoryFault.RAW_WRITE,
+            "a delete seen through one watch never removes a member held through another: a member of group"
+                    + " prefill resolved by a follower of group decode stays held, its transport untouched and"
+                    + " its resolution complete at once, after a stranger put its entry under its decode group key"
+                    + " (refused as ID_MISMATCH) and deleted that key",
+            "apply a delete (or a copy off the lease) only to the key the member's accepted entry came from; the"
+                    + " member leaves when no watched key holds its entry (EntryKeys)",
+            "deletes-by-member-id"),
+    B23(Area.ON_DEMAND, Kind.REQUIRED, null,
+            "a resolution never outlives its member's registration: once a resolved member left and was removed,"
+                    + " resolving it fails as NO_SUCH_MEMBER at once (not at the resolve timeout), its return under"
+                    + " the same id reaches nothing until it is resolved again, and then it resolves with its new"
+                    + " epoch",
+            "end the resolution (close its watch) when the member is removed from the transport or its"
+                    + " registration fails; a later resolve reads the key anew",
+            "serves-resolutions-from-a-cache"),
+    B24(Area.ON_DEMAND, Kind.REQUIRED, null,
+            "a process that finds its member id published by a newer epoch of another process stops publishing"
+                    + " its own: it is told (entrySuperseded), a fresh resolver finds the newer one, and after the"
+                    + " newer one's goodbye the key stays empty (no restore, no new publication)",
+            "on a valid entry of a higher epoch under the own id (MEMBER_ID_IN_USE): revoke the lease, restore and"
+                    + " publish nothing more",
+            "hides-its-own-key-from-its-owner");
 
-    /** The groups of rules, one {@code @Nested} class of the suite each. <b>Thread safety:</b> immutable. */
+    /**
+     * The groups of rules, each in one class, one {@code @Nested} class of the suite each.
+     * <b>Thread safety:</b> immutable.
+     */
     public enum Area {
-        /** D: the directory contract. */
+        /** D1-D13, the directory contract: {@code DirectoryContractRules}. */
         DIRECTORY,
-        /** B: a membership binding a loopback transport to the directory. */
-        MEMBERSHIP
+        /**
+         * D14 on, watches and reads of one key range, publications with a group, conditional deletes:
+         * {@code DirectoryScopeRules}.
+         */
+        SCOPES,
+        /** B1-B16, a membership binding a loopback transport to the directory: {@code MembershipRules}. */
+        MEMBERSHIP,
+        /** B17 on, members on demand and groups: {@code OnDemandRules}. */
+        ON_DEMAND;
+
+        /** Whether the rules of this area bind loopback transports (the B rules). */
+        public boolean needsTransports() {
+            return this == MEMBERSHIP || this == ON_DEMAND;
+        }
     }
 
     /** How a rule applies to a directory. <b>Thread safety:</b> immutable. */

@@ -80,6 +80,11 @@ class MemberLog implements MembershipListener {
     }
 
     @Override
+    public void entrySuperseded(String memberId, long epoch, long newerEpoch) {
+        add("superseded " + epoch + " " + newerEpoch);
+    }
+
+    @Override
     public void publishFailed(String memberId, Throwable cause) {
         add("publish-failed " + cause);
     }

@@ -8,12 +8,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B13;
 import static io.blockxfer.tck.directory.DirectoryRules.B14;
 import static io.blockxfer.tck.directory.DirectoryRules.B15;
 import static io.blockxfer.tck.directory.DirectoryRules.B16;
-import static io.blockxfer.tck.directory.DirectoryRules.B17;
-import static io.blockxfer.tck.directory.DirectoryRules.B18;
-import static io.blockxfer.tck.directory.DirectoryRules.B19;
 import static io.blockxfer.tck.directory.DirectoryRules.B2;
-import static io.blockxfer.tck.directory.DirectoryRules.B20;
-import static io.blockxfer.tck.directory.DirectoryRules.B21;
 import static io.blockxfer.tck.directory.DirectoryRules.B3;
 import static io.blockxfer.tck.directory.DirectoryRules.B4;
 import static io.blockxfer.tck.directory.DirectoryRules.B5;
@@ -30,7 +25,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.blockxfer.directory.Directory;
 import io.blockxfer.directory.DirectoryEntry;
 import io.blockxfer.directory.MemberEntry;
-import io.blockxfer.directory.MemberResolutionException;
 import io.blockxfer.directory.Membership;
 import io.blockxfer.directory.Publication;
 import io.blockxfer.directory.PublicationListener;
@@ -39,101 +33,25 @@ import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PollResult;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
-import java.util.function.UnaryOperator;
-import org.jspecify.annotations.Nullable;
-
 /**
- * B: a {@link Membership} binding loopback transports to the directory: joins, restarts, leaves
- * and expiries reach the transports; bad entries are refused and never reach them; lost leases,
- * outages, throwing listeners, close and flapping members are handled; members resolved on demand
- * are registered once, refused with the reason, followed, and released only when idle; groups and
- * eager memberships mix in one prefix.
+ * B1-B16: a {@link io.blockxfer.directory.Membership} binding loopback transports to the directory:
+ * joins, restarts, leaves and expiries reach the transports; bad entries are refused and never
+ * reach them; lost leases, outages, throwing listeners, close and flapping members are handled;
+ * entries are bound to their lease and restored under it. The members resolved on demand are
+ * {@link OnDemandRules}'.
  *
  * <p><b>Thread safety:</b> JUnit makes one instance per rule; not shared.
  */
-abstract class MembershipRules extends DirectoryRuleGroup {
+abstract class MembershipRules extends MembershipRuleGroup {
 
     MembershipRules(DirectoryConformanceSuite suite) {
         super(suite);
-    }
-
-    /** A member of a rule: its transport (recorded), its membership, what it heard, its client. */
-    record Node(RecordingTransport transport, Membership membership, MemberLog log, Directory client) {
-        String id() {
-            return membership.memberId();
-        }
-
-        long epoch() {
-            return membership.epoch();
-        }
-    }
-
-    private Node node(String base) {
-        return node(base, UnaryOperator.identity());
-    }
-
-    private Node node(String base, UnaryOperator<Membership.Builder> tweak) {
-        DirectoryFixture fx = fx();
-        RecordingTransport t = new RecordingTransport(fx.transport(fx.agent(base)));
-        MemberLog log = fx.log();
-        Directory client = fx.client();
-        Membership m = fx.start(tweak.apply(fx.builder(t, client, log)));
-        return new Node(t, m, log, client);
-    }
-
-    private static byte[] entry(String memberId, long epoch, PeerDescriptor d, @Nullable DeploymentKeyRing ring) {
-        return MemberEntry.of(memberId, epoch, d).encode(ring);
-    }
-
-    /** Publishes a signed entry of {@code memberId} at {@code epoch} from {@code client}, made for its lease. */
-    private static Publication publishEntry(Directory client, String memberId, long epoch, PeerDescriptor d,
-            DeploymentKeyRing ring) {
-        return client.publish(memberId, lease -> MemberEntry.of(memberId, epoch, lease, d).encode(ring),
-                DirectoryFixture.TTL, PublicationListener.NONE);
-    }
-
-    private static DeploymentKeyRing randomRing(String keyId) {
-        byte[] key = new byte[DeploymentKeyRing.MIN_KEY_BYTES];
-        new SecureRandom().nextBytes(key);
-        return DeploymentKeyRing.of(keyId, key);
-    }
-
-    /** Asserts that {@code node} refused an entry of {@code memberId} for {@code reason}. */
-    private void assertRefused(Node node, String memberId, Refusal.Reason reason, String what) {
-        DirectoryFixture fx = fx();
-        assertTrue(node.log().refusals().stream().anyMatch(r -> r.memberId().equals(memberId) && r.reason() == reason),
-                fx.msg(what + " was not refused as " + reason + "; refusals: " + node.log().refusals()));
-    }
-
-    /** Asserts that nothing about {@code peerIds} reached {@code node}'s transport. */
-    private void assertNothingReached(Node node, String... peerIds) {
-        DirectoryFixture fx = fx();
-        for (String id : peerIds) {
-            assertEquals(List.of(), node.transport().calls(id), fx.msg("a refused entry of '" + id + "' reached the"
-                    + " transport"));
-        }
-    }
-
-    /** A member joins; once {@code node} added it, every entry written before it was handled. */
-    private Node joinAndWait(Node node) throws InterruptedException {
-        Node marker = node("marker");
-        fx().awaitMember(node.membership(), marker.id(), marker.epoch());
-        return marker;
     }
 
     @DirectoryRuleTest(B1)
@@ -618,307 +536,5 @@ abstract class MembershipRules extends DirectoryRuleGroup {
                 + b.id() + ": " + a.membership().members()));
         fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 12);
         fx.assertWriteLands(b.transport(), a.id(), a.transport(), (byte) 13);
-    }
-
-    // ------------------------------------------------------------------ members on demand
-
-    /** Resolves {@code id} through {@code node} and returns its epoch, failing the rule when it does not. */
-    private long resolved(Node node, String id) throws InterruptedException {
-        DirectoryFixture fx = fx();
-        CompletableFuture<Long> f = node.membership().resolve(id);
-        try {
-            return f.get(fx.env.timeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw new AssertionError(fx.msg(node.id() + " could not resolve " + id + ": " + e.getCause()),
-                    e.getCause());
-        } catch (TimeoutException e) {
-            throw new AssertionError(fx.msg(node.id() + " did not resolve " + id + " within "
-                    + fx.env.timeout().toMillis() + " ms; it holds " + node.membership().members()), e);
-        }
-    }
-
-    /** Resolves {@code id} through {@code node}, which must fail, and returns why. */
-    private MemberResolutionException resolutionFailure(Node node, String id, String what)
-            throws InterruptedException {
-        DirectoryFixture fx = fx();
-        CompletableFuture<Long> f = node.membership().resolve(id);
-        long epoch;
-        try {
-            epoch = f.get(fx.env.timeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof MemberResolutionException m) {
-                assertEquals(id, m.memberId(), fx.msg("the failed resolution of " + what + " names another member"));
-                return m;
-            }
-            throw new AssertionError(fx.msg("the resolution of " + what + " failed with " + e.getCause()
-                    + ", not a MemberResolutionException"), e.getCause());
-        } catch (TimeoutException e) {
-            throw new AssertionError(fx.msg("the resolution of " + what + " did not end within "
-                    + fx.env.timeout().toMillis() + " ms"), e);
-        }
-        throw new AssertionError(fx.msg(node.id() + " resolved " + what + " (epoch " + epoch + "); its transport: "
-                + node.transport().calls(id)));
-    }
-
-    /** Waits up to {@code limit} (not the rule timeout) for {@code condition}. */
-    private void awaitWithin(BooleanSupplier condition, Duration limit, Supplier<String> what)
-            throws InterruptedException {
-        long end = System.nanoTime() + limit.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - end > 0) {
-                throw new AssertionError(fx().msg(what.get() + " within " + limit.toMillis() + " ms"));
-            }
-            Thread.sleep(5);
-        }
-    }
-
-    /** Lets the held members' traffic be sampled once more (a membership samples it every second). */
-    private static void letTrafficBeSampled() throws InterruptedException {
-        Thread.sleep(1_500);
-    }
-
-    @DirectoryRuleTest(B17)
-    public final void b17_resolvedOnDemandAndOnce() throws Exception {
-        DirectoryFixture fx = fx();
-        Node a = node("a", builder -> builder.followNone());
-        Node b = node("b");
-        fx.awaitMember(b.membership(), a.id(), a.epoch()); // b follows every member: the news has spread
-        Thread.sleep(fx.env.quiet().toMillis());
-        assertEquals(List.of(), a.transport().calls(b.id()), fx.msg(a.id() + ", which follows no member, registered "
-                + b.id() + " before it resolved it"));
-        assertEquals(Map.of(), a.membership().members(), fx.msg(a.id() + " holds members it never resolved"));
-        int callers = 8;
-        CountDownLatch go = new CountDownLatch(1);
-        List<CompletableFuture<Long>> futures = Collections.synchronizedList(new ArrayList<>());
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < callers; i++) {
-            threads.add(Thread.ofPlatform().start(() -> {
-                try {
-                    go.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-                futures.add(a.membership().resolve(b.id()));
-            }));
-        }
-        go.countDown();
-        for (Thread t : threads) {
-            t.join(fx.env.timeout().toMillis());
-        }
-        List<Long> epochs = new ArrayList<>();
-        for (CompletableFuture<Long> f : List.copyOf(futures)) {
-            try {
-                epochs.add(f.get(fx.env.timeout().toMillis(), TimeUnit.MILLISECONDS));
-            } catch (ExecutionException e) {
-                throw new AssertionError(fx.msg(a.id() + " could not resolve " + b.id() + ": " + e.getCause()),
-                        e.getCause());
-            }
-        }
-        assertEquals(Collections.nCopies(callers, b.epoch()), epochs, fx.msg(callers + " concurrent"
-                + " resolutions of " + b.id() + " did not all complete with its epoch " + b.epoch()));
-        assertEquals(Long.valueOf(b.epoch()), a.membership().members().get(b.id()), fx.msg(a.id() + " resolved "
-                + b.id() + " but does not hold it: " + a.membership().members()));
-        a.log().await("added " + b.id() + " ", fx.msg(a.id() + " was not told it added " + b.id()));
-        assertEquals(b.epoch(), resolved(a, b.id()), fx.msg("resolving a member held already gave another epoch"));
-        Thread.sleep(fx.env.quiet().toMillis());
-        assertEquals(List.of("add " + b.id()), a.transport().calls(b.id()), fx.msg(callers + 1 + " resolutions of "
-                + b.id() + " registered it other than once"));
-        assertEquals(1, a.log().count("added " + b.id() + " "), fx.msg(a.id() + " was told of " + b.id()
-                + " other than once: " + a.log().lines()));
-        fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 17);
-        // a member that joins now is still nothing to a
-        Node c = node("c");
-        fx.awaitMember(b.membership(), c.id(), c.epoch());
-        Thread.sleep(fx.env.quiet().toMillis());
-        assertEquals(List.of(), a.transport().calls(c.id()), fx.msg(c.id() + ", which joined after " + a.id()
-                + " resolved " + b.id() + ", reached " + a.id() + "'s transport unresolved"));
-        assertEquals(Set.of(b.id()), a.membership().members().keySet(), fx.msg(a.id() + " holds members it never"
-                + " resolved"));
-    }
-
-    @DirectoryRuleTest(B18)
-    public final void b18_resolutionRefusedWithItsReason() throws Exception {
-        DirectoryFixture fx = fx();
-        Node a = node("a", builder -> builder.followNone());
-        String prefix = a.client().prefix();
-        PeerDescriptor d = fx.transport(fx.agent("x")).localDescriptor();
-        MemberResolutionException absent = resolutionFailure(a, "nobody", "a member with no entry");
-        assertEquals(MemberResolutionException.Reason.NO_SUCH_MEMBER, absent.reason(), fx.msg("a member with no"
-                + " entry: " + absent));
-        fx.deployment.putRaw(prefix + "r1", entry("r1", 5, d, randomRing("elsewhere")));
-        fx.deployment.putRaw(prefix + "r2", MemberEntry.of("r2", 5, 0x1234L, d).encode(fx.ring()));
-        for (Map.Entry<String, Refusal.Reason> expected : List.of(Map.entry("r1", Refusal.Reason.UNKNOWN_KEY),
-                Map.entry("r2", Refusal.Reason.WRONG_LEASE))) {
-            String id = expected.getKey();
-            String what = "a member whose entry is refused as " + expected.getValue();
-            MemberResolutionException e = resolutionFailure(a, id, what);
-            assertEquals(MemberResolutionException.Reason.REFUSED, e.reason(), fx.msg(what + ": " + e));
-            Refusal r = e.refusal().orElseThrow(() -> new AssertionError(fx.msg(what + ": the failure carries no"
-                    + " refusal: " + e)));
-            assertEquals(expected.getValue(), r.reason(), fx.msg(what + ": the failure names another reason: " + r));
-            assertEquals(id, r.memberId(), fx.msg(what + ": the refusal names another member: " + r));
-            assertRefused(a, id, expected.getValue(), what);
-        }
-        assertNothingReached(a, "nobody", "r1", "r2");
-        assertEquals(Map.of(), a.membership().members(), fx.msg(a.id() + " holds members after failed resolutions"));
-    }
-
-    @DirectoryRuleTest(B19)
-    public final void b19_aResolvedMemberIsFollowed() throws Exception {
-        DirectoryFixture fx = fx();
-        Node a = node("a", builder -> builder.followNone());
-        DataTransport tb = fx.transport(fx.agent("b"));
-        String id = tb.agentName();
-        DeploymentKeyRing ring = fx.ring();
-        publishEntry(fx.client(), id, 1, tb.localDescriptor(), ring);
-        assertEquals(1, resolved(a, id), fx.msg("the resolution of " + id + " gave another epoch"));
-        // a new epoch, published by another client over the first: the member restarted elsewhere
-        Publication second = publishEntry(fx.client(), id, 2, tb.localDescriptor(), ring);
-        fx.awaitMember(a.membership(), id, 2);
-        assertEquals(List.of("add " + id, "add " + id), a.transport().calls(id), fx.msg(a.id() + " did not re-add"
-                + " the resolved member " + id + " once for its new epoch"));
-        fx.assertWriteLands(a.transport(), id, tb, (byte) 19);
-        second.close(); // the goodbye
-        a.log().await("removed " + id + " 2", fx.msg(a.id() + " did not remove the resolved member " + id
-                + " after its goodbye"));
-        assertEquals("remove " + id, a.transport().calls(id).getLast(), fx.msg(a.id() + "'s transport still holds "
-                + id + ": " + a.transport().calls(id)));
-        assertEquals(DataTransport.NOT_SUBMITTED, a.transport().writeBlocks(id, new int[] {0}, new int[] {1}),
-                fx.msg("a transfer to a resolved member that said goodbye was submitted"));
-        // an expired lease
-        Duration ttl = Duration.ofSeconds(4);
-        Node c = node("c", builder -> builder.ttl(ttl));
-        assertEquals(c.epoch(), resolved(a, c.id()), fx.msg("the resolution of " + c.id() + " gave another epoch"));
-        fx.deployment.crash(c.client());
-        fx.deployment.elapse(ttl.plus(fx.deployment.expiryGrace()));
-        awaitWithin(() -> a.log().count("removed " + c.id() + " ") > 0, Duration.ofSeconds(1), () -> a.id()
-                + " did not remove the resolved member " + c.id() + " after its lease of " + ttl.toSeconds()
-                + " s expired (expiry grace " + fx.deployment.expiryGrace().toMillis() + " ms): " + a.log().lines());
-        assertEquals(DataTransport.NOT_SUBMITTED, a.transport().writeBlocks(c.id(), new int[] {0}, new int[] {1}),
-                fx.msg("a transfer to a resolved member whose lease expired was submitted"));
-        assertEquals(Map.of(), a.membership().members(), fx.msg(a.id() + " holds members that left"));
-    }
-
-    @DirectoryRuleTest(B20)
-    public final void b20_releasedAtTheLimitOnlyWhenIdle() throws Exception {
-        DirectoryFixture fx = fx();
-        Node a = node("a", builder -> builder.followNone().maxHeld(2));
-        Node b = node("b");
-        Node c = node("c");
-        Node d = node("d");
-        resolved(a, b.id());
-        resolved(a, c.id());
-        Thread.sleep(fx.env.quiet().toMillis());
-        assertEquals(Set.of(b.id(), c.id()), a.membership().members().keySet(), fx.msg(a.id() + ", limited to 2,"
-                + " does not hold the 2 members it resolved: " + a.log().lines()));
-        assertEquals(0, a.log().count("released "), fx.msg(a.id() + " released a member before its limit of 2: "
-                + a.log().lines()));
-        letTrafficBeSampled();
-        fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 20); // b is used, c idle since resolved
-        resolved(a, d.id());
-        a.log().await("released " + c.id() + " ", fx.msg(a.id() + " did not release " + c.id() + ", idle longest,"
-                + " when a third member passed its limit of 2"));
-        assertEquals(0, a.log().count("released " + b.id() + " "), fx.msg(a.id() + " released " + b.id()
-                + ", which it had just used: " + a.log().lines()));
-        assertEquals(Set.of(b.id(), d.id()), a.membership().members().keySet(), fx.msg(a.id() + " holds the wrong"
-                + " members after a release"));
-        assertEquals("remove " + c.id(), a.transport().calls(c.id()).getLast(), fx.msg(a.id() + "'s transport still"
-                + " holds " + c.id() + ", released: " + a.transport().calls(c.id())));
-        assertEquals(DataTransport.NOT_SUBMITTED, a.transport().writeBlocks(c.id(), new int[] {0}, new int[] {1}),
-                fx.msg("a transfer to a released member was submitted"));
-        // d gets a transfer that stays in flight, and is used before b: idle longer, but busy
-        long stuck;
-        LoopbackStall.stall(d.transport(), true);
-        try {
-            stuck = a.transport().writeBlocks(d.id(), new int[] {0}, new int[] {1});
-            assertNotEquals(DataTransport.NOT_SUBMITTED, stuck, fx.msg("no transfer to " + d.id()));
-            letTrafficBeSampled();
-            fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 21);
-            long releases = a.log().count("released ");
-            resolved(a, c.id());
-            fx.await(() -> a.log().count("released ") > releases, () -> a.id() + " released no member when " + c.id()
-                    + " passed its limit of 2 again: " + a.log().lines());
-            assertEquals(0, a.log().count("released " + d.id() + " "), fx.msg(a.id() + " released " + d.id()
-                    + " while a transfer to it was in flight: " + a.log().lines()));
-            assertEquals(1, a.log().count("released " + b.id() + " "), fx.msg(a.id() + " did not release " + b.id()
-                    + ", its only idle member, when " + c.id() + " passed its limit of 2 again: " + a.log().lines()));
-            assertEquals(Set.of(c.id(), d.id()), a.membership().members().keySet(), fx.msg(a.id() + " holds the"
-                    + " wrong members after a release"));
-        } finally {
-            LoopbackStall.stall(d.transport(), false);
-        }
-        List<Long> done = new ArrayList<>();
-        List<Long> failed = new ArrayList<>();
-        long end = System.nanoTime() + fx.env.timeout().toNanos();
-        while (done.size() + failed.size() == 0 && System.nanoTime() - end < 0) {
-            PollResult r = a.transport().poll(d.id());
-            Arrays.stream(r.done()).forEach(done::add);
-            Arrays.stream(r.failed()).forEach(failed::add);
-            Thread.sleep(2);
-        }
-        assertEquals(List.of(stuck), done, fx.msg("the transfer held in flight to " + d.id() + " did not end done"
-                + " (failed: " + failed + ")"));
-        // release, then resolve again
-        assertTrue(a.membership().release(d.id()), fx.msg("release of " + d.id() + ", held, answered false"));
-        a.log().await("released " + d.id() + " ", fx.msg(a.id() + " did not say it released " + d.id()));
-        assertFalse(a.membership().members().containsKey(d.id()), fx.msg(a.id() + " holds " + d.id()
-                + " after releasing it"));
-        assertEquals("remove " + d.id(), a.transport().calls(d.id()).getLast(), fx.msg(a.id() + "'s transport still"
-                + " holds " + d.id() + ", released: " + a.transport().calls(d.id())));
-        assertFalse(a.membership().release(b.id()), fx.msg("release of " + b.id() + ", released already, answered"
-                + " true"));
-        assertEquals(d.epoch(), resolved(a, d.id()), fx.msg("resolving a released member again gave another epoch"));
-        fx.assertWriteLands(a.transport(), d.id(), d.transport(), (byte) 22);
-    }
-
-    @DirectoryRuleTest(B21)
-    public final void b21_groupsAndEagerMembersMix() throws Exception {
-        DirectoryFixture fx = fx();
-        Node a = node("a", builder -> builder.followGroups("decode"));
-        Node d1 = node("d", builder -> builder.group("decode"));
-        Node p = node("p", builder -> builder.group("prefill"));
-        Node e = node("e");
-        Node d2 = node("d", builder -> builder.group("decode"));
-        fx.awaitMember(a.membership(), d1.id(), d1.epoch());
-        fx.awaitMember(a.membership(), d2.id(), d2.epoch());
-        for (Node x : List.of(a, d1, p, d2)) {
-            fx.awaitMember(e.membership(), x.id(), x.epoch());
-        }
-        Thread.sleep(fx.env.quiet().toMillis());
-        assertEquals(Set.of(d1.id(), d2.id()), a.membership().members().keySet(), fx.msg(a.id() + ", which follows"
-                + " group decode, does not hold exactly its members"));
-        assertNothingReached(a, p.id(), e.id());
-        for (Node x : List.of(d1, d2)) {
-            assertEquals(List.of("add " + x.id()), a.transport().calls(x.id()), fx.msg(a.id() + " did not register "
-                    + x.id() + " of group decode once"));
-            assertEquals(1, a.log().count("added " + x.id() + " "), fx.msg(a.id() + " was told of " + x.id()
-                    + " other than once: " + a.log().lines()));
-        }
-        for (Node x : List.of(a, d1, p, d2)) {
-            assertEquals(List.of("add " + x.id()), e.transport().calls(x.id()), fx.msg(e.id() + ", which follows every"
-                    + " member, did not register " + x.id() + " once"));
-            assertEquals(1, e.log().count("added " + x.id() + " "), fx.msg(e.id() + " was told of " + x.id()
-                    + " other than once: " + e.log().lines()));
-        }
-        assertEquals(List.of(), e.log().refusals(), fx.msg(e.id() + " refused entries of grouped members"));
-        fx.assertWriteLands(a.transport(), d1.id(), d1.transport(), (byte) 23);
-        fx.assertWriteLands(e.transport(), d2.id(), d2.transport(), (byte) 24);
-        fx.assertWriteLands(d1.transport(), a.id(), a.transport(), (byte) 25);
-        assertEquals(p.epoch(), resolved(a, p.id()), fx.msg("the resolution of " + p.id() + " of another group gave"
-                + " another epoch"));
-        fx.assertWriteLands(a.transport(), p.id(), p.transport(), (byte) 26);
-    }
-
-    /** The value {@code watch} holds for {@code key} now; empty when none. */
-    private static byte[] held(WatchLog watch, String key) {
-        DirectoryEntry e = watch.current(key);
-        return e == null ? new byte[0] : e.value();
-    }
-
-    /** The lease {@code watch} reports for {@code key} now; 0 when none. */
-    private static long leaseOf(WatchLog watch, String key) {
-        DirectoryEntry e = watch.current(key);
-        return e == null ? 0 : e.lease();
     }
 }

@@ -2,19 +2,14 @@ package io.blockxfer.tck.process;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -22,11 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
@@ -64,7 +56,7 @@ public final class EtcdCluster implements AutoCloseable {
     private final String version;
     private final Path dir;
     private final List<Member> members = new ArrayList<>();
-    private @Nullable Tls tls;
+    private @Nullable EtcdTlsFiles tls;
     private @Nullable String rootPassword;
     private boolean closed;
 
@@ -215,7 +207,7 @@ public final class EtcdCluster implements AutoCloseable {
                     dir.resolve("m" + (i + 1) + ".etcd")));
         }
         if (b.tls) {
-            tls = new Tls(dir.resolve("tls"), members.size());
+            tls = new EtcdTlsFiles(dir.resolve("tls"), members.size());
         }
         String scheme = tls != null ? "https" : "http";
         String initial = members.stream().map(m -> m.name + "=" + scheme + "://127.0.0.1:" + m.peerPort)
@@ -230,7 +222,7 @@ public final class EtcdCluster implements AutoCloseable {
                     "--initial-cluster=" + initial, "--initial-cluster-token=" + token,
                     "--initial-cluster-state=new", "--logger=zap", "--log-outputs=stderr"));
             if (tls != null) {
-                Tls t = tls;
+                EtcdTlsFiles t = tls;
                 args.addAll(List.of("--cert-file=" + t.serverCertFile(i), "--key-file=" + t.serverKeyFile(i),
                         "--client-cert-auth", "--trusted-ca-file=" + t.serverTrustFile(),
                         "--peer-cert-file=" + t.serverCertFile(i), "--peer-key-file=" + t.serverKeyFile(i),
@@ -255,9 +247,10 @@ public final class EtcdCluster implements AutoCloseable {
         }
         if (b.auth) {
             String password = "root-" + Long.toHexString(System.nanoTime());
-            admin("/v3/auth/user/add", "{\"name\":\"root\",\"password\":\"" + password + "\"}", null);
-            admin("/v3/auth/user/grant", "{\"user\":\"root\",\"role\":\"root\"}", null);
-            admin("/v3/auth/enable", "{}", null);
+            EtcdGateway g = gateway();
+            g.post("/v3/auth/user/add", "{\"name\":\"root\",\"password\":\"" + password + "\"}", null);
+            g.post("/v3/auth/user/grant", "{\"user\":\"root\",\"role\":\"root\"}", null);
+            g.post("/v3/auth/enable", "{}", null);
             rootPassword = password;
         }
     }
@@ -268,7 +261,7 @@ public final class EtcdCluster implements AutoCloseable {
     }
 
     /** The cluster's TLS files and CA; null unless it was started with TLS. */
-    public synchronized @Nullable Tls tls() {
+    public synchronized @Nullable EtcdTlsFiles tls() {
         return tls;
     }
 
@@ -284,35 +277,7 @@ public final class EtcdCluster implements AutoCloseable {
 
     /** As {@link #addUser(String, String, String)} with {@code permission} READ, WRITE or READWRITE. */
     public void addUser(String user, String password, String prefix, String permission) {
-        String role = user + "-role";
-        Base64.Encoder b64 = Base64.getEncoder();
-        byte[] start = prefix.getBytes(StandardCharsets.UTF_8);
-        byte[] end = start.clone();
-        end[end.length - 1]++;
-        asRoot("/v3/auth/role/add", "{\"name\":\"" + role + "\"}");
-        asRoot("/v3/auth/role/grant", "{\"name\":\"" + role + "\",\"perm\":{\"permType\":\"" + permission
-                + "\",\"key\":\"" + b64.encodeToString(start) + "\",\"range_end\":\"" + b64.encodeToString(end)
-                + "\"}}");
-        asRoot("/v3/auth/user/add", "{\"name\":\"" + user + "\",\"password\":\"" + password + "\"}");
-        asRoot("/v3/auth/user/grant", "{\"user\":\"" + user + "\",\"role\":\"" + role + "\"}");
-    }
-
-    /**
-     * {@link #admin} as root, with a token of its own: a cluster with short-lived tokens (a JWT of
-     * 1 s) expires a token shared by several calls on a loaded host, and every auth change makes
-     * etcd refuse older simple tokens ("revision of auth store is old"); such a refusal is tried
-     * once more with a new token.
-     */
-    private String asRoot(String path, String json) {
-        try {
-            return admin(path, json, rootToken());
-        } catch (AssertionError e) {
-            String m = String.valueOf(e.getMessage());
-            if (m.contains("invalid auth token") || m.contains("auth store is old")) {
-                return admin(path, json, rootToken());
-            }
-            throw e;
-        }
+        gateway().addUser(user, password, prefix, permission);
     }
 
     /**
@@ -325,7 +290,7 @@ public final class EtcdCluster implements AutoCloseable {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("ETCDCTL_ENDPOINTS", endpoints());
         env.put("ETCDCTL_USER", user + ":" + password);
-        Tls t = tls;
+        EtcdTlsFiles t = tls;
         if (t != null) {
             TestCertificates.Issued client = t.client(user, TestCertificates.KeyKind.EC);
             env.put("ETCDCTL_CACERT", t.caFile().toString());
@@ -335,41 +300,6 @@ public final class EtcdCluster implements AutoCloseable {
                     TestCertificates.KeyFormat.TRADITIONAL).toString());
         }
         return env;
-    }
-
-    /** A token for root, or null without authentication. */
-    private @Nullable String rootToken() {
-        String password = rootPassword();
-        if (password == null) {
-            return null;
-        }
-        String answer = admin("/v3/auth/authenticate", "{\"name\":\"root\",\"password\":\"" + password + "\"}",
-                null);
-        String token = jsonString(answer, "token");
-        if (token == null) {
-            throw new AssertionError("etcd gave root no token: " + answer);
-        }
-        return token;
-    }
-
-    /** POSTs {@code json} to {@code path} of a running member's gateway; the body, or fails naming the answer. */
-    private String admin(String path, String json, @Nullable String token) {
-        int port = -1;
-        for (int i = 0; i < size(); i++) {
-            if (pid(i) >= 0) {
-                port = clientPort(i);
-                break;
-            }
-        }
-        byte[] body = json.getBytes(StandardCharsets.UTF_8);
-        String answer = http(port, "POST " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                + (token == null ? "" : "Authorization: " + token + "\r\n") + "Content-Length: " + body.length
-                + "\r\n\r\n" + json);
-        if (!answer.startsWith("HTTP/1.0 200") && !answer.startsWith("HTTP/1.1 200")) {
-            throw new AssertionError("etcd refused " + path + ": " + answer);
-        }
-        int split = answer.indexOf("\r\n\r\n");
-        return split < 0 ? answer : answer.substring(split + 4);
     }
 
     /**
@@ -447,7 +377,7 @@ public final class EtcdCluster implements AutoCloseable {
                 throw new AssertionError("etcd member " + m.name + " is not running: "
                         + (p == null ? "never started" : p.describe()));
             }
-            last = health(m.clientPort);
+            last = gateway().health(m.clientPort);
             if (last.contains("\"health\":\"true\"")) {
                 return;
             }
@@ -470,30 +400,33 @@ public final class EtcdCluster implements AutoCloseable {
      * or fails when none says it leads.
      */
     public int leader() {
-        int n = size();
-        StringBuilder answers = new StringBuilder();
-        String token = rootToken();
-        for (int i = 0; i < n; i++) {
-            if (pid(i) < 0) {
-                continue;
-            }
-            String answer = http(clientPort(i), "POST /v3/maintenance/status HTTP/1.0\r\nHost: 127.0.0.1\r\n"
-                    + (token == null ? "" : "Authorization: " + token + "\r\n")
-                    + "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
-            answers.append(" m").append(i + 1).append(": ").append(answer.lines().reduce((a, b) -> b).orElse(""));
-            String self = jsonString(answer, "member_id");
-            String leader = jsonString(answer, "leader");
-            if (self != null && self.equals(leader)) {
+        int port = gateway().leaderPort();
+        for (int i = 0; i < size(); i++) {
+            if (clientPort(i) == port) {
                 return i;
             }
         }
-        throw new AssertionError("no member of " + this + " says it leads;" + answers);
+        throw new AssertionError("the leader's port " + port + " is no member's of " + this);
     }
 
-    /** The string value of {@code "key":"value"} in a JSON text, or null. */
-    private static @Nullable String jsonString(String json, String key) {
-        Matcher m = Pattern.compile("\"" + key + "\":\"([^\"]*)\"").matcher(json);
-        return m.find() ? m.group(1) : null;
+    /**
+     * Member {@code i}'s Prometheus metrics ({@code GET /metrics} on its client port), by series
+     * (name and labels as etcd writes them): {@code etcd_debugging_mvcc_watch_stream_total},
+     * {@code go_goroutines}, {@code grpc_server_msg_received_total{grpc_method="LeaseKeepAlive",...}}.
+     */
+    public Map<String, Double> metrics(int i) {
+        return gateway().metrics(clientPort(i));
+    }
+
+    /** The JSON gateway and HTTP endpoints of the running members. */
+    public synchronized EtcdGateway gateway() {
+        List<Integer> running = new ArrayList<>();
+        for (int i = 0; i < members.size(); i++) {
+            if (pid(i) >= 0) {
+                running.add(members.get(i).clientPort);
+            }
+        }
+        return new EtcdGateway(running, tls == null ? null : tls.adminContext(), rootPassword);
     }
 
     /** The last stderr lines of member {@code i}, for messages. */
@@ -546,32 +479,6 @@ public final class EtcdCluster implements AutoCloseable {
                 .exitGrace(Duration.ofSeconds(2)).start();
     }
 
-    /** GET /health over a socket (no HTTP client needed): the body, or the error. */
-    private String health(int port) {
-        return http(port, "GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
-    }
-
-    /** One HTTP/1.0 exchange with a member's client port (TLS with the root certificate): the answer, or the error. */
-    private String http(int port, String request) {
-        Tls t;
-        synchronized (this) {
-            t = tls;
-        }
-        try (Socket plain = new Socket()) {
-            plain.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
-            plain.setSoTimeout(2000);
-            Socket s = t == null ? plain : t.adminContext().getSocketFactory().createSocket(plain, "127.0.0.1", port,
-                    true);
-            OutputStream out = s.getOutputStream();
-            out.write(request.getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = s.getInputStream();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return e.toString();
-        }
-    }
-
     /** {@code n} distinct ports that were free on 127.0.0.1 a moment ago. */
     public static List<Integer> freePorts(int n) {
         Set<Integer> ports = new HashSet<>();
@@ -595,87 +502,6 @@ public final class EtcdCluster implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted", e);
-        }
-    }
-
-    /**
-     * A TLS cluster's files: a throwaway CA ({@link #ca()}), each member's certificate (for
-     * clients and peers, with SANs 127.0.0.1 and localhost), the file of CAs the members trust
-     * for clients and peers ({@link #serverTrustFile()}), a file with the CA for clients to trust
-     * ({@link #caFile()}), and a client certificate without a CN for the cluster's own calls. The
-     * members read the files when they start: {@link #rotate()} renews them all with a new CA, and
-     * {@link EtcdCluster#restart} makes a member use them.
-     *
-     * <p><b>Thread safety:</b> thread-safe.
-     */
-    public static final class Tls {
-        private final Path dir;
-        private final int size;
-        private TestCertificates.Ca ca;
-        private SSLContext adminContext;
-
-        Tls(Path dir, int size) {
-            this.dir = dir;
-            this.size = size;
-            this.ca = TestCertificates.ca("etcd-test-ca");
-            this.adminContext = write(ca);
-        }
-
-        private SSLContext write(TestCertificates.Ca authority) {
-            for (int i = 0; i < size; i++) {
-                TestCertificates.Issued server = authority.server("etcd-m" + (i + 1));
-                server.writeCertificate(serverCertFile(i));
-                server.writeKey(serverKeyFile(i), TestCertificates.KeyFormat.PKCS8);
-            }
-            authority.write(serverTrustFile());
-            authority.write(caFile());
-            // no CN: etcd's JSON gateway refuses a client certificate with one once authentication is on
-            return authority.client("", TestCertificates.KeyKind.EC).sslContext(authority.certificate());
-        }
-
-        /** The CA of the members' certificates, and the one they trust for clients. */
-        public synchronized TestCertificates.Ca ca() {
-            return ca;
-        }
-
-        /** A PEM file with the CA's certificate, for clients to trust (etcdctl's {@code --cacert}). */
-        public Path caFile() {
-            return dir.resolve("ca.pem");
-        }
-
-        /** The members' {@code --trusted-ca-file} (and {@code --peer-trusted-ca-file}). */
-        public Path serverTrustFile() {
-            return dir.resolve("server-trust.pem");
-        }
-
-        /** Member {@code i}'s {@code --cert-file} (and {@code --peer-cert-file}). */
-        public Path serverCertFile(int i) {
-            return dir.resolve("m" + (i + 1) + ".pem");
-        }
-
-        /** Member {@code i}'s {@code --key-file} (and {@code --peer-key-file}). */
-        public Path serverKeyFile(int i) {
-            return dir.resolve("m" + (i + 1) + "-key.pem");
-        }
-
-        /** A client certificate of the CA for user {@code cn}, valid now for a day. */
-        public synchronized TestCertificates.Issued client(String cn, TestCertificates.KeyKind kind) {
-            return ca.client(cn, kind);
-        }
-
-        /**
-         * A new CA: every member's certificate, the members' trust and {@link #caFile()} are
-         * rewritten with it (in place); members use it once restarted. Returns the new CA.
-         */
-        public synchronized TestCertificates.Ca rotate() {
-            TestCertificates.Ca fresh = TestCertificates.ca("etcd-test-ca-" + Instant.now().toEpochMilli());
-            adminContext = write(fresh);
-            ca = fresh;
-            return fresh;
-        }
-
-        synchronized SSLContext adminContext() {
-            return adminContext;
         }
     }
 

@@ -58,16 +58,16 @@ class BrokenDirectoriesAreCaughtTest {
 
     /** The suite over the broken variant a run installs. */
     static class InstalledSuite extends DirectoryConformanceSuite {
-        static volatile BrokenDirectories.Breakage installed;
+        static volatile Breakages.Breakage installed;
 
         @Override
         protected DirectoryDeployment deployment() {
-            return new BrokenDirectories.BrokenDeployment(installed);
+            return new Breakages.BrokenDeployment(installed);
         }
 
         @Override
         DeploymentKeyRing keyRing() {
-            return BrokenDirectories.RING;
+            return Breakages.RING;
         }
 
         @Override
@@ -92,7 +92,7 @@ class BrokenDirectoriesAreCaughtTest {
                 : FilterResult.excluded("another rule");
     }
 
-    static Events run(BrokenDirectories.Breakage breakage, DirectoryRules rule) {
+    static Events run(Breakages.Breakage breakage, DirectoryRules rule) {
         InstalledSuite.installed = breakage;
         try {
             return EngineTestKit.engine("junit-jupiter").selectors(selectClass(InstalledSuite.class)).filters(only(rule))
@@ -126,8 +126,9 @@ class BrokenDirectoriesAreCaughtTest {
     @Test
     @DisplayName("the working in-memory directory passes every rule with the broken runs' key ring and settings")
     void theUnbrokenDecoratorPassesEveryRule() {
-        for (DirectoryRules rule : List.of(DirectoryRules.D5, DirectoryRules.B6, DirectoryRules.B13)) {
-            Events events = run(new BrokenDirectories.Breakage() { }, rule);
+        for (DirectoryRules rule : List.of(DirectoryRules.D5, DirectoryRules.D18, DirectoryRules.D19,
+                DirectoryRules.D20, DirectoryRules.B6, DirectoryRules.B13, DirectoryRules.B17)) {
+            Events events = run(new Breakages.Breakage() { }, rule);
             assertEquals(1, events.succeeded().count(), rule + " failed undecorated: " + events.failed().list().stream()
                     .map(BrokenDirectoriesAreCaughtTest::why).toList());
         }
@@ -137,7 +138,7 @@ class BrokenDirectoriesAreCaughtTest {
     @DisplayName("every rule has a broken variant that proves it can fail, as its catalogue entry says")
     void everyRuleIsProvenByABrokenVariant() {
         Map<DirectoryRules, Set<String>> proven = new EnumMap<>(DirectoryRules.class);
-        for (BrokenDirectories.Variant v : BrokenDirectories.all()) {
+        for (Breakages.Variant v : BrokenDirectories.all()) {
             proven.computeIfAbsent(v.rule(), r -> new LinkedHashSet<>()).add(v.name());
         }
         for (DirectoryRules rule : DirectoryRules.values()) {
@@ -154,17 +155,24 @@ class BrokenDirectoriesAreCaughtTest {
     @DisplayName("every catalogue entry has exactly one final rule method, and every rule method an entry")
     void rulesAndCatalogueAreInStep() {
         Map<DirectoryRules, Integer> methods = new EnumMap<>(DirectoryRules.class);
-        for (Class<?> group : List.of(DirectoryContractRules.class, MembershipRules.class)) {
-            for (Method m : group.getDeclaredMethods()) {
+        Map<DirectoryRules.Area, Class<?>> groups = Map.of(DirectoryRules.Area.DIRECTORY, DirectoryContractRules.class,
+                DirectoryRules.Area.SCOPES, DirectoryScopeRules.class, DirectoryRules.Area.MEMBERSHIP,
+                MembershipRules.class, DirectoryRules.Area.ON_DEMAND, OnDemandRules.class);
+        assertEquals(DirectoryRules.Area.values().length, groups.size(), "every area has its class");
+        for (Map.Entry<DirectoryRules.Area, Class<?>> group : groups.entrySet()) {
+            for (Method m : group.getValue().getDeclaredMethods()) {
                 DirectoryRuleTest rule = m.getAnnotation(DirectoryRuleTest.class);
                 if (rule == null) {
                     continue;
                 }
                 assertTrue(Modifier.isFinal(m.getModifiers()), m + " must be final");
-                assertEquals(rule.value().area() == DirectoryRules.Area.DIRECTORY, group == DirectoryContractRules.class,
-                        m + " is in the wrong group for " + rule.value());
+                assertEquals(group.getKey(), rule.value().area(), m + " is in the class of another area than "
+                        + rule.value() + "'s");
                 methods.merge(rule.value(), 1, Integer::sum);
             }
+        }
+        for (Method m : MembershipRuleGroup.class.getDeclaredMethods()) {
+            assertEquals(null, m.getAnnotation(DirectoryRuleTest.class), m + ": rules live in their area's class");
         }
         for (DirectoryRules rule : DirectoryRules.values()) {
             assertEquals(1, methods.getOrDefault(rule, 0), "rule " + rule + " must have exactly one method");

@@ -5,6 +5,7 @@ import io.blockxfer.directory.DirectoryDispatcher;
 import io.blockxfer.directory.DirectoryLimits;
 import io.blockxfer.directory.DirectoryListener;
 import io.blockxfer.directory.DirectoryScope;
+import io.blockxfer.directory.DirectorySnapshot;
 import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.DirectoryWatch;
 import io.blockxfer.directory.Publication;
@@ -12,14 +13,13 @@ import io.blockxfer.directory.PublicationListener;
 import io.blockxfer.directory.etcd.internal.AccessProbe;
 import io.blockxfer.directory.etcd.internal.EtcdConnection;
 import io.blockxfer.directory.etcd.internal.EtcdTls;
+import io.blockxfer.directory.etcd.internal.EtcdctlVariables;
+import io.blockxfer.directory.etcd.internal.KeyReader;
 import io.blockxfer.directory.etcd.internal.LeasedEntry;
+import io.blockxfer.directory.etcd.internal.RangeLister;
 import io.blockxfer.directory.etcd.internal.RangeWatch;
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.lease.LeaseGrantResponse;
-import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,9 +41,10 @@ import org.jspecify.annotations.Nullable;
  * The {@link Directory} on etcd (3.4 or newer), through jetcd: a member's entry is a key
  * {@code prefix + memberId} put under an etcd lease of its TTL, which this client renews every
  * TTL/3 (with a group, its group key too, in the same transaction under the same lease); a watch
- * lists its scope's key range ({@link DirectoryScope}) and follows it with one etcd watch of that
- * range that resumes, or resyncs, across reconnects. See the module README for running a
- * deployment on etcd.
+ * lists its scope's key range ({@link DirectoryScope}) and follows it with one etcd watcher of that
+ * range that resumes, or resyncs, across reconnects; every watcher of a connection is on its one
+ * etcd watch stream. See the module README for running a deployment on etcd, also behind etcd's
+ * gRPC proxy.
  *
  * <pre>{@code
  * try (EtcdDirectory directory = EtcdDirectory.builder("etcd://198.18.0.1:2379,198.18.0.2:2379,198.18.0.3:2379")
@@ -75,9 +76,12 @@ import org.jspecify.annotations.Nullable;
  *       checked against etcd by {@link Builder#build()}; certificate files renewed in place are
  *       used from the next connection on. Failures are {@link EtcdTlsException}s and
  *       {@link EtcdAuthException}s, never retried as unavailability.</li>
- *   <li><b>Threads.</b> jetcd calls back on a Vert.x event loop; nothing of ours runs or blocks
- *       there: events go to the dispatcher's thread ({@code blockxfer-directory-<name>}), lease
- *       renewals and reconnects to a timer thread ({@code blockxfer-etcd-<name>}).</li>
+ *   <li><b>One stream, one connection.</b> Every watch of this client is a watcher on one etcd
+ *       watch stream; {@link #forPrefix} gives another prefix on the same connection and stream.
+ *       {@link #read} of one key is one range call on the connection's channel.</li>
+ *   <li><b>Threads.</b> jetcd and gRPC call back on a Vert.x event loop; nothing of ours runs or
+ *       blocks there: events go to the dispatcher's thread ({@code blockxfer-directory-<name>}),
+ *       lease renewals and reconnects to a timer thread ({@code blockxfer-etcd-<name>}).</li>
  * </ul>
  *
  * <p><b>Thread safety:</b> thread-safe.
@@ -103,6 +107,7 @@ public final class EtcdDirectory implements Directory {
     private final String name;
     private final String prefix;
     private final EtcdConnection connection;
+    private final KeyReader keys;
     private final DirectoryDispatcher dispatcher;
     private final Set<LeasedEntry> publications = ConcurrentHashMap.newKeySet();
     private final Set<RangeWatch> watches = ConcurrentHashMap.newKeySet();
@@ -115,22 +120,36 @@ public final class EtcdDirectory implements Directory {
         this.connection = new EtcdConnection(b.endpoints, b.operationTimeout, name, owner, tls, user, password);
         if (tls != null || user != null) {
             // TLS or a user: what is misconfigured is refused here, not at the first publish or watch
-            try {
-                long deadline = connection.deadline();
-                if (tls != null) {
-                    tls.check(b.endpoints.hostPorts(), deadline, owner);
-                }
-                AccessProbe.check(connection, prefix, deadline);
-            } catch (DirectoryUnavailableException e) {
-                // etcd may be down while a process starts: the calls will find out, as without TLS
-                LOG.log(Level.WARNING, owner + ": TLS and access to etcd are not checked now, etcd cannot be"
-                        + " reached (" + e.getMessage() + "); the first call checks them");
-            } catch (RuntimeException | Error e) {
-                connection.close();
-                throw e;
-            }
+            AccessProbe.checkAtBuild(connection, tls, prefix);
         }
+        this.keys = new KeyReader(connection);
         this.dispatcher = new DirectoryDispatcher(name);
+    }
+
+    /** A directory of another prefix on {@code parent}'s connection. */
+    private EtcdDirectory(EtcdDirectory parent, String prefix) {
+        this.name = parent.name + "+" + COUNT.incrementAndGet();
+        this.prefix = prefix;
+        this.connection = parent.connection;
+        connection.retain();
+        this.keys = new KeyReader(connection);
+        this.dispatcher = new DirectoryDispatcher(name);
+    }
+
+    /**
+     * A directory of another deployment ({@code prefix}) on this one's connection: one connection to
+     * etcd, one watch stream and one set of client threads for every prefix a process uses. Each
+     * directory has its own publications, watches and callback thread, and closes on its own; the
+     * connection closes with the last of them. Its TLS and user are this one's (and were checked
+     * here); a user must be allowed the other prefix too.
+     *
+     * @throws IllegalArgumentException if the prefix is malformed
+     * @throws IllegalStateException if this directory is closed
+     */
+    public EtcdDirectory forPrefix(String prefix) {
+        DirectoryLimits.checkPrefix(prefix);
+        ensureOpen();
+        return new EtcdDirectory(this, prefix);
     }
 
     /**
@@ -208,26 +227,9 @@ public final class EtcdDirectory implements Directory {
         DirectoryLimits.checkTtl(ttl);
         Objects.requireNonNull(listener, "listener");
         ensureOpen();
-        String key = prefix + memberId;
-        String what = "publish '" + memberId + "'";
-        long deadline = connection.deadline();
-        long sent = System.nanoTime();
-        LeaseGrantResponse grant = connection.call(() -> connection.lease().grant(ttl.toSeconds()), deadline,
-                what + " (grant a lease of " + ttl.toSeconds() + " s)");
-        long leaseId = grant.getID();
-        LeasedEntry entry;
-        try {
-            byte[] made = Objects.requireNonNull(value.apply(leaseId), "the value made for lease "
-                    + Long.toHexString(leaseId));
-            ByteSequence bytes = ByteSequence.from(DirectoryLimits.checkValue(made)); // a copy
-            long revision = LeasedEntry.write(connection, key, groupKey, bytes, leaseId, deadline, what);
-            entry = new LeasedEntry(connection, dispatcher, publications::remove, memberId, key, groupKey, leaseId,
-                    grant.getTTL(), sent, revision, bytes, listener);
-            publications.add(entry);
-        } catch (RuntimeException e) {
-            var unused = connection.revokeQuietly(leaseId, "failed " + what);
-            throw e;
-        }
+        LeasedEntry entry = LeasedEntry.publish(connection, dispatcher, publications::remove, memberId,
+                prefix + memberId, groupKey, value, ttl, listener);
+        publications.add(entry);
         if (closed) {
             // closed while publishing: close() may have missed it
             var unused = entry.closeAsync();
@@ -245,6 +247,33 @@ public final class EtcdDirectory implements Directory {
         RangeWatch watch = new RangeWatch(connection, prefix, scope, dispatcher, listener, watches::remove);
         watches.add(watch);
         watch.start(connection.deadline());
+        if (closed) {
+            watch.close();
+            throw closedException();
+        }
+        return watch;
+    }
+
+    @Override
+    public CompletableFuture<DirectorySnapshot> read(DirectoryScope scope) {
+        Objects.requireNonNull(scope, "scope");
+        ensureOpen();
+        String what = "read " + scope + " under " + prefix;
+        if (scope.isSingleKey()) {
+            return keys.read(scope.start(prefix), what);
+        }
+        return RangeLister.read(connection, scope.start(prefix), scope.end(prefix), what);
+    }
+
+    @Override
+    public DirectoryWatch watch(DirectoryScope scope, DirectorySnapshot from, DirectoryListener listener) {
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(from, "from");
+        Objects.requireNonNull(listener, "listener");
+        ensureOpen();
+        RangeWatch watch = new RangeWatch(connection, prefix, scope, dispatcher, listener, watches::remove);
+        watches.add(watch);
+        watch.startFrom(from);
         if (closed) {
             watch.close();
             throw closedException();
@@ -484,52 +513,28 @@ public final class EtcdDirectory implements Directory {
          * @throws IllegalArgumentException naming the variable that is malformed or lacks its pair
          */
         public Builder environment(Map<String, String> environment) {
-            String ca = nonBlank(environment, "ETCDCTL_CACERT");
-            String cert = nonBlank(environment, "ETCDCTL_CERT");
-            String key = nonBlank(environment, "ETCDCTL_KEY");
-            String userVariable = nonBlank(environment, "ETCDCTL_USER");
-            String passwordVariable = environment.get("ETCDCTL_PASSWORD");
-            String insecure = nonBlank(environment, "ETCDCTL_INSECURE_SKIP_TLS_VERIFY");
+            EtcdctlVariables v = EtcdctlVariables.read(environment);
+            Path ca = v.caFile();
+            Path cert = v.certFile();
+            Path key = v.keyFile();
+            String name = v.user();
+            char[] secret = v.password();
+            Boolean insecure = v.insecureSkipTlsVerify();
             if (ca != null) {
-                trustedCa(Path.of(ca));
-            }
-            if ((cert == null) != (key == null)) {
-                throw new IllegalArgumentException(cert == null ? "ETCDCTL_KEY is set without ETCDCTL_CERT"
-                        : "ETCDCTL_CERT is set without ETCDCTL_KEY");
+                trustedCa(ca);
             }
             if (cert != null && key != null) {
-                clientCertificate(Path.of(cert), Path.of(key));
+                clientCertificate(cert, key);
             }
-            if (userVariable != null) {
-                int colon = userVariable.indexOf(':');
-                if (colon >= 0) {
-                    user(userVariable.substring(0, colon));
-                    password(userVariable.substring(colon + 1).toCharArray());
-                } else {
-                    user(userVariable);
-                    if (passwordVariable == null) {
-                        throw new IllegalArgumentException("ETCDCTL_USER names user '" + userVariable
-                                + "' without a password: set ETCDCTL_USER=name:password, or ETCDCTL_PASSWORD");
-                    }
-                    password(passwordVariable.toCharArray());
-                }
-            } else if (passwordVariable != null) {
-                throw new IllegalArgumentException("ETCDCTL_PASSWORD is set without ETCDCTL_USER");
+            if (name != null && secret != null) {
+                user(name);
+                password(secret);
+                java.util.Arrays.fill(secret, '\0');
             }
             if (insecure != null) {
-                insecureSkipTlsVerify(switch (insecure) {
-                    case "1", "t", "T", "true", "TRUE", "True" -> true;
-                    case "0", "f", "F", "false", "FALSE", "False" -> false;
-                    default -> throw new IllegalArgumentException("ETCDCTL_INSECURE_SKIP_TLS_VERIFY must be true or"
-                            + " false, not '" + insecure + "'");
-                });
+                insecureSkipTlsVerify(insecure);
             }
             return this;
-        }
-
-        private static @Nullable String nonBlank(Map<String, String> environment, String variable) {
-            String value = environment.get(variable);
-            return value == null || value.isBlank() ? null : value.strip();
         }
 
         /**
@@ -585,28 +590,10 @@ public final class EtcdDirectory implements Directory {
         private byte @Nullable [] secret() {
             Path file = passwordFile;
             if (file != null) {
-                String text;
-                try {
-                    text = Files.readString(file, StandardCharsets.UTF_8);
-                } catch (IOException e) {
-                    throw new IllegalArgumentException("the etcd password file " + file + " cannot be read: " + e, e);
-                }
-                int end = text.indexOf('\n');
-                String line = end < 0 ? text : text.substring(0, end);
-                if (line.endsWith("\r")) {
-                    line = line.substring(0, line.length() - 1);
-                }
-                if (line.isEmpty()) {
-                    throw new IllegalArgumentException("the etcd password file " + file + " is empty (its first line"
-                            + " is the password)");
-                }
-                return line.getBytes(StandardCharsets.UTF_8);
+                return EtcdctlVariables.passwordFile(file);
             }
             char[] chars = password;
-            if (chars == null) {
-                return null;
-            }
-            return new String(chars).getBytes(StandardCharsets.UTF_8);
+            return chars == null ? null : new String(chars).getBytes(StandardCharsets.UTF_8);
         }
     }
 }

@@ -12,6 +12,7 @@ import io.blockxfer.directory.MembershipListener;
 import io.blockxfer.directory.Publication;
 import io.blockxfer.directory.PublicationListener;
 import io.blockxfer.tck.process.EtcdCluster;
+import io.blockxfer.tck.process.EtcdTlsFiles;
 import io.blockxfer.tck.process.TestCertificates;
 import io.blockxfer.tck.process.TestCertificates.KeyFormat;
 import io.blockxfer.tck.process.TestCertificates.KeyKind;
@@ -32,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Certificates renewed in place are picked up without a restart: a member on a real etcd with
  * mutual TLS and authentication publishes and watches; etcd's CA is replaced (its certificate and
- * trusted CAs, {@link EtcdCluster.Tls#rotate()}), and the member's client certificate, key and CA
+ * trusted CAs, {@link EtcdTlsFiles#rotate()}), and the member's client certificate, key and CA
  * bundle are rewritten in place with ones of the new CA (another key kind and format too). The
  * established connection goes on; etcd is then restarted, so that only the renewed files can
  * connect (the old ones are refused, which the test shows), and the member reconnects with them:
@@ -51,7 +52,7 @@ class EtcdCertificateRotationTest {
             throws Exception {
         try (EtcdCluster etcd = EtcdCluster.builder(1).tls().auth().start()) {
             etcd.addUser("alice", "alice-pw", "/r/");
-            EtcdCluster.Tls tls = etcd.tls();
+            EtcdTlsFiles tls = etcd.tls();
             assertTrue(tls != null);
             Path ca = Files.copy(tls.caFile(), dir.resolve("ca.pem"));
             TestCertificates.Issued first = tls.client("alice", KeyKind.EC);
@@ -107,7 +108,7 @@ class EtcdCertificateRotationTest {
     void transfersBetweenMembersGoOnWhileTheirCertificatesAreRenewedInPlace(@TempDir Path dir) throws Exception {
         try (EtcdCluster etcd = EtcdCluster.builder(1).tls().auth().start()) {
             etcd.addUser("alice", "alice-pw", "/t/");
-            EtcdCluster.Tls tls = etcd.tls();
+            EtcdTlsFiles tls = etcd.tls();
             assertTrue(tls != null);
             Path ca = Files.copy(tls.caFile(), dir.resolve("ca.pem"));
             TestCertificates.Issued first = tls.client("alice", KeyKind.EC);

@@ -4,12 +4,17 @@ import io.blockxfer.directory.Directory;
 import io.blockxfer.tck.directory.DirectoryDeployment;
 import io.blockxfer.tck.directory.DirectoryFault;
 import io.blockxfer.tck.process.EtcdCluster;
+import io.blockxfer.tck.process.EtcdGrpcProxy;
+import io.blockxfer.tck.process.EtcdTlsFiles;
+import io.blockxfer.tck.process.TestCertificates;
+import io.grpc.netty.GrpcSslContexts;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.CompactOption;
 import io.etcd.jetcd.options.DeleteOption;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -20,6 +25,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The conformance kit's {@link DirectoryDeployment} on a real etcd: each client connects through
@@ -42,12 +49,52 @@ final class EtcdDeployment implements DirectoryDeployment {
     private final String prefix;
     private final Client admin;
     private final Map<Directory, List<TcpProxy>> clients = new ConcurrentHashMap<>();
+    /** Where clients connect (each through a TCP proxy of its own): the members' ports, or a gRPC proxy's. */
+    private final List<Integer> targets;
+    private final String scheme;
+    private final UnaryOperator<EtcdDirectory.Builder> settings;
+    private final String via;
 
     private EtcdDeployment(EtcdCluster cluster, boolean ownsCluster) {
+        this(cluster, ownsCluster, null, null);
+    }
+
+    /**
+     * A deployment whose clients connect to {@code proxy} (when not null), over TLS with a client
+     * certificate of the cluster's CA written in {@code dir} when the cluster has TLS.
+     */
+    private EtcdDeployment(EtcdCluster cluster, boolean ownsCluster, @Nullable EtcdGrpcProxy proxy,
+            @Nullable Path dir) {
         this.cluster = cluster;
         this.ownsCluster = ownsCluster;
         this.prefix = "/blockxfer-test/d" + COUNT.incrementAndGet() + "-" + ProcessHandle.current().pid() + "/";
-        this.admin = Client.builder().endpoints(EtcdEndpoints.parse(cluster.endpoints()).uris()).build();
+        List<Integer> ports = new ArrayList<>();
+        for (int i = 0; i < cluster.size(); i++) {
+            ports.add(cluster.clientPort(i));
+        }
+        this.targets = proxy == null ? ports : List.of(proxy.port());
+        this.via = proxy == null ? "" : " through its gRPC proxy";
+        EtcdTlsFiles tls = cluster.tls();
+        if (tls == null) {
+            this.scheme = "etcd://";
+            this.settings = UnaryOperator.identity();
+            this.admin = Client.builder().endpoints(EtcdEndpoints.parse(cluster.endpoints()).uris()).build();
+        } else {
+            Path folder = java.util.Objects.requireNonNull(dir, "a folder for the client's certificate");
+            TestCertificates.Issued client = tls.client("", TestCertificates.KeyKind.EC);
+            Path cert = client.writeCertificate(folder.resolve("client-" + COUNT.incrementAndGet() + ".pem"));
+            Path key = client.writeKey(folder.resolve("client-" + COUNT.get() + "-key.pem"),
+                    TestCertificates.KeyFormat.PKCS8);
+            this.scheme = "https://";
+            this.settings = b -> b.trustedCa(tls.caFile()).clientCertificate(cert, key);
+            try {
+                this.admin = Client.builder().endpoints(EtcdEndpoints.parse(cluster.endpoints()).uris())
+                        .sslContext(GrpcSslContexts.forClient().trustManager(tls.caFile().toFile())
+                                .keyManager(cert.toFile(), key.toFile()).build()).build();
+            } catch (javax.net.ssl.SSLException e) {
+                throw new IllegalStateException("the test's own etcd client cannot use TLS: " + e, e);
+            }
+        }
         // the first etcd call of a JVM loads gRPC, Netty and Vert.x (seconds on a loaded machine):
         // done here, it does not count against a client's operation timeout
         currentRevision();
@@ -69,6 +116,15 @@ final class EtcdDeployment implements DirectoryDeployment {
         return new EtcdDeployment(cluster, false);
     }
 
+    /**
+     * A deployment with a prefix of its own on {@code cluster} whose clients connect to
+     * {@code proxy} in front of it (with TLS when the cluster has it, a client certificate written
+     * in {@code dir}); raw writes, revocations and compactions go to the cluster directly.
+     */
+    static EtcdDeployment through(EtcdGrpcProxy proxy, EtcdCluster cluster, Path dir) {
+        return new EtcdDeployment(cluster, false, proxy, dir);
+    }
+
     /** The deployment's prefix. */
     String prefix() {
         return prefix;
@@ -86,7 +142,8 @@ final class EtcdDeployment implements DirectoryDeployment {
 
     @Override
     public String name() {
-        return "etcd " + cluster.version() + " (" + cluster.size() + (cluster.size() == 1 ? " member)" : " members)");
+        return "etcd " + cluster.version() + " (" + cluster.size() + (cluster.size() == 1 ? " member" : " members")
+                + (cluster.tls() == null ? "" : ", TLS") + via + ")";
     }
 
     @Override
@@ -97,16 +154,25 @@ final class EtcdDeployment implements DirectoryDeployment {
     /** A client with its own proxies and the given operation timeout. */
     EtcdDirectory connect(Duration operationTimeout) {
         List<TcpProxy> proxies = new ArrayList<>();
-        StringBuilder endpoints = new StringBuilder("etcd://");
-        for (int i = 0; i < cluster.size(); i++) {
-            TcpProxy proxy = new TcpProxy(cluster.clientPort(i));
+        StringBuilder endpoints = new StringBuilder(scheme);
+        for (int i = 0; i < targets.size(); i++) {
+            TcpProxy proxy = new TcpProxy(targets.get(i));
             proxies.add(proxy);
             endpoints.append(i == 0 ? "" : ",").append("127.0.0.1:").append(proxy.port());
         }
-        EtcdDirectory client = EtcdDirectory.builder(endpoints.toString()).prefix(prefix)
-                .operationTimeout(operationTimeout).name("c" + COUNT.incrementAndGet()).build();
+        EtcdDirectory client = settings.apply(EtcdDirectory.builder(endpoints.toString()).prefix(prefix)
+                .operationTimeout(operationTimeout).name("c" + COUNT.incrementAndGet())).build();
         clients.put(client, proxies);
         return client;
+    }
+
+    /** The TCP proxies {@code client} reaches etcd through, one per member. */
+    List<TcpProxy> proxiesOf(Directory client) {
+        List<TcpProxy> proxies = clients.get(client);
+        if (proxies == null) {
+            throw new IllegalArgumentException(client + " is not a client of this deployment");
+        }
+        return proxies;
     }
 
     @Override

@@ -11,6 +11,7 @@ import io.blockxfer.directory.Publication;
 import io.blockxfer.directory.PublicationListener;
 import io.blockxfer.directory.etcd.EtcdTlsException.Reason;
 import io.blockxfer.tck.process.EtcdCluster;
+import io.blockxfer.tck.process.EtcdTlsFiles;
 import io.blockxfer.tck.process.TestCertificates;
 import io.blockxfer.tck.process.TestCertificates.KeyFormat;
 import io.blockxfer.tck.process.TestCertificates.KeyKind;
@@ -73,8 +74,8 @@ class EtcdTlsTest {
         return etcd;
     }
 
-    private static EtcdCluster.Tls tls() {
-        EtcdCluster.Tls tls = etcd().tls();
+    private static EtcdTlsFiles tls() {
+        EtcdTlsFiles tls = etcd().tls();
         assertTrue(tls != null, "etcd runs with TLS");
         return tls;
     }
@@ -286,26 +287,51 @@ class EtcdTlsTest {
         }
     }
 
-    /** A server on 127.0.0.1 that makes a TLS handshake with each client and closes, or answers HTTP 400 in plain text. */
+    @Test
+    void aServerThatEndsTheHandshakeWithAnAlertIsAFailedHandshakeNamingTheAlert() throws Exception {
+        // as a TLS terminator in front of etcd that speaks none of the client's TLS versions answers
+        try (StubServer stub = StubServer.alerting()) {
+            String at = "127.0.0.1:" + stub.port();
+            EtcdTlsException e = refused(Reason.HANDSHAKE_FAILED, () -> EtcdDirectory.builder("https://" + at)
+                    .prefix(PREFIX).operationTimeout(TIMEOUT).trustedCa(tls().caFile()).build());
+            assertTrue(e.getMessage().contains(at), e.getMessage());
+            assertTrue(e.getMessage().contains("protocol_version"), "names the alert: " + e.getMessage());
+        }
+    }
+
+    /**
+     * A server on 127.0.0.1 that makes a TLS handshake with each client and closes, answers HTTP 400
+     * in plain text, or answers the client's hello with a fatal TLS alert protocol_version.
+     */
     private static final class StubServer implements AutoCloseable {
+        private enum Mode { TLS, PLAIN, ALERT }
+
+        /** A TLS record: alert (21), TLS 1.2, 2 bytes, fatal (2), protocol_version (70). */
+        private static final byte[] PROTOCOL_VERSION_ALERT = {21, 3, 3, 0, 2, 2, 70};
+
         private final ServerSocket socket;
         private final Thread thread;
 
-        private StubServer(ServerSocket socket, boolean tls) {
+        private StubServer(ServerSocket socket, Mode mode) {
             this.socket = socket;
             this.thread = Thread.ofVirtual().start(() -> {
                 while (!socket.isClosed()) {
                     try (Socket s = socket.accept()) {
                         s.setSoTimeout(5000);
-                        if (tls) {
-                            ((SSLSocket) s).startHandshake();
-                        } else {
-                            InputStream in = s.getInputStream();
-                            var unused = in.read(new byte[1024]);
-                            OutputStream out = s.getOutputStream();
-                            out.write("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"
-                                    .getBytes(StandardCharsets.US_ASCII));
-                            out.flush();
+                        switch (mode) {
+                            case TLS -> ((SSLSocket) s).startHandshake();
+                            case PLAIN -> {
+                                var unused = s.getInputStream().read(new byte[1024]);
+                                OutputStream out = s.getOutputStream();
+                                out.write("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"
+                                        .getBytes(StandardCharsets.US_ASCII));
+                                out.flush();
+                            }
+                            case ALERT -> {
+                                var unused = s.getInputStream().read(new byte[4096]); // the client's hello
+                                s.getOutputStream().write(PROTOCOL_VERSION_ALERT);
+                                s.getOutputStream().flush();
+                            }
                         }
                     } catch (IOException e) {
                         // the client refused the handshake, or the server is closed
@@ -317,11 +343,15 @@ class EtcdTlsTest {
         static StubServer tls(SSLContext context) throws IOException {
             SSLServerSocket s = (SSLServerSocket) context.getServerSocketFactory().createServerSocket(0, 50,
                     InetAddress.getLoopbackAddress());
-            return new StubServer(s, true);
+            return new StubServer(s, Mode.TLS);
         }
 
         static StubServer plain() throws IOException {
-            return new StubServer(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()), false);
+            return new StubServer(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()), Mode.PLAIN);
+        }
+
+        static StubServer alerting() throws IOException {
+            return new StubServer(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()), Mode.ALERT);
         }
 
         int port() {

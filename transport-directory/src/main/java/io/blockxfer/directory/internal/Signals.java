@@ -62,6 +62,15 @@ public final class Signals {
         tell("leaseLost", l -> l.leaseLost(self, epoch, reason));
     }
 
+    public void superseded(long epoch, long newer, String key) {
+        String why = "another process published a valid entry of the newer epoch " + newer + " under '" + key
+                + "', this process's member id";
+        LOG.log(Level.WARNING, "membership '" + self + "' stopped publishing its entry of epoch " + epoch + ": " + why
+                + "; its lease is revoked, and it publishes nothing more (give each process its own id)");
+        own("superseded", epoch, why);
+        tell("entrySuperseded", l -> l.entrySuperseded(self, epoch, newer));
+    }
+
     public void publishFailed(Throwable cause) {
         LOG.log(Level.WARNING, "membership '" + self + "' could not publish its entry; will retry: " + cause);
         own("publish-failed", 0, String.valueOf(cause));

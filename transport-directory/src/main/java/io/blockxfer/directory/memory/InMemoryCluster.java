@@ -388,6 +388,33 @@ public final class InMemoryCluster implements AutoCloseable {
         return revision;
     }
 
+    /**
+     * Deletes {@code keys} (a member's key, and its group key) at one revision if the first one's
+     * last write is at {@code revision} (0: it does not exist); returns whether it did.
+     */
+    synchronized boolean deleteIfAt(List<String> keys, long revision) {
+        ensureOpen();
+        Stored first = store.get(keys.get(0));
+        long at = first == null ? 0 : first.revision;
+        if (at != revision) {
+            return false;
+        }
+        remove(keys);
+        return true;
+    }
+
+    /**
+     * A new watch of {@code scoped} for {@code client}, from a snapshot read before: the changes
+     * after {@code from} follow from history, or, where it was compacted, a new listing.
+     */
+    synchronized void watchFrom(InMemoryDirectory client, InMemoryDirectory.ScopedRelay scoped) {
+        if (client.reachable) {
+            catchUp(client, scoped);
+        } else {
+            scoped.relay().disconnected("cut off from " + name + " by a test hook");
+        }
+    }
+
     /** The goodbye: revokes {@code lease}, deleting its keys; nobody is told. */
     synchronized void revoke(Lease lease) {
         lease.kept = false;

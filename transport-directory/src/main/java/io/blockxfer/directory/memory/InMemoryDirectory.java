@@ -6,6 +6,7 @@ import io.blockxfer.directory.DirectoryEntry;
 import io.blockxfer.directory.DirectoryLimits;
 import io.blockxfer.directory.DirectoryListener;
 import io.blockxfer.directory.DirectoryScope;
+import io.blockxfer.directory.DirectorySnapshot;
 import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.DirectoryWatch;
 import io.blockxfer.directory.Publication;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongFunction;
 import org.jspecify.annotations.Nullable;
@@ -132,6 +134,38 @@ final class InMemoryDirectory implements Directory {
     }
 
     @Override
+    public CompletableFuture<DirectorySnapshot> read(DirectoryScope scope) {
+        Objects.requireNonNull(scope, "scope");
+        synchronized (cluster) {
+            ensureOpen();
+            if (!reachable) {
+                return CompletableFuture.failedFuture(new DirectoryUnavailableException(this + " cannot read " + scope
+                        + " under " + prefix + ": " + cluster.name() + " is unreachable (cut off by a test hook)"));
+            }
+            List<DirectoryEntry> entries = new ArrayList<>();
+            long revision = cluster.list(prefix, scope, entries);
+            return CompletableFuture.completedFuture(new DirectorySnapshot(revision, entries));
+        }
+    }
+
+    @Override
+    public DirectoryWatch watch(DirectoryScope scope, DirectorySnapshot from, DirectoryListener listener) {
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(from, "from");
+        Objects.requireNonNull(listener, "listener");
+        synchronized (cluster) {
+            ensureOpen();
+            ScopedRelay[] self = new ScopedRelay[1];
+            DirectoryDispatcher.Relay relay = dispatcher.relay(listener, () -> watches.remove(self[0]));
+            self[0] = new ScopedRelay(scope, relay);
+            relay.listed(from.entries(), from.revision());
+            watches.add(self[0]);
+            cluster.watchFrom(this, self[0]);
+            return relay;
+        }
+    }
+
+    @Override
     public void close() {
         synchronized (cluster) {
             if (closed) {
@@ -230,6 +264,20 @@ final class InMemoryDirectory implements Directory {
                 }
                 ensureReachable("restore " + key);
                 return cluster.putLeased(keys, value, lease);
+            }
+        }
+
+        @Override
+        public boolean deleteIfAt(long at) {
+            synchronized (cluster) {
+                if (closed) {
+                    throw new IllegalStateException(this + " is closed");
+                }
+                if (lost) {
+                    throw new IllegalStateException(this + ": its lease " + lease.id + " is lost");
+                }
+                ensureReachable("delete " + key);
+                return cluster.deleteIfAt(keys, at);
             }
         }
 

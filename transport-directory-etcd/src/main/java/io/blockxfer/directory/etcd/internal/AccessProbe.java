@@ -1,5 +1,6 @@
 package io.blockxfer.directory.etcd.internal;
 
+import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.etcd.EtcdAuthException;
 import io.blockxfer.directory.etcd.EtcdAuthException.Reason;
 import io.etcd.jetcd.ByteSequence;
@@ -9,7 +10,9 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.OptionsUtil;
 import io.etcd.jetcd.options.PutOption;
+import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks, when a directory with TLS or a user is built, that etcd lets it do what a directory
@@ -26,10 +29,37 @@ import java.nio.charset.StandardCharsets;
  */
 public final class AccessProbe {
 
+    private static final System.Logger LOG = System.getLogger("io.blockxfer.directory.etcd.EtcdDirectory");
+
     /** The key the write check names, under the prefix; never written. */
     static final String PROBE_KEY = ".blockxfer-access-check";
 
     private AccessProbe() {
+    }
+
+    /**
+     * The check of a directory built with TLS or a user, within the operation timeout: a TLS
+     * handshake with every endpoint ({@link EtcdTls#check}), then {@link #check}. When etcd cannot be
+     * reached (it may be down while a process starts) it only warns: the calls will find out. On a
+     * refusal the connection is closed.
+     *
+     * @throws EtcdAuthException when etcd refuses the user or its roles lack read or write on the prefix
+     * @throws io.blockxfer.directory.etcd.EtcdTlsException when TLS fails
+     */
+    public static void checkAtBuild(EtcdConnection connection, @Nullable EtcdTls tls, String prefix) {
+        try {
+            long deadline = connection.deadline();
+            if (tls != null) {
+                tls.check(connection.endpoints().hostPorts(), deadline, connection.owner());
+            }
+            check(connection, prefix, deadline);
+        } catch (DirectoryUnavailableException e) {
+            LOG.log(Level.WARNING, connection.owner() + ": TLS and access to etcd are not checked now, etcd cannot"
+                    + " be reached (" + e.getMessage() + "); the first call checks them");
+        } catch (RuntimeException | Error e) {
+            connection.close();
+            throw e;
+        }
     }
 
     /**

@@ -10,11 +10,8 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.Lease;
-import io.etcd.jetcd.Watch;
 import io.grpc.ManagedChannel;
 import java.lang.System.Logger.Level;
-import java.lang.reflect.Field;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
@@ -30,7 +27,9 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One jetcd client and the thread that takes over from jetcd's: what the directory's parts share.
+ * One jetcd client, its one watch stream ({@link WatchStream}, on etcd's generated stubs over the
+ * client's channel: {@link EtcdStubs}) and the thread that takes over from jetcd's: what the
+ * directory's parts share, and what directories of one process may share ({@link #retain()}).
  * jetcd completes its futures and calls its listeners on a Vert.x event loop, where nothing may
  * block; everything that follows a jetcd call runs on this connection's {@linkplain #timer() timer
  * thread} instead (which itself never blocks: it only starts calls and schedules), and listener
@@ -76,7 +75,10 @@ public final class EtcdConnection implements AutoCloseable {
     private final String owner;
     private final Duration operationTimeout;
     private final Client client;
-    private final @Nullable ManagedChannel channel;
+    private final EtcdStubs stubs;
+    private final WatchStream watchStream;
+    private final ManagedChannel channel;
+    private int users = 1; // guarded by this
     private final ScheduledThreadPoolExecutor timer;
     private @Nullable ScheduledFuture<?> reconnecting; // guarded by this
 
@@ -117,35 +119,28 @@ public final class EtcdConnection implements AutoCloseable {
         // operation timeout of the first call
         var unusedKv = client.getKVClient();
         var unusedLease = client.getLeaseClient();
-        var unusedWatch = client.getWatchClient();
+        this.stubs = EtcdStubs.of(client, user != null);
+        this.channel = stubs.channel();
+        this.watchStream = new WatchStream(stubs, owner);
         this.timer = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "blockxfer-etcd-" + name);
             t.setDaemon(true);
             return t;
         });
         timer.setRemoveOnCancelPolicy(true);
-        this.channel = channelOf(client);
     }
 
     /**
-     * jetcd's gRPC channel, for {@link ManagedChannel#resetConnectBackoff()}, which jetcd does not
-     * expose: read from its client by reflection (jetcd 0.8's {@code ClientImpl.connectionManager},
-     * {@code ClientConnectionManager.getChannel()}); null, with a warning, where that fails.
+     * One more user of this connection (another directory of the process, on another prefix): it
+     * closes when the last user closes it.
+     *
+     * @throws IllegalStateException if it is closed already
      */
-    private static @Nullable ManagedChannel channelOf(Client client) {
-        try {
-            Field field = client.getClass().getDeclaredField("connectionManager");
-            field.setAccessible(true);
-            Object manager = field.get(client);
-            Method getChannel = manager.getClass().getDeclaredMethod("getChannel");
-            getChannel.setAccessible(true);
-            return (ManagedChannel) getChannel.invoke(manager);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            LOG.log(Level.WARNING, "cannot reach jetcd's gRPC channel (" + e + "): after an etcd outage, clients "
-                    + "reconnect when gRPC's backoff allows (up to 2 min) instead of every "
-                    + RECONNECT_INTERVAL.toMillis() + " ms");
-            return null;
+    public synchronized void retain() {
+        if (users == 0) {
+            throw new IllegalStateException("the etcd connection to " + endpoints + " is closed");
         }
+        users++;
     }
 
     /**
@@ -154,7 +149,7 @@ public final class EtcdConnection implements AutoCloseable {
      * backoff (1 s growing to 2 min), so that clients are back within a second of etcd.
      */
     public synchronized void unreachable() {
-        if (reconnecting != null || channel == null || timer.isShutdown()) {
+        if (reconnecting != null || timer.isShutdown()) {
             return;
         }
         ManagedChannel c = channel;
@@ -204,9 +199,14 @@ public final class EtcdConnection implements AutoCloseable {
         return client.getLeaseClient();
     }
 
-    /** jetcd's watch client. */
-    public Watch watchClient() {
-        return client.getWatchClient();
+    /** The connection's one watch stream, which every watch of its directories shares. */
+    public WatchStream watchStream() {
+        return watchStream;
+    }
+
+    /** etcd's generated stubs on this connection's channel. */
+    public EtcdStubs stubs() {
+        return stubs;
     }
 
     /** The thread that runs what follows jetcd's calls; its tasks never block. */
@@ -274,6 +274,39 @@ public final class EtcdConnection implements AutoCloseable {
     }
 
     /**
+     * What a failed asynchronous call of {@code what} means, as {@link #call} would throw it: a
+     * TLS or auth failure, a refusal, or unavailability (which also starts the fast reconnects).
+     */
+    public DirectoryException failure(String what, Throwable error) {
+        Throwable cause = EtcdErrors.unwrap(error);
+        if (cause instanceof DirectoryException d) {
+            return d;
+        }
+        Optional<EtcdTlsException> tlsFailure = tlsFailure(cause, System.nanoTime() - operationTimeout.toNanos());
+        if (tlsFailure.isPresent()) {
+            return withOwner(tlsFailure.get(), what);
+        }
+        if (!EtcdErrors.isUnavailable(cause)) {
+            return refused(what, cause);
+        }
+        unreachable();
+        return unavailable(what, cause);
+    }
+
+    /**
+     * {@code error} for a watch's disconnect reason: with TLS, the TLS failure it means (or one a
+     * handshake recorded within the operation timeout) in its words, else etcd's error.
+     */
+    public String describeFailure(Throwable error) {
+        Optional<EtcdTlsException> t = tlsFailure(EtcdErrors.unwrap(error), System.nanoTime()
+                - operationTimeout.toNanos());
+        if (t.isEmpty() && tls != null && EtcdErrors.isUnavailable(error)) {
+            t = tls.failures().since(System.nanoTime() - operationTimeout.toNanos());
+        }
+        return t.map(e -> "TLS " + e.reason() + ": " + e.getMessage()).orElseGet(() -> EtcdErrors.describe(error));
+    }
+
+    /**
      * The result of {@code future} by {@code deadline}; with TLS, it gives up as soon as the
      * handshake with every endpoint has failed since {@code started} (jetcd's calls wait for a
      * connection, which a refused certificate never gives).
@@ -284,6 +317,8 @@ public final class EtcdConnection implements AutoCloseable {
         if (t == null) {
             return future.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
         }
+        boolean checked = false;
+        long halfway = started + (deadline - started) / 2;
         while (true) {
             long remaining = deadline - System.nanoTime();
             if (remaining <= 0) {
@@ -297,6 +332,19 @@ public final class EtcdConnection implements AutoCloseable {
                     future.cancel(true);
                     throw withOwner(everywhere.get(), what);
                 }
+                if (!checked && System.nanoTime() - halfway >= 0) {
+                    // still no answer halfway: a handshake of our own says whether TLS is what keeps the channel
+                    // from connecting (etcd refusing a client certificate renewed since build() shows only there)
+                    checked = true;
+                    try {
+                        t.check(endpoints.hostPorts(), deadline, owner);
+                    } catch (EtcdTlsException refused) {
+                        future.cancel(true);
+                        throw withOwner(refused, what);
+                    } catch (DirectoryUnavailableException unreachableNow) {
+                        // not TLS: etcd cannot be reached; wait on
+                    }
+                }
             }
         }
     }
@@ -307,7 +355,8 @@ public final class EtcdConnection implements AutoCloseable {
         if (t == null) {
             return Optional.empty();
         }
-        Optional<EtcdTlsException> classified = t.failures().classify(null, cause);
+        Optional<EtcdTlsException> classified = t.failures().classify(null, cause)
+                .or(() -> t.failures().closedAfterPresenting(null, cause, started));
         Optional<EtcdTlsException> recorded = t.failures().since(started);
         // the recorded one names its endpoint and certificate
         return classified.isPresent() && recorded.isPresent() ? recorded : classified;
@@ -327,7 +376,11 @@ public final class EtcdConnection implements AutoCloseable {
     }
 
     private EtcdTlsException withOwner(EtcdTlsException e, String what) {
-        return new EtcdTlsException(e.reason(), e.endpoint(), owner + " could not " + what + ": " + e.getMessage(), e);
+        String message = String.valueOf(e.getMessage());
+        if (message.startsWith(owner + ": ")) {
+            message = message.substring(owner.length() + 2);
+        }
+        return new EtcdTlsException(e.reason(), e.endpoint(), owner + " could not " + what + ": " + message, e);
     }
 
     /** etcd refused a call: an {@link EtcdAuthException} when it is about the user or its roles. */
@@ -411,11 +464,18 @@ public final class EtcdConnection implements AutoCloseable {
     }
 
     /**
-     * Closes the jetcd client and stops the timer thread (waiting up to a second for a task under
-     * way, unless called on the timer thread). Idempotent.
+     * One user is done with the connection; the last one closes the jetcd client and the watch
+     * stream and stops the timer thread (waiting up to a second for a task under way, unless called
+     * on the timer thread). Idempotent per user.
      */
     @Override
     public void close() {
+        synchronized (this) {
+            if (users == 0 || --users > 0) {
+                return;
+            }
+        }
+        watchStream.close();
         reachable();
         timer.shutdownNow();
         client.close();

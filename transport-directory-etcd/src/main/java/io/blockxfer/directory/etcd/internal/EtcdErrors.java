@@ -109,11 +109,17 @@ public final class EtcdErrors {
         return code(t) == Status.Code.NOT_FOUND || message.contains("requested lease not found");
     }
 
-    /** Whether a watch or a read asked for a revision etcd has compacted away. */
+    /**
+     * Whether a watch or a read asked for a revision etcd has compacted away: etcd's own error
+     * ({@code OUT_OF_RANGE}), or its text with another code (etcd's gRPC proxy passes etcd's errors
+     * on as {@code UNKNOWN}).
+     */
     public static boolean isCompacted(Throwable t) {
         Throwable cause = unwrap(t);
+        String message = String.valueOf(cause.getMessage());
         return cause instanceof CompactedException
-                || (code(t) == Status.Code.OUT_OF_RANGE && String.valueOf(cause.getMessage()).contains("compacted"));
+                || (code(t) == Status.Code.OUT_OF_RANGE && message.contains("compacted"))
+                || message.contains("required revision has been compacted");
     }
 
     /** Whether a response was larger than the client accepts. */

@@ -169,6 +169,11 @@ public final class EtcdTls {
             } catch (SocketTimeoutException e) {
                 return "no TLS handshake within " + timeoutMillis + " ms";
             } catch (IOException e) {
+                if (TlsFailures.closedConnection(e) && failures.at(endpoint, started).isEmpty()
+                        && failures.closedAfterPresenting(endpoint, e, started).isEmpty()) {
+                    // closed before etcd said anything of TLS (a path cut off, a balancer with no etcd behind it)
+                    return "the connection closed during the TLS handshake (" + e + ")";
+                }
                 throw failure(endpoint, started, e, false);
             }
             try {
@@ -211,6 +216,7 @@ public final class EtcdTls {
      */
     private EtcdTlsException failure(String endpoint, long started, IOException e, boolean afterHandshake) {
         EtcdTlsException failure = failures.at(endpoint, started).or(() -> failures.classify(endpoint, e))
+                .or(() -> failures.closedAfterPresenting(endpoint, e, started))
                 .orElseGet(() -> {
                     Path cert = settings.certFile();
                     if (afterHandshake && cert != null) {

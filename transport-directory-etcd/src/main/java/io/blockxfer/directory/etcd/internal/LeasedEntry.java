@@ -2,22 +2,29 @@ package io.blockxfer.directory.etcd.internal;
 
 import io.blockxfer.directory.DirectoryDispatcher;
 import io.blockxfer.directory.DirectoryException;
+import io.blockxfer.directory.DirectoryLimits;
 import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.Publication;
 import io.blockxfer.directory.PublicationListener;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.lease.LeaseGrantResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.PutOption;
 import java.nio.charset.StandardCharsets;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -103,6 +110,38 @@ public final class LeasedEntry implements Publication {
         this.value = value;
         this.listener = listener;
         this.confirmedUntil = grantSentNanos + ttl.toNanos();
+    }
+
+    /**
+     * Publishes: grants a lease of {@code ttl}, makes the value for its id, puts it under
+     * {@code key} (and {@code groupKey}, in the same transaction) attached to the lease, and
+     * returns the entry, not yet renewing ({@link #start()}); on failure the lease is revoked.
+     * Waits for etcd at most the operation timeout in all, on the caller's thread.
+     *
+     * @throws IllegalArgumentException if the value made is too large
+     * @throws NullPointerException if the value made is null
+     * @throws io.blockxfer.directory.DirectoryException as {@link EtcdConnection#call} fails
+     */
+    public static LeasedEntry publish(EtcdConnection connection, DirectoryDispatcher dispatcher,
+            Consumer<LeasedEntry> onEnd, String memberId, String key, @Nullable String groupKey,
+            LongFunction<byte[]> value, Duration ttl, PublicationListener listener) {
+        String what = "publish '" + memberId + "'";
+        long deadline = connection.deadline();
+        long sent = System.nanoTime();
+        LeaseGrantResponse grant = connection.call(() -> connection.lease().grant(ttl.toSeconds()), deadline,
+                what + " (grant a lease of " + ttl.toSeconds() + " s)");
+        long leaseId = grant.getID();
+        try {
+            byte[] made = Objects.requireNonNull(value.apply(leaseId), "the value made for lease "
+                    + Long.toHexString(leaseId));
+            ByteSequence bytes = ByteSequence.from(DirectoryLimits.checkValue(made)); // a copy
+            long revision = write(connection, key, groupKey, bytes, leaseId, deadline, what);
+            return new LeasedEntry(connection, dispatcher, onEnd, memberId, key, groupKey, leaseId, grant.getTTL(),
+                    sent, revision, bytes, listener);
+        } catch (RuntimeException e) {
+            var unused = connection.revokeQuietly(leaseId, "failed " + what);
+            throw e;
+        }
     }
 
     /**
@@ -194,6 +233,31 @@ public final class LeasedEntry implements Publication {
             }
             throw e;
         }
+    }
+
+    /**
+     * Deletes the key (and the group key, in the same transaction) if the key's last write is at
+     * {@code revision} (0: it does not exist), waiting for etcd at most the operation timeout.
+     */
+    @Override
+    public boolean deleteIfAt(long revision) {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+        if (lost) {
+            throw new IllegalStateException(this + " is lost");
+        }
+        ByteSequence k = ByteSequence.from(key, StandardCharsets.UTF_8);
+        List<Op> deletes = new ArrayList<>(2);
+        deletes.add(Op.delete(k, DeleteOption.DEFAULT));
+        if (groupKey != null) {
+            deletes.add(Op.delete(ByteSequence.from(groupKey, StandardCharsets.UTF_8), DeleteOption.DEFAULT));
+        }
+        Cmp unchanged = new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(revision));
+        TxnResponse answer = connection.call(() -> connection.kv().txn().If(unchanged)
+                .Then(deletes.toArray(Op[]::new)).commit(), connection.deadline(), "delete " + keys() + " at revision "
+                + revision);
+        return answer.isSucceeded();
     }
 
     /** The key, and the group key if any, for messages. */

@@ -1,6 +1,7 @@
 package io.blockxfer.directory.etcd.internal;
 
 import io.blockxfer.directory.DirectoryEntry;
+import io.blockxfer.directory.DirectorySnapshot;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
@@ -54,6 +55,23 @@ public final class RangeLister {
         this.start = start;
         this.end = end;
         this.executor = executor;
+    }
+
+    /**
+     * One listing of the keys from {@code start} to {@code end} as a snapshot, continued on the
+     * threads that answer (nothing blocks); the future fails with what {@link EtcdConnection#failure}
+     * makes of an error ({@code what} names the read).
+     */
+    public static CompletableFuture<DirectorySnapshot> read(EtcdConnection connection, String start, String end,
+            String what) {
+        RangeLister lister = new RangeLister(connection.kv(), ByteSequence.from(start, StandardCharsets.UTF_8),
+                ByteSequence.from(end, StandardCharsets.UTF_8), Runnable::run);
+        return lister.list().handle((listing, error) -> {
+            if (error != null) {
+                throw connection.failure(what, error);
+            }
+            return new DirectorySnapshot(listing.revision(), listing.entries());
+        });
     }
 
     /** Starts a listing; the future fails with jetcd's error when a page cannot be read. */

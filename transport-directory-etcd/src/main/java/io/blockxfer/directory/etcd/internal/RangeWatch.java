@@ -3,15 +3,16 @@ package io.blockxfer.directory.etcd.internal;
 import io.blockxfer.directory.DirectoryDispatcher;
 import io.blockxfer.directory.DirectoryListener;
 import io.blockxfer.directory.DirectoryScope;
+import io.blockxfer.directory.DirectorySnapshot;
 import io.blockxfer.directory.DirectoryWatch;
+import com.google.protobuf.ByteString;
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.api.Event;
+import io.etcd.jetcd.api.KeyValue;
+import io.etcd.jetcd.api.WatchCreateRequest;
+import io.etcd.jetcd.api.WatchResponse;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.watch.WatchEvent;
-import io.etcd.jetcd.watch.WatchResponse;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
@@ -24,27 +25,24 @@ import org.jspecify.annotations.Nullable;
  * {@link DirectoryDispatcher.Relay}. The scope is one key range
  * {@code [scope.start(prefix), scope.end(prefix))} (a single key is {@code [key, key + "\0")}),
  * listed with one paged range read ({@link RangeLister}) and followed with one etcd watch with that
- * range end; nothing is filtered here. A listing, then an etcd watch from the listing's revision
- * + 1; when the watch breaks, a new one from {@link DirectoryDispatcher.Relay#resumeRevision()},
+ * range end, a watcher on the connection's one {@link WatchStream}; nothing is filtered here. A
+ * listing, then an etcd watch from the listing's revision + 1; when the watch breaks, a new one from {@link DirectoryDispatcher.Relay#resumeRevision()},
  * and when etcd answers that this revision is compacted (or a catch-up answer is too large to
  * receive), a new listing, whose differences the relay delivers as a resync. Before a watch
  * resumes, a read at the revision it resumes after shows whether etcd still has that history (see
  * {@link #rewatch()}).
  *
- * <p>jetcd's own resumption of a broken watch is not used: it resumes from the header revision of
- * the watch's creation when no event arrived since, which skips the events between the requested
- * start and that revision if the watch breaks while etcd is still sending them. Every break instead
- * closes jetcd's watcher and opens a new one here, from the relay's revision; the relay drops what
- * a new watch replays. Watches require a leader: a member cut off from its cluster's majority ends
- * them ("no leader") instead of keeping them silently open, and they move to another member.
+ * <p>Every break (the stream's, or etcd canceling this watcher) takes the watcher off the stream
+ * and adds a new one here, from the relay's revision; the relay drops what a new watch replays.
+ * The stream requires a leader: a member cut off from its cluster's majority ends it ("no leader")
+ * instead of keeping it silently open, and the watches move to another member.
  * Values are not asked for with their previous version (prev-kv): a delete needs only its key.
  * A put carries the lease its key is attached to (0 for a plain put).
  *
- * <p>Threads: jetcd calls the watch listener on its event loop; the listener only hands events to
- * the relay (which queues them for the dispatcher's thread) under this object's lock, and moves
- * everything else (closing jetcd's watcher, the next watch, a listing) to the connection's timer
- * thread. jetcd's calls are never made under this object's lock: jetcd holds a lock of its own
- * while it calls the listener.
+ * <p>Threads: the stream calls back on gRPC's thread (jetcd's event loop); the watcher only hands
+ * events to the relay (which queues them for the dispatcher's thread) under this object's lock, and
+ * moves everything else (the next watch, a listing) to the connection's timer thread. The stream
+ * is never called under this object's lock.
  *
  * <p><b>Thread safety:</b> thread-safe.
  */
@@ -63,7 +61,7 @@ public final class RangeWatch implements DirectoryWatch {
 
     // guarded by this
     private long generation;
-    private Watch.@Nullable Watcher current;
+    private WatchStream.@Nullable Handle current;
     private int failures;
     private boolean stopped;
 
@@ -110,6 +108,23 @@ public final class RangeWatch implements DirectoryWatch {
         open(gen, listing.revision() + 1);
     }
 
+    /**
+     * Starts from a read of the range made before: hands {@code from} to the relay as its listing
+     * and watches after it, without waiting for etcd (a watch that cannot start now breaks and
+     * tries again, as any).
+     */
+    public void startFrom(DirectorySnapshot from) {
+        long gen;
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+            gen = ++generation;
+            relay.listed(from.entries(), from.revision());
+        }
+        open(gen, from.revision() + 1);
+    }
+
     @Override
     public long revision() {
         return relay.revision();
@@ -127,7 +142,7 @@ public final class RangeWatch implements DirectoryWatch {
 
     /** The relay's close hook: stops the etcd watch. */
     private void stop() {
-        Watch.Watcher old;
+        WatchStream.Handle old;
         synchronized (this) {
             if (stopped) {
                 return;
@@ -141,29 +156,23 @@ public final class RangeWatch implements DirectoryWatch {
         closeQuietly(old);
     }
 
-    /** Opens an etcd watch from {@code from} for generation {@code gen}; never under the lock. */
+    /** Puts a watcher from {@code from} for generation {@code gen} on the stream; never under the lock. */
     private void open(long gen, long from) {
-        WatchOption option = WatchOption.builder().withRange(end).withRevision(from).withCreateNotify(true)
-                .withRequireLeader(true).build();
-        Watch.Watcher watcher;
-        try {
-            watcher = connection.watchClient().watch(start, option, new Listener(gen));
-        } catch (RuntimeException e) {
-            broken(gen, e); // the client is closing
-            return;
-        }
+        WatchCreateRequest request = WatchCreateRequest.newBuilder().setKey(ByteString.copyFrom(start.getBytes()))
+                .setRangeEnd(ByteString.copyFrom(end.getBytes())).setStartRevision(from).build();
+        WatchStream.Handle handle = connection.watchStream().add(new Listener(gen, request));
         synchronized (this) {
             if (gen == generation && !stopped) {
-                current = watcher;
+                current = handle;
                 return;
             }
         }
-        closeQuietly(watcher); // superseded while it opened
+        handle.cancel(); // superseded while it opened
     }
 
     /** Generation {@code gen}'s watch broke ({@code error} null: it ended): reconnect or resync. */
     private void broken(long gen, @Nullable Throwable error) {
-        Watch.Watcher old;
+        WatchStream.Handle old;
         boolean resync;
         long delay;
         synchronized (this) {
@@ -179,7 +188,7 @@ public final class RangeWatch implements DirectoryWatch {
                             + (relay.resumeRevision() - 1) + ": listing the keys again"
                     : EtcdErrors.isTooLarge(error) ? "an etcd watch answer exceeded the client's limit of "
                             + EtcdConnection.MAX_INBOUND_BYTES + " bytes: listing the keys again"
-                    : "etcd watch broke: " + EtcdErrors.describe(error);
+                    : "etcd watch broke: " + connection.describeFailure(error);
             relay.disconnected(reason);
             if (error == null || EtcdErrors.isUnavailable(error)) {
                 connection.unreachable();
@@ -239,7 +248,7 @@ public final class RangeWatch implements DirectoryWatch {
                     failures++;
                 }
                 LOG.log(Level.DEBUG, () -> "watch of " + description + ": etcd not back yet ("
-                        + EtcdErrors.describe(error) + "); again in " + delay + " ms");
+                        + connection.describeFailure(error) + "); again in " + delay + " ms");
                 schedule(this::rewatch, delay);
                 return;
             }
@@ -290,58 +299,71 @@ public final class RangeWatch implements DirectoryWatch {
         }
     }
 
-    private static void closeQuietly(Watch.@Nullable Watcher watcher) {
-        if (watcher == null) {
+    private static void closeQuietly(WatchStream.@Nullable Handle handle) {
+        if (handle == null) {
             return;
         }
         try {
-            watcher.close();
+            handle.cancel();
         } catch (RuntimeException e) {
-            LOG.log(Level.DEBUG, "closing an etcd watcher failed", e);
+            LOG.log(Level.DEBUG, "taking an etcd watcher off the stream failed", e);
         }
     }
 
-    /** jetcd's listener of one generation: called on jetcd's event loop; never blocks. */
-    private final class Listener implements Watch.Listener {
+    /** The watcher of one generation on the stream: called on gRPC's thread; never blocks. */
+    private final class Listener implements WatchStream.Watcher {
         private final long gen;
+        private final WatchCreateRequest request;
 
-        Listener(long gen) {
+        Listener(long gen, WatchCreateRequest request) {
             this.gen = gen;
+            this.request = request;
         }
 
         @Override
-        public void onNext(WatchResponse response) {
+        public WatchCreateRequest createRequest() {
+            return request;
+        }
+
+        @Override
+        public void created(long revision) {
             synchronized (RangeWatch.this) {
                 if (gen != generation || stopped) {
                     return;
                 }
-                if (response.isCreatedNotify()) {
-                    connection.reachable();
-                    failures = 0;
-                    relay.resumed();
+                connection.reachable();
+                failures = 0;
+                relay.resumed();
+            }
+        }
+
+        @Override
+        public void events(WatchResponse response) {
+            synchronized (RangeWatch.this) {
+                if (gen != generation || stopped) {
                     return;
                 }
-                for (WatchEvent event : response.getEvents()) {
-                    KeyValue kv = event.getKeyValue();
-                    String key = kv.getKey().toString(StandardCharsets.UTF_8);
-                    switch (event.getEventType()) {
-                        case PUT -> relay.put(key, kv.getValue().getBytes(), kv.getModRevision(), kv.getLease());
+                for (Event event : response.getEventsList()) {
+                    KeyValue kv = event.getKv();
+                    String key = kv.getKey().toStringUtf8();
+                    switch (event.getType()) {
+                        case PUT -> relay.put(key, kv.getValue().toByteArray(), kv.getModRevision(), kv.getLease());
                         case DELETE -> relay.deleted(key, kv.getModRevision());
                         default -> LOG.log(Level.WARNING, "watch of " + description + ": an etcd event of unknown type "
-                                + event.getEventType() + " at revision " + kv.getModRevision() + " ignored");
+                                + event.getType() + " at revision " + kv.getModRevision() + " ignored");
                     }
                 }
             }
         }
 
         @Override
-        public void onError(Throwable error) {
-            broken(gen, error);
+        public void canceled(Throwable why) {
+            RangeWatch.this.broken(gen, why);
         }
 
         @Override
-        public void onCompleted() {
-            broken(gen, null);
+        public void broken(Throwable why) {
+            RangeWatch.this.broken(gen, why);
         }
     }
 }

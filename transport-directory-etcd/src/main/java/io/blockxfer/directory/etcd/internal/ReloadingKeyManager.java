@@ -190,6 +190,7 @@ public final class ReloadingKeyManager extends X509ExtendedKeyManager {
             return null;
         }
         if (keyTypes == null || keyTypes.length == 0 || Arrays.asList(keyTypes).contains(m.key.getAlgorithm())) {
+            failures.presented(endpoint);
             return m.alias;
         }
         return null;

@@ -46,6 +46,8 @@ public final class TlsFailures {
     private final @Nullable Path caFile;
     private final @Nullable Path certFile;
     private final Map<String, Recorded> byEndpoint = new ConcurrentHashMap<>();
+    /** When this client last presented its certificate to each endpoint ({@link System#nanoTime()}). */
+    private final Map<String, Long> presented = new ConcurrentHashMap<>();
 
     private record Recorded(long atNanos, EtcdTlsException failure) {
     }
@@ -94,6 +96,66 @@ public final class TlsFailures {
     /** etcd at {@code endpoint} asked for a client certificate and none is configured. */
     void noClientCertificate(String endpoint) {
         record(endpoint, noClientCertificateFailure(endpoint, null));
+    }
+
+    /** This client presented its certificate to {@code endpoint} in a handshake, now. */
+    void presented(String endpoint) {
+        presented.put(endpoint, System.nanoTime());
+    }
+
+    /**
+     * The failure a connection that {@code endpoint} (null: any) closed after this client presented
+     * its certificate to it, at or after {@code sinceNanos}, means: etcd refused the certificate
+     * (TLS 1.3 checks it after the client's part of the handshake, and its alert may not reach a
+     * client that is still writing: it sees a broken pipe or a reset instead). Empty when
+     * {@code error} is no closed connection, or no certificate was presented since.
+     */
+    public Optional<EtcdTlsException> closedAfterPresenting(@Nullable String endpoint, Throwable error,
+            long sinceNanos) {
+        Path cert = certFile;
+        if (cert == null || !closedConnection(error)) {
+            return Optional.empty();
+        }
+        String at = endpoint;
+        if (at == null) {
+            at = presented.entrySet().stream().filter(e -> e.getValue() - sinceNanos >= 0).map(Map.Entry::getKey)
+                    .findFirst().orElse(null);
+        } else {
+            Long when = presented.get(at);
+            if (when == null || when - sinceNanos < 0) {
+                at = null;
+            }
+        }
+        if (at == null) {
+            return Optional.empty();
+        }
+        return Optional.of(tls(Reason.CLIENT_CERTIFICATE_REJECTED, at, "etcd at " + at + " closed the connection"
+                + " after this client presented its certificate " + cert + " (" + closedText(error) + "): it refused"
+                + " it, not signed by a CA in etcd's --trusted-ca-file, or expired in etcd's eyes", error));
+    }
+
+    /** Whether {@code error}'s cause chain is a connection closed by the other side: a broken pipe, a reset, an EOF. */
+    static boolean closedConnection(Throwable error) {
+        for (Throwable t : chain(error)) {
+            String message = String.valueOf(t.getMessage()).toLowerCase(Locale.ROOT);
+            if (t instanceof java.io.EOFException || message.contains("broken pipe")
+                    || message.contains("connection reset") || message.contains("closed by the remote host")
+                    || message.contains("remote host terminated the handshake")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String closedText(Throwable error) {
+        for (Throwable t : chain(error)) {
+            String message = String.valueOf(t.getMessage()).toLowerCase(Locale.ROOT);
+            if (message.contains("broken pipe") || message.contains("connection reset")
+                    || t instanceof java.io.EOFException || message.contains("remote host")) {
+                return t.toString();
+            }
+        }
+        return error.toString();
     }
 
     /** Remembers {@code failure} as {@code endpoint}'s last. */

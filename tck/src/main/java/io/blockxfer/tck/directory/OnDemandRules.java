@@ -1,0 +1,383 @@
+package io.blockxfer.tck.directory;
+
+import static io.blockxfer.tck.directory.DirectoryRules.B17;
+import static io.blockxfer.tck.directory.DirectoryRules.B18;
+import static io.blockxfer.tck.directory.DirectoryRules.B19;
+import static io.blockxfer.tck.directory.DirectoryRules.B20;
+import static io.blockxfer.tck.directory.DirectoryRules.B21;
+import static io.blockxfer.tck.directory.DirectoryRules.B22;
+import static io.blockxfer.tck.directory.DirectoryRules.B23;
+import static io.blockxfer.tck.directory.DirectoryRules.B24;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blockxfer.directory.DirectoryScope;
+import io.blockxfer.directory.MemberEntry;
+import io.blockxfer.directory.MemberResolutionException;
+import io.blockxfer.directory.Publication;
+import io.blockxfer.directory.Refusal;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.DeploymentKeyRing;
+import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.PollResult;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * B17-B24: members on demand and groups: a membership resolves a member when it needs it, holds it
+ * once, follows it until it leaves and no longer, releases it when idle at its limit; groups and
+ * eager memberships mix in one prefix; a delete seen through one watch never removes a member held
+ * through another; and a process whose member id another process took with a newer epoch stops
+ * publishing its own.
+ *
+ * <p><b>Thread safety:</b> JUnit makes one instance per rule; not shared.
+ */
+abstract class OnDemandRules extends MembershipRuleGroup {
+
+    OnDemandRules(DirectoryConformanceSuite suite) {
+        super(suite);
+    }
+
+    @DirectoryRuleTest(B17)
+    public final void b17_resolvedOnDemandAndOnce() throws Exception {
+        DirectoryFixture fx = fx();
+        Node a = node("a", builder -> builder.followNone());
+        Node b = node("b");
+        fx.awaitMember(b.membership(), a.id(), a.epoch()); // b follows every member: the news has spread
+        Thread.sleep(fx.env.quiet().toMillis());
+        assertEquals(List.of(), a.transport().calls(b.id()), fx.msg(a.id() + ", which follows no member, registered "
+                + b.id() + " before it resolved it"));
+        assertEquals(Map.of(), a.membership().members(), fx.msg(a.id() + " holds members it never resolved"));
+        int callers = 8;
+        CountDownLatch go = new CountDownLatch(1);
+        List<CompletableFuture<Long>> futures = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < callers; i++) {
+            threads.add(Thread.ofPlatform().start(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                futures.add(a.membership().resolve(b.id()));
+            }));
+        }
+        go.countDown();
+        for (Thread t : threads) {
+            t.join(fx.env.timeout().toMillis());
+        }
+        List<Long> epochs = new ArrayList<>();
+        for (CompletableFuture<Long> f : List.copyOf(futures)) {
+            try {
+                epochs.add(f.get(fx.env.timeout().toMillis(), TimeUnit.MILLISECONDS));
+            } catch (ExecutionException e) {
+                throw new AssertionError(fx.msg(a.id() + " could not resolve " + b.id() + ": " + e.getCause()),
+                        e.getCause());
+            }
+        }
+        assertEquals(Collections.nCopies(callers, b.epoch()), epochs, fx.msg(callers + " concurrent"
+                + " resolutions of " + b.id() + " did not all complete with its epoch " + b.epoch()));
+        assertEquals(Long.valueOf(b.epoch()), a.membership().members().get(b.id()), fx.msg(a.id() + " resolved "
+                + b.id() + " but does not hold it: " + a.membership().members()));
+        a.log().await("added " + b.id() + " ", fx.msg(a.id() + " was not told it added " + b.id()));
+        assertEquals(b.epoch(), resolved(a, b.id()), fx.msg("resolving a member held already gave another epoch"));
+        Thread.sleep(fx.env.quiet().toMillis());
+        assertEquals(List.of("add " + b.id()), a.transport().calls(b.id()), fx.msg(callers + 1 + " resolutions of "
+                + b.id() + " registered it other than once"));
+        assertEquals(1, a.log().count("added " + b.id() + " "), fx.msg(a.id() + " was told of " + b.id()
+                + " other than once: " + a.log().lines()));
+        fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 17);
+        // a member that joins now is still nothing to a
+        Node c = node("c");
+        fx.awaitMember(b.membership(), c.id(), c.epoch());
+        Thread.sleep(fx.env.quiet().toMillis());
+        assertEquals(List.of(), a.transport().calls(c.id()), fx.msg(c.id() + ", which joined after " + a.id()
+                + " resolved " + b.id() + ", reached " + a.id() + "'s transport unresolved"));
+        assertEquals(Set.of(b.id()), a.membership().members().keySet(), fx.msg(a.id() + " holds members it never"
+                + " resolved"));
+    }
+
+    @DirectoryRuleTest(B18)
+    public final void b18_resolutionRefusedWithItsReason() throws Exception {
+        DirectoryFixture fx = fx();
+        Node a = node("a", builder -> builder.followNone());
+        String prefix = a.client().prefix();
+        PeerDescriptor d = fx.transport(fx.agent("x")).localDescriptor();
+        MemberResolutionException absent = resolutionFailure(a, "nobody", "a member with no entry");
+        assertEquals(MemberResolutionException.Reason.NO_SUCH_MEMBER, absent.reason(), fx.msg("a member with no"
+                + " entry: " + absent));
+        fx.deployment.putRaw(prefix + "r1", entry("r1", 5, d, randomRing("elsewhere")));
+        fx.deployment.putRaw(prefix + "r2", MemberEntry.of("r2", 5, 0x1234L, d).encode(fx.ring()));
+        for (Map.Entry<String, Refusal.Reason> expected : List.of(Map.entry("r1", Refusal.Reason.UNKNOWN_KEY),
+                Map.entry("r2", Refusal.Reason.WRONG_LEASE))) {
+            String id = expected.getKey();
+            String what = "a member whose entry is refused as " + expected.getValue();
+            MemberResolutionException e = resolutionFailure(a, id, what);
+            assertEquals(MemberResolutionException.Reason.REFUSED, e.reason(), fx.msg(what + ": " + e));
+            Refusal r = e.refusal().orElseThrow(() -> new AssertionError(fx.msg(what + ": the failure carries no"
+                    + " refusal: " + e)));
+            assertEquals(expected.getValue(), r.reason(), fx.msg(what + ": the failure names another reason: " + r));
+            assertEquals(id, r.memberId(), fx.msg(what + ": the refusal names another member: " + r));
+            assertRefused(a, id, expected.getValue(), what);
+        }
+        assertNothingReached(a, "nobody", "r1", "r2");
+        assertEquals(Map.of(), a.membership().members(), fx.msg(a.id() + " holds members after failed resolutions"));
+    }
+
+    @DirectoryRuleTest(B19)
+    public final void b19_aResolvedMemberIsFollowed() throws Exception {
+        DirectoryFixture fx = fx();
+        Node a = node("a", builder -> builder.followNone());
+        DataTransport tb = fx.transport(fx.agent("b"));
+        String id = tb.agentName();
+        DeploymentKeyRing ring = fx.ring();
+        publishEntry(fx.client(), id, 1, tb.localDescriptor(), ring);
+        assertEquals(1, resolved(a, id), fx.msg("the resolution of " + id + " gave another epoch"));
+        // a new epoch, published by another client over the first: the member restarted elsewhere
+        Publication second = publishEntry(fx.client(), id, 2, tb.localDescriptor(), ring);
+        fx.awaitMember(a.membership(), id, 2);
+        assertEquals(List.of("add " + id, "add " + id), a.transport().calls(id), fx.msg(a.id() + " did not re-add"
+                + " the resolved member " + id + " once for its new epoch"));
+        fx.assertWriteLands(a.transport(), id, tb, (byte) 19);
+        second.close(); // the goodbye
+        a.log().await("removed " + id + " 2", fx.msg(a.id() + " did not remove the resolved member " + id
+                + " after its goodbye"));
+        assertEquals("remove " + id, a.transport().calls(id).getLast(), fx.msg(a.id() + "'s transport still holds "
+                + id + ": " + a.transport().calls(id)));
+        assertEquals(DataTransport.NOT_SUBMITTED, a.transport().writeBlocks(id, new int[] {0}, new int[] {1}),
+                fx.msg("a transfer to a resolved member that said goodbye was submitted"));
+        // an expired lease
+        Duration ttl = Duration.ofSeconds(4);
+        Node c = node("c", builder -> builder.ttl(ttl));
+        assertEquals(c.epoch(), resolved(a, c.id()), fx.msg("the resolution of " + c.id() + " gave another epoch"));
+        fx.deployment.crash(c.client());
+        fx.deployment.elapse(ttl.plus(fx.deployment.expiryGrace()));
+        awaitWithin(() -> a.log().count("removed " + c.id() + " ") > 0, Duration.ofSeconds(1), () -> a.id()
+                + " did not remove the resolved member " + c.id() + " after its lease of " + ttl.toSeconds()
+                + " s expired (expiry grace " + fx.deployment.expiryGrace().toMillis() + " ms): " + a.log().lines());
+        assertEquals(DataTransport.NOT_SUBMITTED, a.transport().writeBlocks(c.id(), new int[] {0}, new int[] {1}),
+                fx.msg("a transfer to a resolved member whose lease expired was submitted"));
+        assertEquals(Map.of(), a.membership().members(), fx.msg(a.id() + " holds members that left"));
+    }
+
+    @DirectoryRuleTest(B20)
+    public final void b20_releasedAtTheLimitOnlyWhenIdle() throws Exception {
+        DirectoryFixture fx = fx();
+        Node a = node("a", builder -> builder.followNone().maxHeld(2));
+        Node b = node("b");
+        Node c = node("c");
+        Node d = node("d");
+        resolved(a, b.id());
+        resolved(a, c.id());
+        Thread.sleep(fx.env.quiet().toMillis());
+        assertEquals(Set.of(b.id(), c.id()), a.membership().members().keySet(), fx.msg(a.id() + ", limited to 2,"
+                + " does not hold the 2 members it resolved: " + a.log().lines()));
+        assertEquals(0, a.log().count("released "), fx.msg(a.id() + " released a member before its limit of 2: "
+                + a.log().lines()));
+        letTrafficBeSampled();
+        fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 20); // b is used, c idle since resolved
+        resolved(a, d.id());
+        a.log().await("released " + c.id() + " ", fx.msg(a.id() + " did not release " + c.id() + ", idle longest,"
+                + " when a third member passed its limit of 2"));
+        assertEquals(0, a.log().count("released " + b.id() + " "), fx.msg(a.id() + " released " + b.id()
+                + ", which it had just used: " + a.log().lines()));
+        assertEquals(Set.of(b.id(), d.id()), a.membership().members().keySet(), fx.msg(a.id() + " holds the wrong"
+                + " members after a release"));
+        assertEquals("remove " + c.id(), a.transport().calls(c.id()).getLast(), fx.msg(a.id() + "'s transport still"
+                + " holds " + c.id() + ", released: " + a.transport().calls(c.id())));
+        assertEquals(DataTransport.NOT_SUBMITTED, a.transport().writeBlocks(c.id(), new int[] {0}, new int[] {1}),
+                fx.msg("a transfer to a released member was submitted"));
+        // d gets a transfer that stays in flight, and is used before b: idle longer, but busy
+        long stuck;
+        LoopbackStall.stall(d.transport(), true);
+        try {
+            stuck = a.transport().writeBlocks(d.id(), new int[] {0}, new int[] {1});
+            assertNotEquals(DataTransport.NOT_SUBMITTED, stuck, fx.msg("no transfer to " + d.id()));
+            letTrafficBeSampled();
+            fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 21);
+            long releases = a.log().count("released ");
+            resolved(a, c.id());
+            fx.await(() -> a.log().count("released ") > releases, () -> a.id() + " released no member when " + c.id()
+                    + " passed its limit of 2 again: " + a.log().lines());
+            assertEquals(0, a.log().count("released " + d.id() + " "), fx.msg(a.id() + " released " + d.id()
+                    + " while a transfer to it was in flight: " + a.log().lines()));
+            assertEquals(1, a.log().count("released " + b.id() + " "), fx.msg(a.id() + " did not release " + b.id()
+                    + ", its only idle member, when " + c.id() + " passed its limit of 2 again: " + a.log().lines()));
+            assertEquals(Set.of(c.id(), d.id()), a.membership().members().keySet(), fx.msg(a.id() + " holds the"
+                    + " wrong members after a release"));
+        } finally {
+            LoopbackStall.stall(d.transport(), false);
+        }
+        List<Long> done = new ArrayList<>();
+        List<Long> failed = new ArrayList<>();
+        long end = System.nanoTime() + fx.env.timeout().toNanos();
+        while (done.size() + failed.size() == 0 && System.nanoTime() - end < 0) {
+            PollResult r = a.transport().poll(d.id());
+            Arrays.stream(r.done()).forEach(done::add);
+            Arrays.stream(r.failed()).forEach(failed::add);
+            Thread.sleep(2);
+        }
+        assertEquals(List.of(stuck), done, fx.msg("the transfer held in flight to " + d.id() + " did not end done"
+                + " (failed: " + failed + ")"));
+        // release, then resolve again
+        assertTrue(a.membership().release(d.id()), fx.msg("release of " + d.id() + ", held, answered false"));
+        a.log().await("released " + d.id() + " ", fx.msg(a.id() + " did not say it released " + d.id()));
+        assertFalse(a.membership().members().containsKey(d.id()), fx.msg(a.id() + " holds " + d.id()
+                + " after releasing it"));
+        assertEquals("remove " + d.id(), a.transport().calls(d.id()).getLast(), fx.msg(a.id() + "'s transport still"
+                + " holds " + d.id() + ", released: " + a.transport().calls(d.id())));
+        assertFalse(a.membership().release(b.id()), fx.msg("release of " + b.id() + ", released already, answered"
+                + " true"));
+        assertEquals(d.epoch(), resolved(a, d.id()), fx.msg("resolving a released member again gave another epoch"));
+        fx.assertWriteLands(a.transport(), d.id(), d.transport(), (byte) 22);
+    }
+
+    @DirectoryRuleTest(B21)
+    public final void b21_groupsAndEagerMembersMix() throws Exception {
+        DirectoryFixture fx = fx();
+        Node a = node("a", builder -> builder.followGroups("decode"));
+        Node d1 = node("d", builder -> builder.group("decode"));
+        Node p = node("p", builder -> builder.group("prefill"));
+        Node e = node("e");
+        Node d2 = node("d", builder -> builder.group("decode"));
+        fx.awaitMember(a.membership(), d1.id(), d1.epoch());
+        fx.awaitMember(a.membership(), d2.id(), d2.epoch());
+        for (Node x : List.of(a, d1, p, d2)) {
+            fx.awaitMember(e.membership(), x.id(), x.epoch());
+        }
+        Thread.sleep(fx.env.quiet().toMillis());
+        assertEquals(Set.of(d1.id(), d2.id()), a.membership().members().keySet(), fx.msg(a.id() + ", which follows"
+                + " group decode, does not hold exactly its members"));
+        assertNothingReached(a, p.id(), e.id());
+        for (Node x : List.of(d1, d2)) {
+            assertEquals(List.of("add " + x.id()), a.transport().calls(x.id()), fx.msg(a.id() + " did not register "
+                    + x.id() + " of group decode once"));
+            assertEquals(1, a.log().count("added " + x.id() + " "), fx.msg(a.id() + " was told of " + x.id()
+                    + " other than once: " + a.log().lines()));
+        }
+        for (Node x : List.of(a, d1, p, d2)) {
+            assertEquals(List.of("add " + x.id()), e.transport().calls(x.id()), fx.msg(e.id() + ", which follows every"
+                    + " member, did not register " + x.id() + " once"));
+            assertEquals(1, e.log().count("added " + x.id() + " "), fx.msg(e.id() + " was told of " + x.id()
+                    + " other than once: " + e.log().lines()));
+        }
+        assertEquals(List.of(), e.log().refusals(), fx.msg(e.id() + " refused entries of grouped members"));
+        fx.assertWriteLands(a.transport(), d1.id(), d1.transport(), (byte) 23);
+        fx.assertWriteLands(e.transport(), d2.id(), d2.transport(), (byte) 24);
+        fx.assertWriteLands(d1.transport(), a.id(), a.transport(), (byte) 25);
+        assertEquals(p.epoch(), resolved(a, p.id()), fx.msg("the resolution of " + p.id() + " of another group gave"
+                + " another epoch"));
+        fx.assertWriteLands(a.transport(), p.id(), p.transport(), (byte) 26);
+    }
+
+    @DirectoryRuleTest(B22)
+    public final void b22_aDeleteOfAKeyThatNeverHeldTheMemberRemovesNothing() throws Exception {
+        DirectoryFixture fx = fx();
+        Node a = node("a", builder -> builder.group("decode").followGroups("decode"));
+        Node g = node("g", builder -> builder.group("prefill"));
+        assertEquals(g.epoch(), resolved(a, g.id()), fx.msg("the resolution of " + g.id() + " gave another epoch"));
+        String prefix = a.client().prefix();
+        byte[] genuine = held(fx.watcher(DirectoryScope.member(g.id())), prefix + g.id());
+        // a writer without the key: the member's own entry under the key of a group it is not in, then its delete
+        String foreign = DirectoryScope.groupKey(prefix, "decode", g.id());
+        fx.deployment.putRaw(foreign, genuine);
+        fx.await(() -> refusedUnder(a, foreign, Refusal.Reason.ID_MISMATCH), () -> a.id() + " did not refuse "
+                + g.id() + "'s entry under " + foreign + " as ID_MISMATCH: " + a.log().refusals());
+        fx.deployment.deleteRaw(foreign);
+        // a value after the delete on the same watch: once it is refused, the delete was handled
+        String marker = DirectoryScope.groupKey(prefix, "decode", "marker");
+        fx.deployment.putRaw(marker, "not an entry".getBytes(StandardCharsets.US_ASCII));
+        fx.await(() -> refusedUnder(a, marker, Refusal.Reason.MALFORMED), () -> a.id() + " did not refuse the value"
+                + " under " + marker + ": " + a.log().refusals());
+        Thread.sleep(fx.env.quiet().toMillis());
+        assertEquals(Long.valueOf(g.epoch()), a.membership().members().get(g.id()), fx.msg(a.id() + " no longer"
+                + " holds " + g.id() + " after a delete of " + foreign + ", a key that never held its entry; its own"
+                + " keys never changed: " + a.log().lines()));
+        assertEquals(List.of("add " + g.id()), a.transport().calls(g.id()), fx.msg(a.id() + " changed " + g.id()
+                + " in its transport after a delete of another group's key"));
+        assertEquals(0, a.log().count("removed " + g.id() + " "), fx.msg(a.id() + " reported " + g.id()
+                + " removed: " + a.log().lines()));
+        CompletableFuture<Long> again = a.membership().resolve(g.id());
+        try {
+            assertEquals(g.epoch(), again.get(fx.env.quiet().toMillis(), TimeUnit.MILLISECONDS), fx.msg("a"
+                    + " resolution of " + g.id() + ", held, gave another epoch"));
+        } catch (ExecutionException | TimeoutException e) {
+            throw new AssertionError(fx.msg(a.id() + " holds " + g.id() + ", but its resolution did not complete at"
+                    + " once: " + e), e);
+        }
+        fx.assertWriteLands(a.transport(), g.id(), g.transport(), (byte) 27);
+    }
+
+    private static boolean refusedUnder(Node node, String key, Refusal.Reason reason) {
+        return node.log().refusals().stream().anyMatch(r -> r.key().equals(key) && r.reason() == reason);
+    }
+
+    @DirectoryRuleTest(B23)
+    public final void b23_aResolutionEndsWithItsMembersRegistration() throws Exception {
+        DirectoryFixture fx = fx();
+        // a resolution left waiting would end only at this timeout, long after the rule's
+        Node a = node("a", builder -> builder.followNone().resolveTimeout(Duration.ofMinutes(10)));
+        Node b = node("b");
+        String id = b.id();
+        long first = resolved(a, id);
+        b.membership().close(); // the goodbye
+        a.log().await("removed " + id + " " + first, fx.msg(a.id() + " did not remove " + id + " after its goodbye"));
+        MemberResolutionException gone = resolutionFailure(a, id, "a resolved member that left");
+        assertEquals(MemberResolutionException.Reason.NO_SUCH_MEMBER, gone.reason(), fx.msg("resolving a member"
+                + " that left: " + gone));
+        // it comes back under its id: nothing of it reaches a until a resolves it again
+        Node back = node("b", builder -> builder.memberId(id));
+        Node watcher = node("w"); // follows every member: once it holds the member back, the news has spread
+        fx.awaitMember(watcher.membership(), id, back.epoch());
+        Thread.sleep(fx.env.quiet().toMillis());
+        assertEquals(List.of("add " + id, "remove " + id), a.transport().calls(id), fx.msg(a.id() + " followed "
+                + id + " after it had left: its resolution outlived the member's registration"));
+        assertFalse(a.membership().members().containsKey(id), fx.msg(a.id() + " holds " + id + ", which it did not"
+                + " resolve again"));
+        assertEquals(back.epoch(), resolved(a, id), fx.msg("resolving the member that came back gave another epoch"));
+        fx.assertWriteLands(a.transport(), id, back.transport(), (byte) 28);
+    }
+
+    @DirectoryRuleTest(B24)
+    public final void b24_aProcessWhoseIdANewerProcessTookStopsPublishing() throws Exception {
+        DirectoryFixture fx = fx();
+        Node older = node("t", builder -> builder.followNone());
+        String id = older.id();
+        Node newer = node("t", builder -> builder.memberId(id).followNone());
+        long newerEpoch = newer.epoch();
+        assertTrue(newerEpoch > older.epoch(), fx.msg("a process started under a member id in use published at"
+                + " epoch " + newerEpoch + ", not above the older one's " + older.epoch()));
+        older.log().await("superseded " + older.epoch() + " " + newerEpoch, fx.msg(older.id() + " was not told that"
+                + " a newer process took its member id"));
+        Node reader = node("r", builder -> builder.followNone());
+        assertEquals(newerEpoch, resolved(reader, id), fx.msg("a fresh resolver found another epoch of " + id
+                + " than the newer process's"));
+        newer.membership().close(); // the newer process leaves: the older one must not take the id back
+        reader.log().await("removed " + id + " " + newerEpoch, fx.msg(reader.id() + " did not remove " + id
+                + " after the newer process's goodbye"));
+        Thread.sleep(fx.env.quiet().toMillis());
+        WatchLog key = fx.watcher(DirectoryScope.member(id));
+        assertEquals(List.of(), key.snapshot().entries(), fx.msg("the older process, superseded, wrote its entry"
+                + " again after the newer one left: " + older.log().lines()));
+        MemberResolutionException gone = resolutionFailure(node("s", builder -> builder.followNone()), id,
+                "a member id whose newer process left");
+        assertEquals(MemberResolutionException.Reason.NO_SUCH_MEMBER, gone.reason(), fx.msg("a fresh resolver found"
+                + " the superseded process: " + gone));
+        assertEquals(1, older.log().count("published "), fx.msg(older.id() + ", superseded, published again: "
+                + older.log().lines()));
+    }
+}

@@ -1,0 +1,229 @@
+package io.blockxfer.tck.directory;
+
+import static io.blockxfer.tck.directory.DirectoryRules.B17;
+import static io.blockxfer.tck.directory.DirectoryRules.B18;
+import static io.blockxfer.tck.directory.DirectoryRules.B19;
+import static io.blockxfer.tck.directory.DirectoryRules.B20;
+import static io.blockxfer.tck.directory.DirectoryRules.B21;
+import static io.blockxfer.tck.directory.DirectoryRules.B22;
+import static io.blockxfer.tck.directory.DirectoryRules.B23;
+import static io.blockxfer.tck.directory.DirectoryRules.B24;
+import static io.blockxfer.tck.directory.Breakages.decoded;
+import static io.blockxfer.tck.directory.Breakages.rewriting;
+import static io.blockxfer.tck.directory.Breakages.signed;
+import static io.blockxfer.tck.directory.Breakages.RING;
+
+import io.blockxfer.directory.DirectoryEntry;
+import io.blockxfer.directory.DirectoryEvent;
+import io.blockxfer.directory.DirectoryListener;
+import io.blockxfer.directory.DirectoryScope;
+import io.blockxfer.directory.DirectorySnapshot;
+import io.blockxfer.directory.DirectoryWatch;
+import io.blockxfer.directory.MemberEntry;
+import io.blockxfer.directory.Membership;
+import io.blockxfer.directory.Publication;
+import io.blockxfer.directory.PublicationListener;
+import io.blockxfer.tck.ForwardingTransport;
+import io.blockxfer.tck.directory.Breakages.Breakage;
+import io.blockxfer.tck.directory.Breakages.BrokenDirectory;
+import io.blockxfer.tck.directory.Breakages.Forwarding;
+import io.blockxfer.tck.directory.Breakages.Variant;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.PeerTraffic;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongFunction;
+
+/**
+ * The broken variants of the members-on-demand rules (B17 on): memberships that follow too much or
+ * too little, watches of a resolved member's key that launder, hide or drop, a held set that
+ * ignores traffic, deletes applied by member id, resolutions served from a stale cache, an owner
+ * kept from hearing of a newer process under its id.
+ */
+final class BrokenResolutions {
+
+    private BrokenResolutions() {
+    }
+
+    static void variants(List<Variant> v) {
+        Breakage followsEveryMember = new Breakage() {
+            @Override
+            public Membership.Builder configure(Membership.Builder builder) {
+                return builder.followAll(); // over the rule's followNone or followGroups
+            }
+        };
+        v.add(new Variant("follows-every-member", B17, followsEveryMember));
+        v.add(new Variant("follows-every-member", B21, followsEveryMember));
+        v.add(new Variant("widens-a-member-watch", B17, new MemberWatchBreakage() {
+            @Override
+            DirectoryWatch memberWatch(BrokenDirectory d, DirectoryScope scope, DirectoryListener l) {
+                return d.delegate.watch(DirectoryScope.members(), l); // the whole prefix for one member
+            }
+        }));
+        v.add(new Variant("launders-resolved-entries", B18, new MemberWatchBreakage() {
+            @Override
+            DirectoryListener memberListener(DirectoryListener l) {
+                return rewriting(l, true, (key, value) -> {
+                    MemberEntry e = decoded(value);
+                    return e == null ? null : Map.entry(key, signed(e.memberId(), e.epoch(), e.peerDescriptor()));
+                });
+            }
+        }));
+        v.add(new Variant("hides-refused-entries", B18, new MemberWatchBreakage() {
+            /** Lists only the entries that decode under the ring: a refused entry looks like no entry. */
+            @Override
+            DirectoryListener memberListener(DirectoryListener l) {
+                return new Forwarding(l) {
+                    @Override
+                    public void snapshot(DirectorySnapshot s) {
+                        to.snapshot(new DirectorySnapshot(s.revision(), s.entries().stream().filter(e -> {
+                            try {
+                                MemberEntry.decode(e.value(), RING);
+                                return true;
+                            } catch (RuntimeException ex) {
+                                return false;
+                            }
+                        }).toList()));
+                    }
+                };
+            }
+        }));
+        v.add(new Variant("drops-events-of-a-member-watch", B19, new MemberWatchBreakage() {
+            @Override
+            DirectoryListener memberListener(DirectoryListener l) {
+                return new Forwarding(l) {
+                    @Override
+                    public void changed(DirectoryEvent e) {
+                        // the snapshot was the read; nothing follows it
+                    }
+                };
+            }
+        }));
+        v.add(new Variant("ignores-deletes-of-a-member-watch", B19, new MemberWatchBreakage() {
+            @Override
+            DirectoryListener memberListener(DirectoryListener l) {
+                return new Forwarding(l) {
+                    @Override
+                    public void changed(DirectoryEvent e) {
+                        if (e.type() == DirectoryEvent.Type.PUT) {
+                            to.changed(e);
+                        }
+                    }
+                };
+            }
+        }));
+        v.add(new Variant("holds-fewer-than-its-limit", B20, new Breakage() {
+            @Override
+            public Membership.Builder configure(Membership.Builder builder) {
+                return builder.maxHeld(1);
+            }
+        }));
+        v.add(new Variant("reports-nothing-in-flight", B20, new Breakage() {
+            @Override
+            public DataTransport membershipTransport(DataTransport transport) {
+                return new ForwardingTransport(transport) {
+                    @Override
+                    public java.util.Optional<PeerTraffic> traffic(String peerId) {
+                        return delegate.traffic(peerId).map(t -> new PeerTraffic(t.submitted(), 0));
+                    }
+                };
+            }
+        }));
+        v.add(new Variant("publishes-no-group-key", B21, new Breakage() {
+            @Override
+            public Publication publish(BrokenDirectory d, String id, String group, LongFunction<byte[]> value,
+                    Duration ttl, PublicationListener l) {
+                return d.delegate.publish(id, value, ttl, l); // the entry names its group; no group key is written
+            }
+        }));
+        v.add(new Variant("deletes-by-member-id", B22, new Breakage() {
+            /** A group's watch reports each delete of a group key under the member's own key. */
+            @Override
+            public DirectoryWatch watch(BrokenDirectory d, DirectoryScope scope, DirectoryListener l) {
+                if (scope.isSingleKey()) {
+                    return d.delegate.watch(scope, l);
+                }
+                String groups = d.prefix() + DirectoryScope.GROUP_SEGMENT;
+                return d.delegate.watch(scope, new Forwarding(l) {
+                    @Override
+                    public void changed(DirectoryEvent e) {
+                        if (e.type() == DirectoryEvent.Type.DELETE && e.key().startsWith(groups)) {
+                            String id = e.key().substring(e.key().lastIndexOf('/') + 1);
+                            to.changed(DirectoryEvent.delete(d.prefix() + id, e.revision(), e.isResync()));
+                            return;
+                        }
+                        to.changed(e);
+                    }
+                });
+            }
+        }));
+        v.add(new Variant("serves-resolutions-from-a-cache", B23, new MemberWatchBreakage() {
+            /** Per key: the first snapshot a resolution's watch saw, delivered to every later one. */
+            private final Map<DirectoryScope, List<DirectoryEntry>> cache = new java.util.concurrent.ConcurrentHashMap<>();
+
+            @Override
+            DirectoryWatch memberWatch(BrokenDirectory d, DirectoryScope scope, DirectoryListener l) {
+                return d.delegate.watch(scope, new Forwarding(l) {
+                    @Override
+                    public void snapshot(DirectorySnapshot s) {
+                        List<DirectoryEntry> first = cache.computeIfAbsent(scope, k -> s.entries());
+                        to.snapshot(new DirectorySnapshot(s.revision(), first));
+                    }
+                });
+            }
+        }));
+        v.add(new Variant("hides-its-own-key-from-its-owner", B24, new Breakage() {
+            /** A client that publishes a member id never hears of puts of that id's key: not its own, not another's. */
+            @Override
+            public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
+                    PublicationListener l) {
+                d.published.add(d.prefix() + id);
+                return d.delegate.publish(id, value, ttl, l);
+            }
+
+            @Override
+            public DirectoryListener listener(BrokenDirectory d, DirectoryListener l) {
+                return new Forwarding(l) {
+                    @Override
+                    public void changed(DirectoryEvent e) {
+                        if (e.type() == DirectoryEvent.Type.PUT && d.published.contains(e.key())) {
+                            return;
+                        }
+                        to.changed(e);
+                    }
+                };
+            }
+        }));
+    }
+
+    /**
+     * A defect of the watches a membership opens for the members it resolves: the watches of one
+     * key opened once the client published (a membership watches its own keys before it publishes).
+     */
+    abstract static class MemberWatchBreakage implements Breakage {
+        @Override
+        public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
+                PublicationListener l) {
+            Publication p = d.delegate.publish(id, value, ttl, l);
+            d.published.add(p.key());
+            return p;
+        }
+
+        @Override
+        public DirectoryWatch watch(BrokenDirectory d, DirectoryScope scope, DirectoryListener l) {
+            return scope.isSingleKey() && !d.published.isEmpty() ? memberWatch(d, scope, l)
+                    : d.delegate.watch(scope, listener(d, l));
+        }
+
+        /** The watch of a resolved member's key. */
+        DirectoryWatch memberWatch(BrokenDirectory d, DirectoryScope scope, DirectoryListener l) {
+            return d.delegate.watch(scope, memberListener(l));
+        }
+
+        /** The listener of a resolved member's watch. */
+        DirectoryListener memberListener(DirectoryListener l) {
+            return l;
+        }
+    }
+}
