@@ -27,6 +27,7 @@ public final class TransferSubmitter {
     private final AsyncCompletions async;
     private final LongConsumer cancelHook;
     private final Runnable completionThread;
+    private final TransferFuture.Driver futureDriver;
     private final int localBlocks;
     private final long blockLength;
     private final AtomicLong nextId = new AtomicLong();
@@ -35,10 +36,11 @@ public final class TransferSubmitter {
      * @param cancelHook cancels one transfer immediately, for {@link TransferFuture#cancel}
      * @param completionThread makes sure the transport's completion thread runs (after an
      *     asynchronous submit)
+     * @param futureDriver what a thread blocked on an asynchronous transfer's future drives
      */
     public TransferSubmitter(PeerTable peers, TransportState state, TransferEngine engine, PeerHealth health,
             Telemetry telemetry, AsyncCompletions async, LongConsumer cancelHook, Runnable completionThread,
-            int localBlocks, long blockLength) {
+            int localBlocks, long blockLength, TransferFuture.Driver futureDriver) {
         this.peers = peers;
         this.state = state;
         this.engine = engine;
@@ -47,6 +49,7 @@ public final class TransferSubmitter {
         this.async = async;
         this.cancelHook = cancelHook;
         this.completionThread = completionThread;
+        this.futureDriver = futureDriver;
         this.localBlocks = localBlocks;
         this.blockLength = blockLength;
     }
@@ -113,7 +116,7 @@ public final class TransferSubmitter {
             long bytes = localBlocks.length * blockLength;
             TransferFuture f = null;
             if (future != null) {
-                f = new TransferFuture(id, peerId, cancelHook);
+                f = new TransferFuture(id, peerId, cancelHook, futureDriver);
                 future[0] = f;
                 async.submitted();
             }

@@ -17,6 +17,7 @@ import io.blockxfer.transport.internal.Canceller;
 import io.blockxfer.transport.internal.CompletionThread;
 import io.blockxfer.transport.internal.CompletionTracker;
 import io.blockxfer.transport.internal.CompletionWaiters;
+import io.blockxfer.transport.internal.FutureJoins;
 import io.blockxfer.transport.internal.GuardedEngine;
 import io.blockxfer.transport.internal.OrphanKeeper;
 import io.blockxfer.transport.internal.PeerAdmission;
@@ -63,7 +64,9 @@ import java.util.function.UnaryOperator;
  * {@link CompletionSignal} (see {@link TransferEngine#bindCompletionSignal}); for an engine that
  * does not fire it, one completion thread per transport polls the engine with an adaptive back-off
  * while callers wait or futures are pending. Futures are completed after the transport's locks are
- * released, by the thread that finds their transfer ended or by that completion thread.
+ * released, by the thread that finds their transfer ended or by that completion thread; a thread
+ * blocked on a future ({@code get}, {@code join}) drives and waits as a wait does, and completes
+ * its future itself.
  *
  * <p>This class is the entry point; the jobs live in parts of their own (registration,
  * submission, completion tracking with deadlines, waits, futures, the completion thread,
@@ -135,10 +138,11 @@ public final class ManagedTransport implements DataTransport {
             waiters.onFirstCaller(completionThread::wake);
         }
         this.waits = new BlockingPolls(completions, waiters, state, recheck, label);
+        FutureJoins joins = new FutureJoins(completions, waiters, async, completionThread, recheck, label);
         this.canceller = new Canceller(peers, state, guarded, orphans, async, telemetry);
         this.submitter = new TransferSubmitter(peers, state, this.engine, health, telemetry, async,
-                id -> cancel(new long[] {id}, CancelMode.IMMEDIATE), completionThread::wake, region.numBlocks(),
-                region.blockLength());
+                id -> cancel(new long[] {id}, CancelMode.IMMEDIATE), joins::submitted, region.numBlocks(),
+                region.blockLength(), joins);
         this.registrar = new PeerRegistrar(peers, state, guarded, completions, orphans, health, telemetry,
                 new PeerAdmission(backend, region.blockLength(), fingerprint, config.keyRing().orElse(null),
                         config.acceptUnsignedPeers()),
