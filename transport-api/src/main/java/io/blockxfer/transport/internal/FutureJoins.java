@@ -67,25 +67,33 @@ public final class FutureJoins implements TransferFuture.Driver {
             throw new InterruptedException("interrupted before blocking on transfer " + future.transferId()
                     + " of " + label);
         }
-        async.joinStarted();
         CompletionScratch stats = CompletionScratch.acquire();
         try {
-            long start = System.nanoTime();
-            boolean limited = nanos < Long.MAX_VALUE / 2;
-            long spinEnd = start + Math.min(BlockingPolls.SPIN_NANOS, nanos);
-            do {
-                if (!look(future, stats) || future.isDone()) {
-                    return;
-                }
-                Thread.onSpinWait();
-            } while (System.nanoTime() - spinEnd < 0);
-            if (limited && System.nanoTime() - start >= nanos) {
+            // the first look, before counting this thread or reading the clock: a transfer that
+            // ended by now costs no more
+            if (!look(future, stats) || future.isDone()) {
                 return;
             }
-            parkUntilDone(future, stats, limited, start + nanos);
+            long start = System.nanoTime();
+            async.joinStarted();
+            try {
+                boolean limited = nanos < Long.MAX_VALUE / 2;
+                long spinEnd = start + Math.min(BlockingPolls.SPIN_NANOS, nanos);
+                while (System.nanoTime() - spinEnd < 0) {
+                    Thread.onSpinWait();
+                    if (!look(future, stats) || future.isDone()) {
+                        return;
+                    }
+                }
+                if (limited && System.nanoTime() - start >= nanos) {
+                    return;
+                }
+                parkUntilDone(future, stats, limited, start + nanos);
+            } finally {
+                async.joinEnded();
+            }
         } finally {
             stats.release();
-            async.joinEnded();
             if (!future.isDone()) {
                 completionThread.wake(); // left pending (limit, interrupt): the completion thread takes it over
             }
