@@ -297,7 +297,7 @@ public final class TransferFuture extends CompletableFuture<Void> {
 
     @Override
     public boolean complete(Void value) {
-        boolean completed = super.complete(value);
+        boolean completed = super.complete(null); // a Void value is null
         wakeBlocked();
         return completed;
     }
@@ -311,7 +311,7 @@ public final class TransferFuture extends CompletableFuture<Void> {
 
     @Override
     public void obtrudeValue(Void value) {
-        super.obtrudeValue(value);
+        super.obtrudeValue(null); // a Void value is null
         wakeBlocked();
     }
 
