@@ -88,9 +88,13 @@ public final class CompletionThread {
     /**
      * Starts the thread if it is not started, and makes it attend to futures and look now: it
      * leaves its idle park, its watch, its back-off or its wait for a signal (a wake-up that finds
-     * it running makes its next park return at once, so none is lost).
+     * it running makes its next park return at once, so none is lost). A wake-up that finds the
+     * last one not yet taken (the thread clears it before it looks) unparks nothing again.
      */
     public void wake() {
+        if (kicked) {
+            return;
+        }
         kicked = true;
         attending = true;
         Thread t = thread;
