@@ -396,7 +396,67 @@ public enum ConformanceRules {
                     + " interrupt, neither ends the transfer, and close wakes a blocked join, whose future fails",
             "a Driver must return at the limit and on an interrupt, leaving the future pending; join retries and"
                     + " sets the interrupt again; close must wake threads blocked on futures and fail the futures",
-            "timed-get-ignores-its-limit");
+            "timed-get-ignores-its-limit"),
+
+    // ------------------------------------------------------------------ N: notifications
+    N1(Area.NOTIFICATIONS, Kind.CAPABILITY,
+            "a WRITE's notification reaches the target after every block of the WRITE holds its bytes, once, with"
+                    + " the transfer's id and payload, naming the sender by the peer id the target gave it (or its"
+                    + " agent name when the target registered none)",
+            "send the message only once the transfer's bytes are visible at the target (UCX: flush, then the"
+                    + " message on the same endpoint; NIXL: the message on the transfer request)",
+            "notifies-before-the-bytes-land"),
+    N2(Area.NOTIFICATIONS, Kind.CAPABILITY,
+            "a READ's notification reaches the owner of the blocks only after the reader has its copy: the owner"
+                    + " overwriting them on delivery never changes the reader's bytes",
+            "send a READ's message only after the local copy completed",
+            "notifies-before-the-bytes-land"),
+    N3(Area.NOTIFICATIONS, Kind.CAPABILITY,
+            "notifications of many transfers (polled, asynchronous) and messages from four threads at once each"
+                    + " arrive exactly once, naming their own transfer",
+            "one message per transfer, sent once; the target's queue and sink must neither drop nor duplicate",
+            "delivers-notifications-twice, drops-every-50th-notification"),
+    N4(Area.NOTIFICATIONS, Kind.CAPABILITY,
+            "no notification arrives for a transfer refused at submit or one the backend reported failed; the done"
+                    + " transfer after them notifies once",
+            "hand the message to the engine only with a transfer that started; never send it for a failure",
+            "notifies-failed-transfers"),
+    N5(Area.NOTIFICATIONS, Kind.CAPABILITY,
+            "a payload over Notification.MAX_PAYLOAD_BYTES is refused with IllegalArgumentException naming its length"
+                    + " before anything is submitted, by every form; one of exactly the bound arrives intact",
+            "check the payload's length first, before an id is taken",
+            "truncates-oversized-notifications"),
+    N6(Area.NOTIFICATIONS, Kind.CAPABILITY,
+            "a message without a transfer reaches a registered peer once, as MESSAGE without a transfer id; to an"
+                    + " unknown or removed peer sendNotification returns false and nothing arrives",
+            "sendNotification: look the registration up, hand the frame to the engine, report whether it went",
+            "loses-standalone-messages"),
+    N7(Area.NOTIFICATIONS, Kind.CAPABILITY,
+            "with a key ring, notifications from a process with the deployment's key are authenticated, and those"
+                    + " of a process without it or with another key are refused, counted and never delivered",
+            "the receiving transport checks each frame's MAC, freshness and replay before it queues it",
+            "accepts-unauthenticated-notifications"),
+    N8(Area.NOTIFICATIONS, Kind.CAPABILITY,
+            "the target's queue holds at most its capacity; messages that find it full are counted as dropped, and"
+                    + " the sender's next delivered message says how many of its own were dropped",
+            "a bounded queue that never blocks the backend; count drops per sender",
+            "notification-queue-ignores-its-capacity"),
+    N9(Area.NOTIFICATIONS, Kind.CAPABILITY,
+            "close completes the notification subscriber, discards and counts what is queued, and ends a waiting"
+                    + " pollNotifications with IllegalStateException",
+            "wake notification waiters and complete the subscriber at close; count discarded notifications",
+            "close-leaves-notification-waiters"),
+    N10(Area.NOTIFICATIONS, Kind.TIMING,
+            "a waiting pollNotifications returns as soon as a message arrives, returns 0 at its limit, refuses bad"
+                    + " limits, and an interrupted one throws InterruptedException and consumes nothing",
+            "park on the transport's waiters and wake on arrival; check the interrupt before taking anything",
+            "notification-wait-sleeps-to-its-limit"),
+    N11(Area.NOTIFICATIONS, Kind.CAPABILITY,
+            "the notification subscriber receives what it requests and no more, a second concurrent subscriber is"
+                    + " refused, a cancelled one leaves what is queued to polls, and request(0) signals"
+                    + " IllegalArgumentException",
+            "deliver only on demand, one subscriber at a time; Reactive Streams rules 1.9, 3.9 and 3.12",
+            "publisher-ignores-demand");
 
     /** The groups of rules, one {@code @Nested} class of the suite each. <b>Thread safety:</b> immutable. */
     public enum Area {
@@ -425,7 +485,9 @@ public enum ConformanceRules {
         /** S: threads. */
         CONCURRENCY,
         /** A: waits and futures. */
-        AWAITS
+        AWAITS,
+        /** N: notifications, the target's side of a transfer. */
+        NOTIFICATIONS
     }
 
     /** How a rule applies to a backend. <b>Thread safety:</b> immutable. */
@@ -491,14 +553,16 @@ public enum ConformanceRules {
      * The rules whose outcome a target in another process can change, for a suite that runs only
      * them in that placement ({@link TransportConformanceSuite#rules()}) beside a whole-kit suite
      * in one JVM: bytes that cross into another address space (W1, W12, R1), a target process that
-     * is stalled (W8, X4, F2, T2) or killed (F1), a key ring held by another process (K2), and a
-     * waiter woken by a transfer to another process (A1). The stall and kill rules are skipped
+     * is stalled (W8, X4, F2, T2) or killed (F1), a key ring held by another process (K2), a
+     * waiter woken by a transfer to another process (A1), and notifications checked in the target's
+     * own process: where their bytes are, under load, against its key ring and its queue (N1-N3, N7,
+     * N8). The stall and kill rules are skipped
      * where all targets share the initiator's JVM, so a backend certified in one JVM needs these in
      * two processes too. A thread blocked on a transfer's future is woken as a waiter is (A9). A new
      * set on each call.
      */
     public static Set<ConformanceRules> acrossProcesses() {
-        return EnumSet.of(W1, W12, R1, W8, X4, F1, F2, T2, K2, A1, A9);
+        return EnumSet.of(W1, W12, R1, W8, X4, F1, F2, T2, K2, A1, N1, N2, N3, N7, N8, A9);
     }
 
     /**
@@ -506,13 +570,13 @@ public enum ConformanceRules {
      * allocation or the caller's, {@code RegionSpec.wrap}), for a suite in caller memory beside a
      * whole-kit suite in backend memory on the same engine path: the region and its descriptor (G1,
      * G2), a peer's region replaced (P6), every rule that checks where bytes land (W1-W4, W9, W10,
-     * W12, R1, R2, R4), the bounds a descriptor claims (M3) and close releasing the registration
-     * under a transfer (L3). A backend whose engine takes another path for caller memory (UCX
+     * W12, R1, R2, R4), the bounds a descriptor claims (M3), close releasing the registration
+     * under a transfer (L3), and the bytes a notification must find (N1, N2). A backend whose engine takes another path for caller memory (UCX
      * emulates RMA with messages there) runs the whole kit in caller memory instead. A new set on
      * each call.
      */
     public static Set<ConformanceRules> regionMemory() {
-        return EnumSet.of(G1, G2, P6, W1, W2, W3, W4, W9, W10, W12, R1, R2, R4, M3, L3);
+        return EnumSet.of(G1, G2, P6, W1, W2, W3, W4, W9, W10, W12, R1, R2, R4, M3, L3, N1, N2);
     }
 
     /**
@@ -522,13 +586,13 @@ public enum ConformanceRules {
      * status reports, handle releases, threads and failure detection decide (geometry, registration
      * and replacement, every byte-moving rule, completions as the library reports them, cancels of
      * native handles in flight, dead and stalled peers, garbled and lying metadata handed to the
-     * library, the timeliness and close rules, the stress runs). Left out are the rules the managed
+     * library, the timeliness and close rules, the stress runs, the notifications the library carries). Left out are the rules the managed
      * layer above every engine decides alone, whatever the library: argument checks, ids,
      * bookkeeping of reports, envelopes and key rings, waits and futures. A new set on each call.
      */
     public static Set<ConformanceRules> nativeLibrary() {
         return EnumSet.of(G1, G2, P2, P3, P5, P6, P7, W1, W2, W3, W4, W8, W9, W10, W12, R1, R2, R4, C7, C8, X1,
-                X2, X4, F1, F2, F3, M2, M3, T1, T2, L3, L4, L5, S1, S2);
+                X2, X4, F1, F2, F3, M2, M3, T1, T2, L3, L4, L5, S1, S2, N1, N2, N3, N6);
     }
 
     /** The display name of the rule: {@code [W2] (required) a batch WRITE ...}. */

@@ -4,6 +4,8 @@ import io.blockxfer.transport.BlockRegion;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.spi.CompletionSignal;
+import io.blockxfer.transport.spi.NotificationSink;
+import io.blockxfer.transport.spi.OutboundNotification;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.time.Duration;
 import java.util.Objects;
@@ -79,11 +81,24 @@ final class EngineFaults implements TransferEngine, InitiatorFaults {
 
     @Override
     public Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks) {
+        return submit(transferId, peer, op, localBlocks, remoteBlocks, null);
+    }
+
+    /** A notification rides with the backend's own transfer: it follows the bytes, whatever the delay. */
+    @Override
+    public Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks,
+            OutboundNotification notification) {
+        return submit(transferId, peer, op, localBlocks, remoteBlocks, (Object) notification);
+    }
+
+    private Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks,
+            @org.jspecify.annotations.Nullable Object notification) {
         if (failNext.get() > 0 && failNext.getAndDecrement() > 0) {
             throw new IllegalStateException("submit failure injected by the conformance kit");
         }
         long delay = delayNanos;
-        Object inner = engine.submit(transferId, peer, op, localBlocks, remoteBlocks);
+        Object inner = notification == null ? engine.submit(transferId, peer, op, localBlocks, remoteBlocks)
+                : engine.submit(transferId, peer, op, localBlocks, remoteBlocks, (OutboundNotification) notification);
         if (delay == 0) {
             return inner;
         }
@@ -187,6 +202,16 @@ final class EngineFaults implements TransferEngine, InitiatorFaults {
     @Override
     public void callersWaiting(boolean waiting) {
         engine.callersWaiting(waiting);
+    }
+
+    @Override
+    public boolean bindNotificationSink(NotificationSink sink) {
+        return engine.bindNotificationSink(sink);
+    }
+
+    @Override
+    public void sendNotification(Object peer, OutboundNotification notification) {
+        engine.sendNotification(peer, notification);
     }
 
     @Override

@@ -4,6 +4,9 @@ import io.blockxfer.transport.BlockRegion;
 import io.blockxfer.transport.CancelMode;
 import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.Notification;
+import io.blockxfer.transport.NotificationHandler;
+import io.blockxfer.transport.NotificationStats;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PeerTraffic;
 import io.blockxfer.transport.PollResult;
@@ -11,6 +14,7 @@ import io.blockxfer.transport.TransferFuture;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -77,6 +81,28 @@ public class ForwardingTransport implements DataTransport {
     @Override public TransferFuture readBlocksAsync(String peerId, int[] l, int[] r) {
         return delegate.readBlocksAsync(peerId, l, r);
     }
+    @Override public long writeBlocks(String peerId, int[] l, int[] r, byte[] n) {
+        return delegate.writeBlocks(peerId, l, r, n);
+    }
+    @Override public long readBlocks(String peerId, int[] l, int[] r, byte[] n) {
+        return delegate.readBlocks(peerId, l, r, n);
+    }
+    @Override public TransferFuture writeBlocksAsync(String peerId, int[] l, int[] r, byte[] n) {
+        return delegate.writeBlocksAsync(peerId, l, r, n);
+    }
+    @Override public TransferFuture readBlocksAsync(String peerId, int[] l, int[] r, byte[] n) {
+        return delegate.readBlocksAsync(peerId, l, r, n);
+    }
+    @Override public boolean sendNotification(String peerId, byte[] payload) {
+        return delegate.sendNotification(peerId, payload);
+    }
+    @Override public int pollNotifications(NotificationHandler h) { return delegate.pollNotifications(h); }
+    @Override public int pollNotifications(NotificationHandler h, long timeout, TimeUnit unit)
+            throws InterruptedException {
+        return delegate.pollNotifications(h, timeout, unit);
+    }
+    @Override public Flow.Publisher<Notification> notifications() { return delegate.notifications(); }
+    @Override public NotificationStats notificationStats() { return delegate.notificationStats(); }
     @Override public long[] cancel(long[] ids, CancelMode mode) { return delegate.cancel(ids, mode); }
     @Override public <T> Optional<T> feature(Class<T> type) { return delegate.feature(type); }
     @Override public void close() { delegate.close(); }

@@ -12,6 +12,7 @@ import io.blockxfer.transport.spi.TransportProvider;
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Modifier;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -382,6 +383,21 @@ public final class InJvmHarness implements TckHarness {
         @Override
         public void stall(boolean stalled) {
             stallTarget(transport, stalled);
+        }
+
+        @Override
+        public void addPeer(String peerId, PeerDescriptor peer) {
+            transport.addPeer(peerId, peer);
+        }
+
+        @Override
+        public List<ReceivedNotification> takeNotifications(int count, Duration limit) {
+            return NotificationTaker.take(transport, this::block, count, limit);
+        }
+
+        @Override
+        public io.blockxfer.transport.NotificationStats notificationStats() {
+            return transport.notificationStats();
         }
 
         @Override

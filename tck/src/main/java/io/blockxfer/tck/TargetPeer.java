@@ -1,6 +1,9 @@
 package io.blockxfer.tck;
 
+import io.blockxfer.transport.NotificationStats;
 import io.blockxfer.transport.PeerDescriptor;
+import java.time.Duration;
+import java.util.List;
 
 /**
  * The far side of a conformance pair: a transport, in this JVM or another process, whose blocks
@@ -45,6 +48,19 @@ public interface TargetPeer extends AutoCloseable {
     default boolean stallHoldsTransfers() {
         return canStall();
     }
+
+    /** Registers a peer with the target (so that it names that peer's notifications by {@code peerId}). */
+    void addPeer(String peerId, PeerDescriptor peer);
+
+    /**
+     * Takes the notifications the target receives until {@code count} arrived or {@code limit}
+     * passed, acting on each at delivery as {@link NotificationProbe} says (checking or filling the
+     * blocks its payload names).
+     */
+    List<ReceivedNotification> takeNotifications(int count, Duration limit);
+
+    /** The target's notification counts. */
+    NotificationStats notificationStats();
 
     /** Closes the target; idempotent. */
     @Override

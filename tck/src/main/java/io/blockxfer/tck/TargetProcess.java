@@ -28,7 +28,10 @@ import org.jspecify.annotations.Nullable;
  * deployment key ring, signing with the first key; more keys follow after commas), {@value #ACCEPT_UNSIGNED} and {@value #CALLER_MEMORY} (the target's region is memory this program allocates and wraps, instead
  * of the backend's). Commands:
  * {@code FILL block seed}, {@code CHECK block seed} (answers {@code AT offset}, -1 when equal),
- * {@code CLOSE}. The first line out is {@code READY <base64 descriptor>}; errors are {@code ERR ...}.
+ * {@code PEER id base64descriptor} (registers a peer), {@code NOTES count limitMillis} (takes
+ * notifications as {@link NotificationTaker} does; answers {@code NOTES} and one token each),
+ * {@code NSTATS} (answers the seven counts of the target's {@code NotificationStats}), {@code CLOSE}.
+ * The argument {@code notify-queue:N} sets the target's notification queue capacity. The first line out is {@code READY <base64 descriptor>}; errors are {@code ERR ...}.
  *
  * <p><b>Thread safety:</b> a program; single-threaded.
  */
@@ -42,6 +45,8 @@ public final class TargetProcess {
     static final String KEY_RING = "keyring:";
     /** The argument that lets the target accept unsigned peers while a key ring is set. */
     static final String ACCEPT_UNSIGNED = "accept-unsigned";
+    /** The prefix of the argument holding the target's notification queue capacity. */
+    static final String NOTIFY_QUEUE = "notify-queue:";
 
     private TargetProcess() {
     }
@@ -73,6 +78,8 @@ public final class TargetProcess {
                 builder.keyRing(TckKeys.decode(a.substring(KEY_RING.length())));
             } else if (a.equals(ACCEPT_UNSIGNED)) {
                 builder.acceptUnsignedPeers(true);
+            } else if (a.startsWith(NOTIFY_QUEUE)) {
+                builder.notificationQueueCapacity(Integer.parseInt(a.substring(NOTIFY_QUEUE.length())));
             } else if (a.startsWith("field:")) {
                 String kv = a.substring(6);
                 String key = kv.substring(0, kv.indexOf('='));
@@ -102,6 +109,25 @@ public final class TargetProcess {
                     }
                     case "CHECK" -> out.println("AT " + BlockPattern.firstMismatch(
                             block(transport, callerMemory, Integer.parseInt(cmd[1])), Long.parseLong(cmd[2])));
+                    case "PEER" -> {
+                        transport.addPeer(cmd[1], io.blockxfer.transport.PeerDescriptor.decode(
+                                Base64.getDecoder().decode(cmd[2])));
+                        out.println("OK");
+                    }
+                    case "NOTES" -> {
+                        StringBuilder answer = new StringBuilder("NOTES");
+                        for (ReceivedNotification r : NotificationTaker.take(transport,
+                                b -> block(transport, callerMemory, b), Integer.parseInt(cmd[1]),
+                                Duration.ofMillis(Long.parseLong(cmd[2])))) {
+                            answer.append(' ').append(NotificationProbe.encode(r));
+                        }
+                        out.println(answer);
+                    }
+                    case "NSTATS" -> {
+                        io.blockxfer.transport.NotificationStats s = transport.notificationStats();
+                        out.println("NSTATS " + s.sent() + " " + s.received() + " " + s.delivered() + " " + s.queued()
+                                + " " + s.refused() + " " + s.dropped() + " " + s.discarded());
+                    }
                     case "CLOSE" -> {
                         transport.close();
                         out.println("BYE");

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <p>The rules come in {@link Nested} groups by area, one group per {@link ConformanceRules.Area}
  * (geometry, peers, writes, reads, completions, cancels, failures, descriptors, keys, timeliness,
- * lifecycle, concurrency, waits and futures). Every rule has an id shown in its display name with its class
+ * lifecycle, concurrency, waits and futures, notifications). Every rule has an id shown in its display name with its class
  * ({@code [W2] (required) ...}) and in every assertion message ({@code [W2] ucx (in-jvm): ...});
  * {@link ConformanceRules} explains each and what to check when it fails. Rule methods are final.
  * A rule whose capability the backend lacks is skipped with the reason, and the documented refusal
@@ -239,6 +239,30 @@ public abstract class TransportConformanceSuite {
     public final class Awaits extends WaitRules {
         /** For JUnit. */
         public Awaits() {
+            super(TransportConformanceSuite.this);
+        }
+    }
+
+    /**
+     * N: notifications, sent and received (N1-N8). <b>Thread safety:</b> one instance per rule, as the
+     * suite's.
+     */
+    @Nested
+    public final class Notifications extends NotificationRules {
+        /** For JUnit. */
+        public Notifications() {
+            super(TransportConformanceSuite.this);
+        }
+    }
+
+    /**
+     * N: the receiving side's waits, subscriber and close (N9-N11). <b>Thread safety:</b> one instance
+     * per rule, as the suite's.
+     */
+    @Nested
+    public final class NotificationWaits extends NotificationWaitRules {
+        /** For JUnit. */
+        public NotificationWaits() {
             super(TransportConformanceSuite.this);
         }
     }

@@ -140,6 +140,9 @@ public final class TwoProcessHarness implements TckHarness {
         if (config.acceptUnsignedPeers()) {
             args.add(TargetProcess.ACCEPT_UNSIGNED);
         }
+        if (config.notificationQueueCapacity() != TransportConfig.DEFAULT_NOTIFICATION_QUEUE_CAPACITY) {
+            args.add(TargetProcess.NOTIFY_QUEUE + config.notificationQueueCapacity());
+        }
         if (config.region().callerMemory().isPresent()) {
             args.add(TargetProcess.CALLER_MEMORY);
         }
@@ -170,13 +173,17 @@ public final class TwoProcessHarness implements TckHarness {
         }
 
         private String request(String command) {
+            return request(command, REPLY);
+        }
+
+        private String request(String command, Duration reply) {
             if (child.isSuspended()) {
                 throw new IllegalStateException("target process " + child.pid() + " is frozen; thaw it before '"
                         + command + "'");
             }
             String r;
             try {
-                r = child.request(command, REPLY);
+                r = child.request(command, reply);
             } catch (ChildJvmException e) {
                 throw new IllegalStateException("target process: " + e.getMessage(), e);
             }
@@ -204,6 +211,25 @@ public final class TwoProcessHarness implements TckHarness {
         @Override
         public long firstMismatch(int block, long seed) {
             return Long.parseLong(request("CHECK " + block + " " + seed).substring(3));
+        }
+
+        @Override
+        public void addPeer(String peerId, PeerDescriptor peer) {
+            request("PEER " + peerId + " " + Base64.getEncoder().encodeToString(peer.encode()));
+        }
+
+        @Override
+        public List<ReceivedNotification> takeNotifications(int count, Duration limit) {
+            String answer = request("NOTES " + count + " " + limit.toMillis(), REPLY.plus(limit));
+            return NotificationProbe.decodeAll(answer.split(" ", -1), 1);
+        }
+
+        @Override
+        public io.blockxfer.transport.NotificationStats notificationStats() {
+            String[] f = request("NSTATS").split(" ");
+            return new io.blockxfer.transport.NotificationStats(Long.parseLong(f[1]), Long.parseLong(f[2]),
+                    Long.parseLong(f[3]), Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]),
+                    Long.parseLong(f[7]));
         }
 
         @Override

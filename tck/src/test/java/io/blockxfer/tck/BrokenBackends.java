@@ -32,6 +32,17 @@ import static io.blockxfer.tck.ConformanceRules.L5;
 import static io.blockxfer.tck.ConformanceRules.M2;
 import static io.blockxfer.tck.ConformanceRules.M3;
 import static io.blockxfer.tck.ConformanceRules.M4;
+import static io.blockxfer.tck.ConformanceRules.N1;
+import static io.blockxfer.tck.ConformanceRules.N10;
+import static io.blockxfer.tck.ConformanceRules.N11;
+import static io.blockxfer.tck.ConformanceRules.N2;
+import static io.blockxfer.tck.ConformanceRules.N3;
+import static io.blockxfer.tck.ConformanceRules.N4;
+import static io.blockxfer.tck.ConformanceRules.N5;
+import static io.blockxfer.tck.ConformanceRules.N6;
+import static io.blockxfer.tck.ConformanceRules.N7;
+import static io.blockxfer.tck.ConformanceRules.N8;
+import static io.blockxfer.tck.ConformanceRules.N9;
 import static io.blockxfer.tck.ConformanceRules.P1;
 import static io.blockxfer.tck.ConformanceRules.P10;
 import static io.blockxfer.tck.ConformanceRules.P11;
@@ -266,6 +277,24 @@ final class BrokenBackends {
                 transport("wait-drops-a-report-now-and-then", A8, BrokenWaits.waitDropsAReportNowAndThen()),
                 transport("joins-pin-the-carrier", A7, BrokenWaits.joinsPinTheCarrier()),
                 transport("join-sleeps-through-the-wake-up", A9, BrokenWaits.joinSleepsThroughTheWakeUp()),
-                transport("timed-get-ignores-its-limit", A10, BrokenWaits.timedGetIgnoresItsLimit()));
+                transport("timed-get-ignores-its-limit", A10, BrokenWaits.timedGetIgnoresItsLimit()),
+
+                engine("notifies-before-the-bytes-land", N1, BrokenNotifications.notifiesBeforeTheBytesLand()),
+                engine("notifies-before-the-bytes-land", N2, BrokenNotifications.notifiesBeforeTheBytesLand()),
+                engine("delivers-notifications-twice", N3, BrokenNotifications.deliversNotificationsTwice()),
+                engine("drops-every-50th-notification", N3, BrokenNotifications.dropsEvery50thNotification()),
+                transport("notifies-failed-transfers", N4, BrokenNotifications.notifiesFailedTransfers()),
+                transport("truncates-oversized-notifications", N5, BrokenNotifications.truncatesOversizedNotifications()),
+                transport("loses-standalone-messages", N6, BrokenNotifications.losesStandaloneMessages()),
+                new Variant("accepts-unauthenticated-notifications", N7,
+                        () -> providerHarness(new BrokenNotifications.AcceptsUnauthenticatedNotifications()),
+                        Base.LOOPBACK),
+                new Variant("notification-queue-ignores-its-capacity", N8,
+                        () -> providerHarness(new BrokenNotifications.NotificationQueueIgnoresItsCapacity()),
+                        Base.LOOPBACK),
+                transport("close-leaves-notification-waiters", N9, BrokenNotifications.closeLeavesNotificationWaiters()),
+                transport("notification-wait-sleeps-to-its-limit", N10,
+                        BrokenNotifications.notificationWaitSleepsToItsLimit()),
+                transport("publisher-ignores-demand", N11, BrokenNotifications.publisherIgnoresDemand()));
     }
 }

@@ -111,8 +111,10 @@ final class BrokenPromises {
                 return real.open(config);
             }
             boolean acceptUnsigned = config.acceptUnsignedPeers();
-            // the real transport signs its own descriptor, and takes what this one let through
-            return new Admitting(real.open(config.toBuilder().acceptUnsignedPeers(true).build())) {
+            DeploymentKeyRing own = ring.get();
+            // the real transport signs its own descriptor, and takes what this one let through, signed
+            // again with its own ring (so that it keeps checking everything else, notifications included)
+            return new Admitting(real.open(config)) {
                 @Override
                 PeerDescriptor admit(String peerId, PeerDescriptor d) {
                     if (!d.isSigned()) {
@@ -124,7 +126,7 @@ final class BrokenPromises {
                     }
                     // the defect: the MAC is checked with the signing key, not with the key it names
                     DeploymentKeyRing.of(d.keyId().orElseThrow(), signingKey).verify(d);
-                    return d.unsigned();
+                    return d.unsigned().signedWith(own);
                 }
             };
         }

@@ -4,6 +4,8 @@ import io.blockxfer.transport.BlockRegion;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.spi.CompletionSignal;
+import io.blockxfer.transport.spi.NotificationSink;
+import io.blockxfer.transport.spi.OutboundNotification;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.util.Optional;
 
@@ -33,4 +35,10 @@ class ForwardingEngine implements TransferEngine {
     @Override public boolean bindCompletionSignal(CompletionSignal signal) { return delegate.bindCompletionSignal(signal); }
     @Override public void callersWaiting(boolean waiting) { delegate.callersWaiting(waiting); }
     @Override public <T> Optional<T> feature(Class<T> type) { return delegate.feature(type); }
+    @Override public boolean bindNotificationSink(NotificationSink sink) { return delegate.bindNotificationSink(sink); }
+    @Override public Object submit(long transferId, Object peer, TransferOp op, int[] l, int[] r,
+            OutboundNotification n) {
+        return delegate.submit(transferId, peer, op, l, r, n);
+    }
+    @Override public void sendNotification(Object peer, OutboundNotification n) { delegate.sendNotification(peer, n); }
 }

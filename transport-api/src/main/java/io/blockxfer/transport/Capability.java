@@ -19,5 +19,12 @@ public enum Capability {
     /** Faults can be injected for tests (the loopback backend's {@code LoopbackFaults}). */
     FAULT_INJECTION,
     /** Per-transfer native telemetry is available through {@link DataTransport#feature}. */
-    TELEMETRY
+    TELEMETRY,
+    /**
+     * Transfers may carry notifications and messages may be sent without one
+     * ({@link DataTransport#writeBlocks(String, int[], int[], byte[])},
+     * {@link DataTransport#sendNotification}); without it those throw
+     * {@link UnsupportedOperationException}. Receiving is always possible (nothing arrives then).
+     */
+    NOTIFICATIONS
 }

@@ -3,6 +3,7 @@ package io.blockxfer.transport;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -48,6 +49,18 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>Future</b> ({@link #writeBlocksAsync}, {@link #readBlocksAsync}): the transfer's own
  *       {@link TransferFuture}, never reported by a poll or a wait.</li>
  * </ul>
+ *
+ * <p><b>Notifications</b> (the target's side of a transfer, with {@link Capability#NOTIFICATIONS}): a
+ * WRITE or READ may carry a short message ({@link #writeBlocks(String, int[], int[], byte[])} and
+ * its forms) that the peer whose blocks were written or read receives only after every byte of that
+ * transfer is visible in its region, exactly once for each such transfer that its initiator reports
+ * done, never for one refused at submit or reported failed by the backend; a message can also be
+ * sent on its own ({@link #sendNotification}). The receiver takes them as it takes completions: a
+ * poll with a handler ({@link #pollNotifications(NotificationHandler)}), a poll that waits
+ * ({@link #pollNotifications(NotificationHandler, long, TimeUnit)}), or a subscription
+ * ({@link #notifications()}), each notification reaching exactly one of them. Nothing is ordered
+ * across transfers: a notification follows its own transfer's bytes, not earlier transfers'. The
+ * README's "Notifications" section has the whole contract (authentication, bounds, close).
  *
  * <p><b>Thread safety:</b> thread-safe. Many peer sessions share one transport: submits, polls,
  * waits and cancels may run concurrently from any threads, platform or virtual, for the same or
@@ -240,6 +253,102 @@ public interface DataTransport extends AutoCloseable {
      * @throws UnsupportedOperationException if the backend lacks {@link Capability#READ}
      */
     TransferFuture readBlocksAsync(String peerId, int[] localBlocks, int[] remoteBlocks);
+
+    /**
+     * As {@link #writeBlocks(String, int[], int[])}, and the peer receives {@code notification}
+     * once every byte of this WRITE is visible in its region, as a {@link Notification} of kind
+     * {@link Notification.Kind#WRITE} carrying this transfer's id: exactly once if this transfer is
+     * reported done, never if it is refused here or reported failed by the backend. A transfer
+     * cancelled or failed by its deadline while its native operation runs on may still deliver it,
+     * at most once and after its bytes, as the bytes themselves may still land. The array is read
+     * during the call only.
+     *
+     * @return the transfer id, or {@link #NOT_SUBMITTED} when {@code peerId} is not registered
+     *     (nothing is sent then)
+     * @throws IllegalArgumentException as {@link #writeBlocks(String, int[], int[])} does, or if the
+     *     notification is longer than {@link Notification#MAX_PAYLOAD_BYTES}; nothing is submitted
+     * @throws UnsupportedOperationException if the backend lacks {@link Capability#NOTIFICATIONS}
+     */
+    long writeBlocks(String peerId, int[] localBlocks, int[] remoteBlocks, byte[] notification);
+
+    /**
+     * As {@link #readBlocks(String, int[], int[])}, and the peer whose blocks are read receives
+     * {@code notification} once this READ ended, as a {@link Notification} of kind
+     * {@link Notification.Kind#READ}, with the guarantees of
+     * {@link #writeBlocks(String, int[], int[], byte[])}.
+     *
+     * @throws UnsupportedOperationException if the backend lacks {@link Capability#READ} or
+     *     {@link Capability#NOTIFICATIONS}
+     */
+    long readBlocks(String peerId, int[] localBlocks, int[] remoteBlocks, byte[] notification);
+
+    /**
+     * As {@link #writeBlocksAsync(String, int[], int[])}, carrying a notification as
+     * {@link #writeBlocks(String, int[], int[], byte[])} does.
+     */
+    TransferFuture writeBlocksAsync(String peerId, int[] localBlocks, int[] remoteBlocks, byte[] notification);
+
+    /**
+     * As {@link #readBlocksAsync(String, int[], int[])}, carrying a notification as
+     * {@link #readBlocks(String, int[], int[], byte[])} does.
+     */
+    TransferFuture readBlocksAsync(String peerId, int[] localBlocks, int[] remoteBlocks, byte[] notification);
+
+    /**
+     * Sends a message without a transfer ("done reading", "cancelled", "failed") to a registered
+     * peer, which receives it once as a {@link Notification} of kind
+     * {@link Notification.Kind#MESSAGE}. Never blocks on the network; nothing orders it against
+     * transfers in flight. Delivery is not confirmed: the peer may be dead or drop it (its queue
+     * full, where it counts it).
+     *
+     * @return true when it was handed to the backend; false when {@code peerId} is not registered or
+     *     its connection refused it (logged once per change of the peer's state)
+     * @throws IllegalArgumentException if the payload is longer than {@link Notification#MAX_PAYLOAD_BYTES}
+     * @throws UnsupportedOperationException if the backend lacks {@link Capability#NOTIFICATIONS}
+     * @throws IllegalStateException if the transport is closed
+     */
+    boolean sendNotification(String peerId, byte[] payload);
+
+    /**
+     * Calls {@code handler} once for each notification received and not yet delivered, in the order
+     * they arrived, on the calling thread, after the transport's locks are released. Never blocks.
+     * Lets the calling thread drive the backend first where the backend allows, as a poll does.
+     *
+     * @return how many notifications were delivered
+     * @throws IllegalStateException if the transport is closed
+     */
+    int pollNotifications(NotificationHandler handler);
+
+    /**
+     * As {@link #pollNotifications(NotificationHandler)}, but waits, without spinning a core, until
+     * at least one notification arrived, the limit passed, the thread was interrupted or the
+     * transport closed, with the rules of {@link #poll(String, long, TimeUnit)}: a limit of 0 is a
+     * plain poll, an interrupt throws {@link InterruptedException} and consumes nothing, a close
+     * throws {@link IllegalStateException}; a virtual thread unmounts while it waits.
+     *
+     * @return how many notifications were delivered; 0 when the limit passed
+     * @throws IllegalArgumentException if {@code timeout} is negative or longer than {@link #MAX_WAIT}
+     */
+    int pollNotifications(NotificationHandler handler, long timeout, TimeUnit unit) throws InterruptedException;
+
+    /**
+     * The received notifications as a {@link Flow.Publisher}, for one subscriber at a time: a
+     * second concurrent subscriber is refused with {@link IllegalStateException} through its
+     * {@code onError}. Notifications go to the subscriber as it requests them, in the order they
+     * arrived, on a thread of the transport (never inside a native callback); those not requested
+     * wait in the transport's bounded queue, where polls may take them too. Cancelling the
+     * subscription leaves what is queued to later polls or subscribers. {@link #close()} completes
+     * the subscriber ({@code onComplete}); notifications still queued then are discarded and
+     * counted ({@link NotificationStats#discarded()}).
+     *
+     * @throws IllegalStateException if the transport is closed
+     */
+    Flow.Publisher<Notification> notifications();
+
+    /**
+     * The transport's notification counts so far. Cheap; answers after {@link #close()} too.
+     */
+    NotificationStats notificationStats();
 
     /**
      * Cancels transfers by id. Unknown and already reported ids are ignored.

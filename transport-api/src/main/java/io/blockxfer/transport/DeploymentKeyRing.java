@@ -8,7 +8,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import javax.crypto.Mac;
+import javax.crypto.ShortBufferException;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
@@ -51,6 +54,8 @@ public final class DeploymentKeyRing {
 
     private final String signingKeyId;
     private final Map<String, byte[]> keys;
+    /** Initialised MACs per key id, reused by the slice forms of sign and verify (a cache, not state). */
+    private final Map<String, ConcurrentLinkedQueue<Mac>> macs = new ConcurrentHashMap<>();
 
     private DeploymentKeyRing(String signingKeyId, Map<String, byte[]> keys) {
         this.signingKeyId = signingKeyId;
@@ -215,6 +220,68 @@ public final class DeploymentKeyRing {
             throw new UnauthenticatedPeerException(UnauthenticatedPeerException.Reason.CHANGED_AFTER_SIGNING,
                     "'" + domain + "' message signed with key '" + keyId + "' does not match its MAC: it was changed"
                     + " after signing (or signed in another domain, or with another key under the same id)");
+        }
+    }
+
+    /**
+     * As {@link #sign(String, byte[])} over {@code message[offset..offset+length)}, writing the
+     * {@value #MAC_LENGTH}-byte MAC into {@code mac} at {@code macOffset}: the form for messages
+     * signed at a high rate (a transport's notifications), which reuses initialised MACs instead of
+     * building one per call.
+     *
+     * @throws IllegalArgumentException if the domain is malformed
+     * @throws IndexOutOfBoundsException if a range lies outside its array
+     */
+    public void sign(String domain, byte[] message, int offset, int length, byte[] mac, int macOffset) {
+        byte[] prefix = domainPrefix(domain);
+        Objects.checkFromIndexSize(offset, length, message.length);
+        Objects.checkFromIndexSize(macOffset, MAC_LENGTH, mac.length);
+        macInto(signingKeyId, prefix, message, offset, length, mac, macOffset);
+    }
+
+    /**
+     * Whether {@code mac[macOffset..+}{@value #MAC_LENGTH}{@code )} is the MAC of
+     * {@code message[offset..offset+length)} in {@code domain} under the key {@code keyId} of this
+     * ring, as {@link #sign(String, byte[], int, int, byte[], int)} makes it; compared in constant
+     * time. False for a key id not in the ring. The form of {@link #verify(String, String, byte[],
+     * byte[])} for messages checked at a high rate: it throws only for malformed arguments.
+     *
+     * @throws IllegalArgumentException if the domain is malformed
+     * @throws IndexOutOfBoundsException if a range lies outside its array
+     */
+    public boolean matches(String domain, String keyId, byte[] message, int offset, int length, byte[] mac,
+            int macOffset) {
+        byte[] prefix = domainPrefix(domain);
+        Objects.requireNonNull(keyId, "keyId");
+        Objects.checkFromIndexSize(offset, length, message.length);
+        Objects.checkFromIndexSize(macOffset, MAC_LENGTH, mac.length);
+        if (!keys.containsKey(keyId)) {
+            return false;
+        }
+        byte[] expected = new byte[MAC_LENGTH];
+        macInto(keyId, prefix, message, offset, length, expected, 0);
+        return MessageDigest.isEqual(expected, Arrays.copyOfRange(mac, macOffset, macOffset + MAC_LENGTH));
+    }
+
+    private void macInto(String keyId, byte[] prefix, byte[] message, int offset, int length, byte[] out,
+            int outOffset) {
+        ConcurrentLinkedQueue<Mac> pool = macs.computeIfAbsent(keyId, k -> new ConcurrentLinkedQueue<>());
+        Mac mac = pool.poll();
+        try {
+            if (mac == null) {
+                mac = Mac.getInstance(ALGORITHM);
+                mac.init(new SecretKeySpec(Objects.requireNonNull(keys.get(keyId), "key"), ALGORITHM));
+            }
+            mac.update(prefix);
+            mac.update(message, offset, length);
+            mac.doFinal(out, outOffset);
+        } catch (ShortBufferException e) {
+            throw new IndexOutOfBoundsException("no room for a MAC at " + outOffset + ": " + e.getMessage());
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(ALGORITHM + " is not available in this JVM", e);
+        }
+        if (pool.size() < 64) {
+            pool.offer(mac);
         }
     }
 

@@ -23,6 +23,10 @@ public final class TransportConfig {
     public static final Duration DEFAULT_TRANSFER_TIMEOUT = Duration.ofSeconds(10);
     /** Default for {@link #closeTimeout()}. */
     public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(5);
+    /** Default for {@link #notificationQueueCapacity()}. */
+    public static final int DEFAULT_NOTIFICATION_QUEUE_CAPACITY = 65_536;
+    /** The largest {@link #notificationQueueCapacity()} accepted. */
+    public static final int MAX_NOTIFICATION_QUEUE_CAPACITY = 1 << 24;
 
     private final RegionSpec region;
     private final String agentName;
@@ -36,6 +40,7 @@ public final class TransportConfig {
     private final ProgressMode progressMode;
     private final @Nullable DeploymentKeyRing keyRing;
     private final boolean acceptUnsignedPeers;
+    private final int notificationQueueCapacity;
 
     private TransportConfig(Builder b) {
         this.region = b.region;
@@ -50,6 +55,7 @@ public final class TransportConfig {
         this.progressMode = b.progressMode;
         this.keyRing = b.keyRing;
         this.acceptUnsignedPeers = b.acceptUnsignedPeers;
+        this.notificationQueueCapacity = b.notificationQueueCapacity;
     }
 
     /** A builder for a transport over {@code region}. */
@@ -129,6 +135,19 @@ public final class TransportConfig {
         return acceptUnsignedPeers;
     }
 
+    /**
+     * How many received notifications the transport keeps for its polls, waits and subscriber
+     * before it drops new ones ({@value #DEFAULT_NOTIFICATION_QUEUE_CAPACITY} unless set). A full
+     * queue never blocks the backend (which would stall every transfer behind it): a notification
+     * that finds it full is dropped and counted ({@link NotificationStats#dropped()}), and the
+     * sender's next delivered notification says how many of its own were dropped
+     * ({@link Notification#droppedBefore()}). The queue holds at most this many notifications of
+     * at most {@link Notification#MAX_PAYLOAD_BYTES} each.
+     */
+    public int notificationQueueCapacity() {
+        return notificationQueueCapacity;
+    }
+
     /** The option {@code key}, or {@code defaultValue}. */
     public String option(String key, String defaultValue) {
         return options.getOrDefault(key, defaultValue);
@@ -138,7 +157,8 @@ public final class TransportConfig {
     public Builder toBuilder() {
         Builder b = new Builder(region).agentName(agentName).configFields(configFields)
                 .transferTimeout(transferTimeout).closeTimeout(closeTimeout).options(options).observer(observer)
-                .progressMode(progressMode).keyRing(keyRing).acceptUnsignedPeers(acceptUnsignedPeers);
+                .progressMode(progressMode).keyRing(keyRing).acceptUnsignedPeers(acceptUnsignedPeers)
+                .notificationQueueCapacity(notificationQueueCapacity);
         b.transport = transport;
         return b;
     }
@@ -169,6 +189,7 @@ public final class TransportConfig {
         private ProgressMode progressMode = ProgressMode.AUTO;
         private @Nullable DeploymentKeyRing keyRing;
         private boolean acceptUnsignedPeers;
+        private int notificationQueueCapacity = DEFAULT_NOTIFICATION_QUEUE_CAPACITY;
 
         private Builder(RegionSpec region) {
             this.region = Objects.requireNonNull(region, "region");
@@ -255,6 +276,21 @@ public final class TransportConfig {
          */
         public Builder acceptUnsignedPeers(boolean accept) {
             this.acceptUnsignedPeers = accept;
+            return this;
+        }
+
+        /**
+         * Sets how many received notifications wait for a poll before new ones are dropped (see
+         * {@link TransportConfig#notificationQueueCapacity()}).
+         *
+         * @throws IllegalArgumentException if {@code capacity} is not in [1, {@value TransportConfig#MAX_NOTIFICATION_QUEUE_CAPACITY}]
+         */
+        public Builder notificationQueueCapacity(int capacity) {
+            if (capacity < 1 || capacity > MAX_NOTIFICATION_QUEUE_CAPACITY) {
+                throw new IllegalArgumentException("notification queue capacity must be in [1, "
+                        + MAX_NOTIFICATION_QUEUE_CAPACITY + "]: " + capacity);
+            }
+            this.notificationQueueCapacity = capacity;
             return this;
         }
 

@@ -74,4 +74,28 @@ public interface TransportObserver {
     /** A failing peer completed a transfer again. */
     default void peerRecovered(String peerId) {
     }
+
+    /**
+     * A notification was handed to the backend for {@code peerId}: with a transfer
+     * ({@code transferId} its id) or on its own ({@link Notification.Kind#MESSAGE}, id -1).
+     */
+    default void notificationSent(String peerId, Notification.Kind kind, long transferId, int bytes) {
+    }
+
+    /** A notification from {@code sender} passed its checks and was queued. */
+    default void notificationReceived(String sender, Notification.Kind kind, long transferId, int bytes) {
+    }
+
+    /**
+     * A received notification failed a check and was not delivered.
+     *
+     * @param sender the name it claimed, or the backend's name for its sender, or "?"
+     * @param reason one of MALFORMED, MISDIRECTED, UNSIGNED, FORGED, REPLAYED, STALE, TOO_MANY_STREAMS
+     */
+    default void notificationRefused(String sender, String reason) {
+    }
+
+    /** A notification from {@code sender} passed its checks but found the queue full, and was dropped. */
+    default void notificationDropped(String sender) {
+    }
 }

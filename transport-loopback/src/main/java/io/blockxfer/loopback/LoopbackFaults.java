@@ -41,4 +41,19 @@ public interface LoopbackFaults {
      * (the bytes move at once); {@link Duration#ZERO} turns the delay off.
      */
     void delayCompletions(Duration delay);
+
+    /**
+     * Delivers the notifications of this transport's transfers to their targets no earlier than
+     * {@code delay} after the transfer's bytes landed (the transfer is reported done after that);
+     * {@link Duration#ZERO} turns the delay off. Legal behaviour of a slow network.
+     */
+    void delayNotifications(Duration delay);
+
+    /**
+     * Breaks the notification contract on purpose: each notification of this transport's
+     * transfers reaches its target {@code lead} before the transfer's bytes are copied, as a
+     * backend that sent the message before the data was visible would. For testing that a
+     * receiver, or a conformance rule, catches such a backend; {@link Duration#ZERO} turns it off.
+     */
+    void notifyBeforeData(Duration lead);
 }

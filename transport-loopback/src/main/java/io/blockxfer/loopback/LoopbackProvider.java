@@ -34,7 +34,7 @@ public final class LoopbackProvider implements TransportProvider {
     public static final String NAME = "loopback";
 
     private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(Capability.READ,
-            Capability.CALLER_REGION, Capability.BACKEND_REGION, Capability.FAULT_INJECTION));
+            Capability.CALLER_REGION, Capability.BACKEND_REGION, Capability.FAULT_INJECTION, Capability.NOTIFICATIONS));
 
     private final UnaryOperator<TransferEngine> engineDecorator;
     private final Set<Capability> capabilities;

@@ -1,5 +1,6 @@
 package io.blockxfer.micrometer;
 
+import io.blockxfer.transport.Notification;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.TransportObserver;
 import io.micrometer.core.instrument.Counter;
@@ -25,7 +26,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *       {@code blockxfer.peer.registration} (timer; outcome = published|failed);</li>
  *   <li>from a backend's own telemetry (NIXL): {@code blockxfer.native.post} and
  *       {@code blockxfer.native.transfer} (timers), {@code blockxfer.native.descriptors}
- *       (distribution summary).</li>
+ *       (distribution summary);</li>
+ *   <li>notifications: {@code blockxfer.notifications.sent} (counter; peer, kind =
+ *       write|read|message), and, tagged by the transport alone because a sender's name is what the
+ *       sender claims, {@code blockxfer.notifications.received} (counter; kind),
+ *       {@code blockxfer.notifications.refused} (counter; reason = malformed|misdirected|unsigned|
+ *       forged|replayed|stale|too_many_streams) and {@code blockxfer.notifications.dropped}
+ *       (counter: the receiving queue was full).</li>
  * </ul>
  * Use one instance per transport: {@code TransportConfig.builder(...).observer(new
  * MicrometerTransportObserver(registry))}. Meters of a peer are created on its first observation
@@ -39,6 +46,9 @@ public final class MicrometerTransportObserver implements TransportObserver {
     private final boolean nativeTelemetry;
     private final ConcurrentHashMap<String, PeerMeters> peers = new ConcurrentHashMap<>();
     private volatile Tags transportTags = Tags.of("backend", "unknown", "agent", "unknown");
+    private final ConcurrentHashMap<Notification.Kind, Counter> received = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> refused = new ConcurrentHashMap<>();
+    private volatile @org.jspecify.annotations.Nullable Counter dropped;
 
     /** Meters in {@code registry}, including a backend's native telemetry. */
     public MicrometerTransportObserver(MeterRegistry registry) {
@@ -89,9 +99,12 @@ public final class MicrometerTransportObserver implements TransportObserver {
         final Timer nativePost;
         final Timer nativeTransfer;
         final DistributionSummary nativeDescriptors;
+        final ConcurrentHashMap<Notification.Kind, Counter> notificationsSent = new ConcurrentHashMap<>();
+        final Tags tags;
 
         PeerMeters(String peer) {
             Tags tags = transportTags.and("peer", peer);
+            this.tags = tags;
             write = new OpMeters(tags, TransferOp.WRITE);
             read = new OpMeters(tags, TransferOp.READ);
             Gauge.builder("blockxfer.inflight", inflight, AtomicLong::get).tags(tags).register(registry);
@@ -173,6 +186,47 @@ public final class MicrometerTransportObserver implements TransportObserver {
     @Override
     public void peerFailing(String peerId, String reason) {
         meters(peerId).failures.increment();
+    }
+
+    @Override
+    public void notificationSent(String peerId, Notification.Kind kind, long transferId, int bytes) {
+        PeerMeters m = meters(peerId);
+        Counter c = m.notificationsSent.get(kind);
+        if (c == null) {
+            c = m.notificationsSent.computeIfAbsent(kind, k -> registry.counter("blockxfer.notifications.sent",
+                    m.tags.and("kind", lower(k.name()))));
+        }
+        c.increment();
+    }
+
+    @Override
+    public void notificationReceived(String sender, Notification.Kind kind, long transferId, int bytes) {
+        Counter c = received.get(kind);
+        if (c == null) {
+            c = received.computeIfAbsent(kind, k -> registry.counter("blockxfer.notifications.received",
+                    transportTags.and("kind", lower(k.name()))));
+        }
+        c.increment();
+    }
+
+    @Override
+    public void notificationRefused(String sender, String reason) {
+        refused.computeIfAbsent(reason, r -> registry.counter("blockxfer.notifications.refused",
+                transportTags.and("reason", lower(r)))).increment();
+    }
+
+    @Override
+    public void notificationDropped(String sender) {
+        Counter c = dropped;
+        if (c == null) {
+            c = registry.counter("blockxfer.notifications.dropped", transportTags);
+            dropped = c;
+        }
+        c.increment();
+    }
+
+    private static String lower(String s) {
+        return s.toLowerCase(java.util.Locale.ROOT);
     }
 
     @Override

@@ -66,4 +66,44 @@ class MicrometerTransportObserverTest {
                 .timer().count());
         assertEquals(1, registry.get("blockxfer.peer.failures").tags(tags).counter().count());
     }
+
+    @Test
+    void notificationsSentReceivedRefusedAndDroppedShowUpAsMeters() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        TransportConfig base = TransportConfig.builder(RegionSpec.allocate(8, 1024)).transport("loopback").build();
+        byte[] key = new byte[32];
+        key[3] = 9;
+        io.blockxfer.transport.DeploymentKeyRing ring = io.blockxfer.transport.DeploymentKeyRing.of("k", key);
+        try (DataTransport sender = Transports.open(base.toBuilder().agentName("sender").keyRing(ring)
+                .observer(new MicrometerTransportObserver(registry)).build());
+                DataTransport receiver = Transports.open(base.toBuilder().agentName("receiver").keyRing(ring)
+                        .notificationQueueCapacity(2).observer(new MicrometerTransportObserver(registry)).build());
+                DataTransport stranger = Transports.open(base.toBuilder().agentName("stranger").build())) {
+            sender.addPeer("r", receiver.localDescriptor());
+            stranger.addPeer("r", receiver.localDescriptor());
+            long id = sender.writeBlocks("r", new int[] {0}, new int[] {0}, new byte[] {1});
+            sender.sendNotification("r", new byte[] {2});
+            sender.sendNotification("r", new byte[] {3});
+            stranger.sendNotification("r", new byte[] {4});
+            long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (receiver.notificationStats().received() + receiver.notificationStats().dropped() < 3
+                    && System.nanoTime() < end) {
+                sender.poll("r");
+                Thread.sleep(5);
+            }
+            assertTrue(id >= 0);
+        }
+        assertEquals(1, registry.get("blockxfer.notifications.sent").tags("agent", "sender", "peer", "r", "kind",
+                "write").counter().count());
+        assertEquals(2, registry.get("blockxfer.notifications.sent").tags("agent", "sender", "peer", "r", "kind",
+                "message").counter().count());
+        assertEquals(1, registry.get("blockxfer.notifications.received").tags("agent", "receiver", "kind", "write")
+                .counter().count());
+        assertEquals(1, registry.get("blockxfer.notifications.received").tags("agent", "receiver", "kind", "message")
+                .counter().count());
+        assertEquals(1, registry.get("blockxfer.notifications.dropped").tags("agent", "receiver").counter().count(),
+                "the third message found a queue of two full");
+        assertEquals(1, registry.get("blockxfer.notifications.refused").tags("agent", "receiver", "reason",
+                "unsigned").counter().count(), "the stranger's unsigned message");
+    }
 }

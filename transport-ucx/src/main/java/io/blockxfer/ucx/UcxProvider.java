@@ -40,7 +40,7 @@ public final class UcxProvider implements TransportProvider {
     public static final String NAME = "ucx";
 
     private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(Capability.READ,
-            Capability.CALLER_REGION, Capability.BACKEND_REGION, Capability.CROSS_PROCESS));
+            Capability.CALLER_REGION, Capability.BACKEND_REGION, Capability.CROSS_PROCESS, Capability.NOTIFICATIONS));
 
     /** For {@link java.util.ServiceLoader}. */
     public UcxProvider() {

@@ -5,6 +5,7 @@ import static io.blockxfer.transport.internal.TransportLog.LOG;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.RegistrationSupersededException;
 import io.blockxfer.transport.internal.jfr.PeerRegistrationEvent;
+import io.blockxfer.transport.internal.notify.SenderIndex;
 import java.lang.System.Logger.Level;
 import java.util.Objects;
 import java.util.Optional;
@@ -33,13 +34,14 @@ public final class PeerRegistrar {
     private final PeerHealth health;
     private final Telemetry telemetry;
     private final PeerAdmission admission;
+    private final SenderIndex senders;
     private final String label;
     private final ExecutorService thread;
 
     /** @param label how the transport names itself in messages */
     public PeerRegistrar(PeerTable peers, TransportState state, GuardedEngine engine, CompletionTracker completions,
-            OrphanKeeper orphans, PeerHealth health, Telemetry telemetry, PeerAdmission admission, String backend,
-            String agentName, String label) {
+            OrphanKeeper orphans, PeerHealth health, Telemetry telemetry, PeerAdmission admission, SenderIndex senders,
+            String backend, String agentName, String label) {
         this.peers = peers;
         this.state = state;
         this.engine = engine;
@@ -48,6 +50,7 @@ public final class PeerRegistrar {
         this.health = health;
         this.telemetry = telemetry;
         this.admission = admission;
+        this.senders = senders;
         this.label = label;
         this.thread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "blockxfer-" + backend + "-registration-" + agentName);
@@ -106,6 +109,7 @@ public final class PeerRegistrar {
             Registration reg = slot.registration;
             if (reg != null) {
                 slot.registration = null;
+                senders.retired(reg.identity(), peerId);
                 toDisconnect = completions.retireLocked(slot, reg, "removed");
             }
             peers.buryIfIdle(slot);
@@ -164,6 +168,7 @@ public final class PeerRegistrar {
                 Registration old = slot.registration;
                 if (old != null) {
                     slot.registration = null;
+                    senders.retired(old.identity(), peerId);
                     toDisconnect = completions.retireLocked(slot, old, "replaced");
                 }
             }
@@ -207,7 +212,9 @@ public final class PeerRegistrar {
             slot.pendingRegistrations--;
             fresh = state.isOpen() && slot.generation == pending.generation;
             if (fresh) {
-                slot.registration = new Registration(handle, peer);
+                Registration reg = new Registration(handle, peer);
+                slot.registration = reg;
+                senders.published(reg.identity(), slot.peerId);
                 slot.submitted = 0;
                 health.recovered(slot);
             } else {

@@ -1,8 +1,14 @@
 package io.blockxfer.transport.internal;
 
 import io.blockxfer.transport.CancelMode;
+import io.blockxfer.transport.Notification;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.TransportObserver;
+import io.blockxfer.transport.internal.jfr.NotificationEvent;
+import io.blockxfer.transport.internal.jfr.NotificationReceivedEvent;
+import io.blockxfer.transport.internal.jfr.NotificationRefusedEvent;
+import io.blockxfer.transport.internal.jfr.NotificationSentEvent;
+import io.blockxfer.transport.internal.jfr.NotificationsDroppedEvent;
 import io.blockxfer.transport.internal.jfr.PeerFailureEvent;
 import io.blockxfer.transport.internal.jfr.PeerRegistrationEvent;
 import io.blockxfer.transport.internal.jfr.PeerRemovedEvent;
@@ -13,6 +19,7 @@ import io.blockxfer.transport.internal.jfr.TransferEvent;
 import io.blockxfer.transport.internal.jfr.TransferSubmittedEvent;
 import java.lang.System.Logger.Level;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import jdk.jfr.FlightRecorder;
 
 /**
@@ -48,6 +55,9 @@ public final class Telemetry {
     private final boolean observing;
     private final boolean wantsNative;
     private volatile boolean observerFailed;
+    /** Drops not yet in a {@link NotificationsDroppedEvent}, and when the last one was committed. */
+    private final AtomicLong dropsUnreported = new AtomicLong();
+    private volatile long lastDropEventNanos;
 
     public Telemetry(String backend, String agent, TransportObserver observer) {
         this.backend = backend;
@@ -212,6 +222,97 @@ public final class Telemetry {
                 e.commit();
             }
         }
+    }
+
+    public void notificationSent(String peer, Notification.Kind kind, long transferId, int bytes) {
+        if (recorder()) {
+            NotificationSentEvent e = new NotificationSentEvent();
+            if (e.shouldCommit()) {
+                fill(e, peer, kind, transferId, bytes);
+                e.commit();
+            }
+        }
+        if (observing) {
+            observe(o -> o.notificationSent(peer, kind, transferId, bytes));
+        }
+    }
+
+    public void notificationReceived(String sender, Notification.Kind kind, long transferId, int bytes) {
+        if (recorder()) {
+            NotificationReceivedEvent e = new NotificationReceivedEvent();
+            if (e.shouldCommit()) {
+                fill(e, sender, kind, transferId, bytes);
+                e.commit();
+            }
+        }
+        if (observing) {
+            observe(o -> o.notificationReceived(sender, kind, transferId, bytes));
+        }
+    }
+
+    public void notificationRefused(String sender, String reason) {
+        if (recorder()) {
+            NotificationRefusedEvent e = new NotificationRefusedEvent();
+            if (e.isEnabled()) {
+                e.backend = backend;
+                e.agent = agent;
+                e.sender = sender;
+                e.reason = reason;
+                e.commit();
+            }
+        }
+        if (observing) {
+            observe(o -> o.notificationRefused(sender, reason));
+        }
+    }
+
+    /** One notification dropped on a full queue; JFR hears of drops at most every 100 ms. */
+    public void notificationDropped(String sender) {
+        dropsUnreported.incrementAndGet();
+        long now = System.nanoTime();
+        if (recorder() && now - lastDropEventNanos > 100_000_000L) {
+            lastDropEventNanos = now;
+            commitDrops(dropsUnreported.getAndSet(0), false);
+        }
+        if (observing) {
+            observe(o -> o.notificationDropped(sender));
+        }
+    }
+
+    /**
+     * The transport closed with {@code count} notifications still queued (discarded); JFR hears of
+     * them and of the drops not reported yet.
+     */
+    public void notificationsDiscarded(int count) {
+        if (recorder()) {
+            long pending = dropsUnreported.getAndSet(0);
+            if (pending > 0) {
+                commitDrops(pending, false);
+            }
+            if (count > 0) {
+                commitDrops(count, true);
+            }
+        }
+    }
+
+    private void commitDrops(long count, boolean atClose) {
+        NotificationsDroppedEvent e = new NotificationsDroppedEvent();
+        if (e.isEnabled()) {
+            e.backend = backend;
+            e.agent = agent;
+            e.count = count;
+            e.atClose = atClose;
+            e.commit();
+        }
+    }
+
+    private void fill(NotificationEvent e, String peer, Notification.Kind kind, long transferId, int bytes) {
+        e.backend = backend;
+        e.agent = agent;
+        e.peer = peer;
+        e.kind = kind.name();
+        e.transferId = transferId;
+        e.bytes = bytes;
     }
 
     private void fill(TransferEvent e, String peer, long id, TransferOp op, int blocks, long bytes) {

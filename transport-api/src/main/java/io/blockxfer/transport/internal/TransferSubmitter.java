@@ -3,6 +3,7 @@ package io.blockxfer.transport.internal;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.TransferFuture;
 import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.internal.notify.TransportNotifications;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
@@ -27,6 +28,7 @@ public final class TransferSubmitter {
     private final AsyncCompletions async;
     private final LongConsumer cancelHook;
     private final Runnable completionThread;
+    private final TransportNotifications notifications;
     private final TransferFuture.Driver futureDriver;
     private final int localBlocks;
     private final long blockLength;
@@ -40,7 +42,8 @@ public final class TransferSubmitter {
      */
     public TransferSubmitter(PeerTable peers, TransportState state, TransferEngine engine, PeerHealth health,
             Telemetry telemetry, AsyncCompletions async, LongConsumer cancelHook, Runnable completionThread,
-            int localBlocks, long blockLength, TransferFuture.Driver futureDriver) {
+            TransportNotifications notifications, int localBlocks, long blockLength,
+            TransferFuture.Driver futureDriver) {
         this.peers = peers;
         this.state = state;
         this.engine = engine;
@@ -49,6 +52,7 @@ public final class TransferSubmitter {
         this.async = async;
         this.cancelHook = cancelHook;
         this.completionThread = completionThread;
+        this.notifications = notifications;
         this.futureDriver = futureDriver;
         this.localBlocks = localBlocks;
         this.blockLength = blockLength;
@@ -62,7 +66,20 @@ public final class TransferSubmitter {
      * @throws IllegalStateException if the transport is closed
      */
     public long submit(TransferOp op, String peerId, int[] localBlocks, int[] remoteBlocks) {
-        return submit(op, peerId, localBlocks, remoteBlocks, null);
+        return submit(op, peerId, localBlocks, remoteBlocks, null, null);
+    }
+
+    /**
+     * Submits one transfer that carries a notification to its peer.
+     *
+     * @return its id, or {@link DataTransport#NOT_SUBMITTED} if the peer is not registered
+     * @throws IllegalArgumentException for bad indices or a notification too long (no id is consumed)
+     * @throws UnsupportedOperationException if the backend does not carry notifications
+     * @throws IllegalStateException if the transport is closed
+     */
+    public long submit(TransferOp op, String peerId, int[] localBlocks, int[] remoteBlocks, byte[] notification) {
+        notifications.checkOutgoing(notification);
+        return submit(op, peerId, localBlocks, remoteBlocks, null, notification.clone());
     }
 
     /**
@@ -74,8 +91,22 @@ public final class TransferSubmitter {
      * @throws IllegalStateException if the transport is closed
      */
     public TransferFuture submitAsync(TransferOp op, String peerId, int[] localBlocks, int[] remoteBlocks) {
+        return submitAsync(op, peerId, localBlocks, remoteBlocks, null);
+    }
+
+    /**
+     * Submits one asynchronous transfer, carrying {@code notification} to its peer unless it is null.
+     *
+     * @throws UnsupportedOperationException if a notification is given and the backend does not carry them
+     */
+    public TransferFuture submitAsync(TransferOp op, String peerId, int[] localBlocks, int[] remoteBlocks,
+            byte @Nullable [] notification) {
+        if (notification != null) {
+            notifications.checkOutgoing(notification);
+            notification = notification.clone();
+        }
         TransferFuture[] future = new TransferFuture[1];
-        long id = submit(op, peerId, localBlocks, remoteBlocks, future);
+        long id = submit(op, peerId, localBlocks, remoteBlocks, future, notification);
         TransferFuture f = future[0];
         if (id == DataTransport.NOT_SUBMITTED || f == null) {
             return TransferFuture.notSubmitted(peerId);
@@ -85,9 +116,12 @@ public final class TransferSubmitter {
         return f;
     }
 
-    /** @param future null for a polled transfer; else receives the asynchronous transfer's future */
+    /**
+     * @param future null for a polled transfer; else receives the asynchronous transfer's future
+     * @param notification null for a transfer without one; else checked, and the transport's own copy
+     */
     private long submit(TransferOp op, String peerId, int[] localBlocks, int[] remoteBlocks,
-            @Nullable TransferFuture @Nullable [] future) {
+            @Nullable TransferFuture @Nullable [] future, byte @Nullable [] notification) {
         Objects.requireNonNull(peerId, "peerId");
         Objects.requireNonNull(localBlocks, "localBlocks");
         Objects.requireNonNull(remoteBlocks, "remoteBlocks");
@@ -122,7 +156,9 @@ public final class TransferSubmitter {
             }
             Object handle;
             try {
-                handle = engine.submit(id, reg.peer(), op, localBlocks, remoteBlocks);
+                handle = notification == null ? engine.submit(id, reg.peer(), op, localBlocks, remoteBlocks)
+                        : engine.submit(id, reg.peer(), op, localBlocks, remoteBlocks,
+                                notifications.forTransfer(reg, op, id, notification));
                 if (handle == null) {
                     throw new IllegalStateException("engine returned no transfer handle");
                 }
@@ -140,6 +176,9 @@ public final class TransferSubmitter {
             reg.transferStarted();
             slot.inflight.add(id, handle, reg, System.nanoTime(), op, localBlocks.length, f);
             telemetry.submitted(peerId, id, op, localBlocks.length, bytes);
+            if (notification != null) {
+                notifications.sentWithTransfer(peerId, op, id, notification.length);
+            }
             return id;
         }
     }

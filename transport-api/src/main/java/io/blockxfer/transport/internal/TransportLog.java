@@ -7,9 +7,9 @@ package io.blockxfer.transport.internal;
  *
  * <p><b>Thread safety:</b> thread-safe (a constant).
  */
-final class TransportLog {
+public final class TransportLog {
 
-    static final System.Logger LOG = System.getLogger("io.blockxfer.transport.spi.ManagedTransport");
+    public static final System.Logger LOG = System.getLogger("io.blockxfer.transport.spi.ManagedTransport");
 
     private TransportLog() {
     }

@@ -5,6 +5,10 @@ import io.blockxfer.transport.CancelMode;
 import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.DeploymentKeyRing;
+import io.blockxfer.transport.Notification;
+import io.blockxfer.transport.NotificationHandler;
+import io.blockxfer.transport.NotificationStats;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PeerTraffic;
 import io.blockxfer.transport.PollResult;
@@ -28,12 +32,22 @@ import io.blockxfer.transport.internal.Telemetry;
 import io.blockxfer.transport.internal.Teardown;
 import io.blockxfer.transport.internal.TransferSubmitter;
 import io.blockxfer.transport.internal.TransportState;
+import io.blockxfer.transport.internal.notify.NotificationFrames;
+import io.blockxfer.transport.internal.notify.NotificationInbox;
+import io.blockxfer.transport.internal.notify.NotificationPublisher;
+import io.blockxfer.transport.internal.notify.NotificationReceiver;
+import io.blockxfer.transport.internal.notify.NotificationSender;
+import io.blockxfer.transport.internal.notify.NotificationWaits;
+import io.blockxfer.transport.internal.notify.ReplayGuard;
+import io.blockxfer.transport.internal.notify.SenderIndex;
+import io.blockxfer.transport.internal.notify.TransportNotifications;
 import java.lang.System.Logger.Level;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -68,6 +82,14 @@ import java.util.function.UnaryOperator;
  * blocked on a future ({@code get}, {@code join}) drives and waits as a wait does, and completes
  * its future itself.
  *
+ * <p>Notifications: the transport frames, signs (with a key ring) and counts what it sends, and
+ * the engine carries the frame with its transfer or on its own
+ * ({@link TransferEngine#submit(long, Object, TransferOp, int[], int[], OutboundNotification)},
+ * {@link TransferEngine#sendNotification}); what the engine receives goes to the transport's
+ * {@link NotificationSink}, which checks it (format, addressee, MAC, replay), names its sender by
+ * the peer id of its registration, and queues it, bounded, for polls, waits and the subscriber.
+ * Sending needs {@link Capability#NOTIFICATIONS} and an engine that binds the sink.
+ *
  * <p>This class is the entry point; the jobs live in parts of their own (registration,
  * submission, completion tracking with deadlines, waits, futures, the completion thread,
  * cancellation, orphans, teardown) in a package that is not exported.
@@ -98,6 +120,7 @@ public final class ManagedTransport implements DataTransport {
     private final CompletionTracker completions;
     private final Canceller canceller;
     private final BlockingPolls waits;
+    private final TransportNotifications notifications;
     private final Teardown teardown;
 
     /**
@@ -140,15 +163,49 @@ public final class ManagedTransport implements DataTransport {
         this.waits = new BlockingPolls(completions, waiters, state, recheck, label);
         FutureJoins joins = new FutureJoins(completions, waiters, async, completionThread, recheck, label);
         this.canceller = new Canceller(peers, state, guarded, orphans, async, telemetry);
+        this.notifications = notifications(config, guarded, peers, health, telemetry, waiters, label);
         this.submitter = new TransferSubmitter(peers, state, this.engine, health, telemetry, async,
-                id -> cancel(new long[] {id}, CancelMode.IMMEDIATE), joins::submitted, region.numBlocks(),
-                region.blockLength(), joins);
+                id -> cancel(new long[] {id}, CancelMode.IMMEDIATE), joins::submitted, notifications,
+                region.numBlocks(), region.blockLength(), joins);
         this.registrar = new PeerRegistrar(peers, state, guarded, completions, orphans, health, telemetry,
                 new PeerAdmission(backend, region.blockLength(), fingerprint, config.keyRing().orElse(null),
                         config.acceptUnsignedPeers()),
-                backend, agentName, label);
+                notifications.senders(), backend, agentName, label);
         this.teardown = new Teardown(peers, state, registrar, guarded, orphans, waiters, async, completionThread,
                 config.closeTimeout().toNanos(), label);
+    }
+
+    /**
+     * Builds the notifications of this transport and hands the engine its sink; sending is on when
+     * the provider declares {@link Capability#NOTIFICATIONS} and the engine binds the sink.
+     */
+    private TransportNotifications notifications(TransportConfig config, GuardedEngine guarded, PeerTable peers,
+            PeerHealth health, Telemetry telemetry, CompletionWaiters waiters, String label) {
+        long identity = NotificationFrames.identityOf(localDescriptor);
+        SenderIndex senders = new SenderIndex();
+        NotificationInbox inbox = new NotificationInbox(config.notificationQueueCapacity());
+        DeploymentKeyRing ring = config.keyRing().orElse(null);
+        NotificationReceiver receiver = new NotificationReceiver(identity, ring, config.acceptUnsignedPeers(),
+                senders, inbox, new ReplayGuard(System::currentTimeMillis), telemetry, waiters::signal, label);
+        boolean bound;
+        try {
+            bound = engine.bindNotificationSink(receiver);
+        } catch (RuntimeException | LinkageError e) {
+            System.getLogger(ManagedTransport.class.getName()).log(Level.WARNING, () -> label
+                    + ": the engine refused its notification sink; it cannot send notifications: " + e);
+            bound = false;
+        }
+        if (capabilities.contains(Capability.NOTIFICATIONS) && !bound) {
+            System.getLogger(ManagedTransport.class.getName()).log(Level.WARNING, () -> label
+                    + ": the provider declares NOTIFICATIONS but its engine does not bind a notification sink;"
+                    + " notifications are off");
+        }
+        NotificationWaits notificationWaits = new NotificationWaits(inbox, guarded, waiters, state,
+                TimeUnit.MILLISECONDS.toNanos(100), label);
+        return new TransportNotifications(bound && capabilities.contains(Capability.NOTIFICATIONS), backend, peers,
+                state, guarded, health, telemetry,
+                new NotificationSender(identity, agentName, ring, System::currentTimeMillis), senders, inbox,
+                notificationWaits, new NotificationPublisher(inbox, notificationWaits, label));
     }
 
     /** Hands the engine its completion signal; whether it fires it (an engine that throws does not). */
@@ -288,6 +345,64 @@ public final class ManagedTransport implements DataTransport {
         return submitter.submitAsync(TransferOp.READ, peerId, localBlocks, remoteBlocks);
     }
 
+    @Override
+    public long writeBlocks(String peerId, int[] localBlocks, int[] remoteBlocks, byte[] notification) {
+        return submitter.submit(TransferOp.WRITE, peerId, localBlocks, remoteBlocks, notification);
+    }
+
+    @Override
+    public long readBlocks(String peerId, int[] localBlocks, int[] remoteBlocks, byte[] notification) {
+        checkRead(peerId);
+        return submitter.submit(TransferOp.READ, peerId, localBlocks, remoteBlocks, notification);
+    }
+
+    @Override
+    public TransferFuture writeBlocksAsync(String peerId, int[] localBlocks, int[] remoteBlocks, byte[] notification) {
+        Objects.requireNonNull(notification, "notification");
+        return submitter.submitAsync(TransferOp.WRITE, peerId, localBlocks, remoteBlocks, notification);
+    }
+
+    @Override
+    public TransferFuture readBlocksAsync(String peerId, int[] localBlocks, int[] remoteBlocks, byte[] notification) {
+        checkRead(peerId);
+        Objects.requireNonNull(notification, "notification");
+        return submitter.submitAsync(TransferOp.READ, peerId, localBlocks, remoteBlocks, notification);
+    }
+
+    private void checkRead(String peerId) {
+        if (!capabilities.contains(Capability.READ)) {
+            Objects.requireNonNull(peerId, "peerId");
+            throw new UnsupportedOperationException("backend " + backend + " does not support READ");
+        }
+    }
+
+    // ------------------------------------------------------------------ notifications
+
+    @Override
+    public boolean sendNotification(String peerId, byte[] payload) {
+        return notifications.send(peerId, payload);
+    }
+
+    @Override
+    public int pollNotifications(NotificationHandler handler) {
+        return notifications.poll(handler);
+    }
+
+    @Override
+    public int pollNotifications(NotificationHandler handler, long timeout, TimeUnit unit) throws InterruptedException {
+        return notifications.poll(handler, timeout, unit);
+    }
+
+    @Override
+    public Flow.Publisher<Notification> notifications() {
+        return notifications.publisher();
+    }
+
+    @Override
+    public NotificationStats notificationStats() {
+        return notifications.stats();
+    }
+
     // ------------------------------------------------------------------ polls
 
     @Override
@@ -367,6 +482,7 @@ public final class ManagedTransport implements DataTransport {
     @Override
     public void close() {
         teardown.close();
+        notifications.close();
     }
 
     @Override

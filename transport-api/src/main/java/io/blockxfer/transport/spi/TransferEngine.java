@@ -148,6 +148,52 @@ public interface TransferEngine {
     default void callersWaiting(boolean waiting) {
     }
 
+    // ------------------------------------------------------------------ notifications
+
+    /**
+     * Receives the sink for notification messages that reach this engine; called once, before the
+     * first {@link #connect}. An engine that returns true delivers every message a peer sends it
+     * (a transfer's or a standalone one) to the sink exactly once, after the bytes of the transfer
+     * it follows are visible in the region, and keeps doing so while nobody polls (a backend that
+     * must be asked for messages asks on its own thread, at least every few milliseconds, so that
+     * its native queue stays bounded); while callers wait ({@link #callersWaiting}) it delivers as
+     * promptly as it signals completions, and it fires the completion signal after delivering, so
+     * that waiters wake.
+     *
+     * @return whether the engine delivers notifications; false (the default) for an engine that
+     *     cannot, which then declares no {@link io.blockxfer.transport.Capability#NOTIFICATIONS}
+     */
+    default boolean bindNotificationSink(NotificationSink sink) {
+        return false;
+    }
+
+    /**
+     * As {@link #submit(long, Object, TransferOp, int[], int[])}, and sends {@code notification} to
+     * the peer (on the same connection) once every byte of the transfer is visible there: for a
+     * WRITE, once the peer's region holds the bytes; for a READ, once the local copy is complete.
+     * It is sent only if the transfer ends {@link #DONE}, and at most once; {@link #status} may
+     * report {@link #DONE} before the message has arrived. Called only by a managed transport whose
+     * engine returned true from {@link #bindNotificationSink}.
+     *
+     * @throws RuntimeException if the transfer could not start; it is reported failed and nothing
+     *     is sent
+     */
+    default Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks,
+            OutboundNotification notification) {
+        throw new UnsupportedOperationException(backendName() + " engine does not carry notifications");
+    }
+
+    /**
+     * Sends a message without a transfer to the peer. Must not block on the network; delivery is
+     * not confirmed.
+     *
+     * @throws RuntimeException if the message could not be handed to the network (the connection
+     *     is down); the caller reports false
+     */
+    default void sendNotification(Object peer, OutboundNotification notification) {
+        throw new UnsupportedOperationException(backendName() + " engine does not send notifications");
+    }
+
     /** An optional feature of the backend (fault injection, telemetry). */
     default <T> Optional<T> feature(Class<T> type) {
         return Optional.empty();

@@ -1,6 +1,7 @@
 package io.blockxfer.loopback.internal;
 
 import io.blockxfer.transport.TransferOp;
+import io.blockxfer.transport.spi.OutboundNotification;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
@@ -22,9 +23,15 @@ final class CopyJob {
     int count;
     long notBeforeNanos;
     boolean copied;
+    /** The notification to deliver to the target after the bytes, or null. */
+    @Nullable OutboundNotification notification;
+    /** When the bytes were copied (for a notification delay), and whether it was delivered. */
+    long copiedAtNanos;
+    boolean notified;
     volatile int status = TransferEngine.PENDING;
 
-    void fill(LoopbackPeer peer, TransferOp op, int[] local, int[] remote, long notBeforeNanos) {
+    void fill(LoopbackPeer peer, TransferOp op, int[] local, int[] remote, long notBeforeNanos,
+            @Nullable OutboundNotification notification) {
         this.peer = peer;
         this.op = op;
         if (localBlocks.length < local.length) {
@@ -37,11 +44,14 @@ final class CopyJob {
         this.count = local.length;
         this.notBeforeNanos = notBeforeNanos;
         this.copied = false;
+        this.notification = notification;
+        this.notified = false;
         this.status = TransferEngine.PENDING;
     }
 
     void clear() {
         peer = null;
         op = null;
+        notification = null;
     }
 }

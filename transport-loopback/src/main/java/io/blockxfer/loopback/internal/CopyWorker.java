@@ -3,6 +3,7 @@ package io.blockxfer.loopback.internal;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.internal.queue.MpscRing;
 import io.blockxfer.transport.spi.CompletionSignal;
+import io.blockxfer.transport.spi.OutboundNotification;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
@@ -368,6 +369,17 @@ final class CopyWorker implements Runnable {
             if (target.isStalled() || engine.isStalled()) {
                 return false;
             }
+            OutboundNotification early = job.notification;
+            long lag = engine.notificationLeadNanos();
+            if (early != null && lag > 0 && !job.notified) {
+                // the injected fault: the notification overtakes the bytes by the lead
+                target.notificationArrived(early.frame(), engine.agentName());
+                job.notified = true;
+                job.copiedAtNanos = System.nanoTime() + lag;
+            }
+            if (job.notified && System.nanoTime() - job.copiedAtNanos < 0) {
+                return false;
+            }
             try {
                 copy(job, target);
             } catch (RuntimeException e) {
@@ -375,6 +387,16 @@ final class CopyWorker implements Runnable {
                 return true;
             }
             job.copied = true;
+            job.copiedAtNanos = System.nanoTime();
+        }
+        OutboundNotification notification = job.notification;
+        if (notification != null && !job.notified) {
+            long delay = engine.notificationDelayNanos();
+            if (delay > 0 && System.nanoTime() - job.copiedAtNanos < delay) {
+                return false;
+            }
+            target.notificationArrived(notification.frame(), engine.agentName());
+            job.notified = true;
         }
         if (job.notBeforeNanos != 0 && System.nanoTime() - job.notBeforeNanos < 0) {
             return false;

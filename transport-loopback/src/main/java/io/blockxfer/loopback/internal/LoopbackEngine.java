@@ -13,6 +13,8 @@ import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.internal.memory.MemoryBudget;
 import io.blockxfer.transport.spi.CompletionSignal;
+import io.blockxfer.transport.spi.NotificationSink;
+import io.blockxfer.transport.spi.OutboundNotification;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -21,6 +23,8 @@ import java.nio.ByteOrder;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,6 +45,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Completion signal: whoever finishes copies (a polling thread or the worker) fires it, so
  * waiting callers wake; while callers wait the worker copies at once in every mode.
+ *
+ * <p>Notifications: a transfer's notification is handed to the target engine's sink by the thread
+ * that copied its bytes, right after the copy and before the transfer is reported done; a message
+ * without a transfer is handed over by the sending thread (held back while the target is stalled,
+ * until it thaws). Faults can delay them, or deliver them before the bytes on purpose.
  *
  * <p><b>Thread safety:</b> thread-safe.
  */
@@ -64,6 +73,12 @@ public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
     private final ArrayDeque<CopyJob> pool = new ArrayDeque<>();
     private final AtomicInteger failNext = new AtomicInteger();
     private volatile long delayNanos;
+    private volatile long notificationDelayNanos;
+    private volatile long notificationLeadNanos;
+    private volatile @Nullable NotificationSink sink;
+    /** Messages sent to this engine while it was stalled, delivered when it thaws. */
+    private final List<byte[]> heldMessages = new ArrayList<>();
+    private final List<String> heldSenders = new ArrayList<>();
     private volatile boolean stalled;
     private volatile boolean killed;
     private volatile boolean closed;
@@ -126,6 +141,26 @@ public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
         return closed;
     }
 
+    String agentName() {
+        return agentName;
+    }
+
+    long notificationDelayNanos() {
+        return notificationDelayNanos;
+    }
+
+    long notificationLeadNanos() {
+        return notificationLeadNanos;
+    }
+
+    /** A message reached this engine (as a target); null sink: the transport never bound one. */
+    void notificationArrived(byte[] message, String sender) {
+        NotificationSink s = sink;
+        if (s != null && !closed && !killed) {
+            s.received(message, sender);
+        }
+    }
+
     @Override
     public String backendName() {
         return LoopbackProvider.NAME;
@@ -181,6 +216,47 @@ public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
 
     @Override
     public Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks) {
+        return submit(peer, op, localBlocks, remoteBlocks, null);
+    }
+
+    @Override
+    public Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks,
+            OutboundNotification notification) {
+        return submit(peer, op, localBlocks, remoteBlocks, Objects.requireNonNull(notification, "notification"));
+    }
+
+    @Override
+    public boolean bindNotificationSink(NotificationSink sink) {
+        this.sink = sink;
+        return true;
+    }
+
+    @Override
+    public void sendNotification(Object peer, OutboundNotification notification) {
+        LoopbackPeer p = (LoopbackPeer) peer;
+        if (killed) {
+            throw new IllegalStateException("loopback transport '" + agentName + "' was killed");
+        }
+        if (p.aborted) {
+            throw new IllegalStateException("connection to peer '" + p.peerId + "' was aborted; re-add the peer");
+        }
+        LoopbackEngine target = p.target;
+        if (target.killed || target.closed) {
+            throw new IllegalStateException("peer '" + p.peerId + "' is unreachable: its transport was "
+                    + (target.killed ? "killed" : "closed"));
+        }
+        synchronized (target.heldMessages) {
+            if (target.stalled) {
+                target.heldMessages.add(notification.frame());
+                target.heldSenders.add(agentName);
+                return;
+            }
+        }
+        target.notificationArrived(notification.frame(), agentName);
+    }
+
+    private Object submit(Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks,
+            @Nullable OutboundNotification notification) {
         LoopbackPeer p = (LoopbackPeer) peer;
         if (killed) {
             throw new IllegalStateException("loopback transport '" + agentName + "' was killed");
@@ -193,7 +269,7 @@ public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
         }
         CopyJob job = take();
         long delay = delayNanos;
-        job.fill(p, op, localBlocks, remoteBlocks, delay == 0 ? 0 : (System.nanoTime() + delay) | 1);
+        job.fill(p, op, localBlocks, remoteBlocks, delay == 0 ? 0 : (System.nanoTime() + delay) | 1, notification);
         if (!worker().offer(job, queueWaitNanos)) {
             recycle(job);
             throw new IllegalStateException("loopback queue stayed full for the transfer timeout");
@@ -326,7 +402,39 @@ public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
 
     @Override
     public void stall(boolean stalled) {
-        this.stalled = stalled;
+        List<byte[]> messages;
+        List<String> senders;
+        synchronized (heldMessages) {
+            this.stalled = stalled;
+            if (stalled || heldMessages.isEmpty()) {
+                return;
+            }
+            messages = new ArrayList<>(heldMessages);
+            senders = new ArrayList<>(heldSenders);
+            heldMessages.clear();
+            heldSenders.clear();
+        }
+        for (int i = 0; i < messages.size(); i++) {
+            notificationArrived(messages.get(i), senders.get(i));
+        }
+    }
+
+    @Override
+    public void delayNotifications(Duration delay) {
+        notificationDelayNanos = nonNegative(delay).toNanos();
+    }
+
+    @Override
+    public void notifyBeforeData(Duration lead) {
+        notificationLeadNanos = nonNegative(lead).toNanos();
+    }
+
+    private static Duration nonNegative(Duration d) {
+        Objects.requireNonNull(d, "duration");
+        if (d.isNegative()) {
+            throw new IllegalArgumentException("duration must not be negative: " + d);
+        }
+        return d;
     }
 
     @Override

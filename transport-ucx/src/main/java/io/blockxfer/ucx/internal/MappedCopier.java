@@ -26,6 +26,7 @@ final class MappedCopier {
     private final MemorySegment local;
     private final long blockLength;
     private final EndSignal ends;
+    private final AmNotifications notifications;
     private final AtomicLong mappedReads = new AtomicLong();
     private final AtomicLong mappedWrites = new AtomicLong();
 
@@ -33,8 +34,9 @@ final class MappedCopier {
      * Copies between {@code local} and mapped peer regions, in blocks of {@code blockLength} bytes;
      * every transfer that ends is noted to {@code ends}.
      */
-    MappedCopier(String name, MemorySegment local, long blockLength, EndSignal ends) {
+    MappedCopier(String name, MemorySegment local, long blockLength, EndSignal ends, AmNotifications notifications) {
         this.name = name;
+        this.notifications = notifications;
         this.local = local;
         this.blockLength = blockLength;
         this.ends = ends;
@@ -67,6 +69,13 @@ final class MappedCopier {
             } else {
                 mappedReads.setRelease(mappedReads.getPlain() + 1);
             }
+            if (t.notification != null) {
+                if (!notified(t)) {
+                    t.status = TransferEngine.FAILED;
+                    ends.ended();
+                }
+                return; // done once UCX is done with its notification (AmNotifications)
+            }
             t.status = TransferEngine.DONE;
         } catch (RuntimeException e) {
             LOG.log(Level.ERROR, name + ": copying a " + t.op + (write ? " to" : " from") + " the mapped region of "
@@ -74,6 +83,16 @@ final class MappedCopier {
             t.status = TransferEngine.FAILED;
         }
         ends.ended();
+    }
+
+    /**
+     * Sends the transfer's notification after its bytes (the fence above); false when UCX did not
+     * take it, so that the transfer fails instead of ending done unannounced.
+     */
+    private boolean notified(UcxTransfer t) {
+        UcxPeer p = t.peer;
+        PeerEndpoint pe = p == null ? null : p.writes;
+        return pe != null && notifications.sendFor(pe.endpoint, t);
     }
 
     /** How many READs were copies from a peer's mapped region (for tests). */

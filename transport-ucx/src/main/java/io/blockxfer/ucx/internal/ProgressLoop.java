@@ -2,6 +2,7 @@ package io.blockxfer.ucx.internal;
 
 import io.blockxfer.transport.internal.queue.MpscRing;
 import io.blockxfer.transport.spi.CompletionSignal;
+import io.blockxfer.transport.spi.NotificationSink;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
@@ -46,6 +47,7 @@ final class ProgressLoop implements Runnable {
     private final CommandIntake commands;
     private final LoopShutdown shutdown;
     private final EndSignal ends = new EndSignal();
+    private final AmNotifications notifications;
 
     /**
      * A loop over {@code worker} for the region {@code local} of blocks of {@code blockLength}
@@ -66,9 +68,10 @@ final class ProgressLoop implements Runnable {
         this.name = name;
         this.worker = worker;
         this.thread = Thread.ofPlatform().name(name).daemon().unstarted(this);
-        this.copier = new MappedCopier(name, local, blockLength, ends);
+        this.notifications = new AmNotifications(name, worker);
+        this.copier = new MappedCopier(name, local, blockLength, ends, notifications);
         this.peers = new PeerConnections(name, worker);
-        this.transfers = new RequestTracker(name, local, blockLength, peers, copier, ends);
+        this.transfers = new RequestTracker(name, local, blockLength, peers, copier, ends, notifications);
         MpscRing<LoopCommand> queue = new MpscRing<>(queueCapacity);
         this.driver = new WorkerDriver(worker, thread, queue, this::round, pollersDrive, pollerGraceNanos);
         this.commands = new CommandIntake(name, queue, queueFullWaitMillis, driver, ends);
@@ -89,6 +92,11 @@ final class ProgressLoop implements Runnable {
     /** From now on every transfer that ends fires {@code signal} (see {@link EndSignal}). */
     void bindSignal(CompletionSignal signal) {
         ends.bind(signal);
+    }
+
+    /** From now on the notifications that arrive go to {@code sink} (see {@link AmNotifications}). */
+    void bindNotificationSink(NotificationSink sink) {
+        notifications.bind(sink);
     }
 
     /** Callers started or stopped waiting (see {@link WorkerDriver#callersWaiting}). */
@@ -148,6 +156,8 @@ final class ProgressLoop implements Runnable {
             // JUCX declares Exception but throws only UcxException (unchecked)
             throw new IllegalStateException(name + ": UcpWorker.progress() failed", e);
         }
+        work += transfers.sendDueNotifications();
+        work += notifications.deliverArrived();
         work += peers.afterProgress(transfers);
         driver.publishBusy(transfers.anyInFlight() || peers.closesPending());
         ends.fireIfEnded();
@@ -169,6 +179,15 @@ final class ProgressLoop implements Runnable {
     /** Aborts a peer (see {@link PeerConnections#abort}). */
     void abort(UcxPeer p) {
         peers.abort(p);
+    }
+
+    /** Sends a notification without a transfer on the peer's write endpoint, if it has one. */
+    void sendNotification(UcxPeer p, byte[] frame) {
+        PeerEndpoint pe = p.writes;
+        if (pe == null || !p.usable() || p.closing || !notifications.sendMessage(pe.endpoint, frame, p)) {
+            p.messageEnded();
+            LOG.log(Level.DEBUG, () -> name + ": a notification to " + p + " was not sent: the connection is down");
+        }
     }
 
     /** Disconnects a peer (see {@link PeerConnections#disconnect}). */

@@ -36,9 +36,12 @@ final class RequestTracker {
     private final PeerConnections peers;
     private final MappedCopier copier;
     private final EndSignal ends;
+    private final AmNotifications notifications;
 
     // ---- owner only
     private final ArrayDeque<OpCallback> callbacks = new ArrayDeque<>();
+    /** Transfers whose requests ended well and whose notification goes out after this round's progress. */
+    private final ArrayDeque<UcxTransfer> notificationsDue = new ArrayDeque<>();
     private int inFlight;
 
     /**
@@ -47,8 +50,10 @@ final class RequestTracker {
      * every transfer that ends is noted to {@code ends}.
      */
     RequestTracker(String name, MemorySegment local, long blockLength, PeerConnections peers, MappedCopier copier,
-            EndSignal ends) {
+            EndSignal ends, AmNotifications notifications) {
         this.name = name;
+        this.notifications = notifications;
+        notifications.onTransferNotified(this::notified);
         this.localBase = local.address();
         this.blockLength = blockLength;
         this.peers = peers;
@@ -190,6 +195,11 @@ final class RequestTracker {
             // read before complete(): once its status is out, the engine may recycle and refill it
             UcxPeer p = Objects.requireNonNull(t.peer, "a transfer with requests has its peer");
             boolean write = t.op == TransferOp.WRITE;
+            if (error == UcsStatus.OK && t.notification != null) {
+                // its notification goes out after this round's progress, outside UCX's callbacks
+                notificationsDue.addLast(t);
+                return;
+            }
             complete(t, error == UcsStatus.OK ? TransferEngine.DONE : TransferEngine.FAILED);
             if (error != UcsStatus.OK && error != UcsStatus.CANCELED) {
                 peers.peerFailed(p, error, (write ? "flush: " : "get: ") + errorMessage);
@@ -218,6 +228,41 @@ final class RequestTracker {
         }
         t.status = status;
         ends.ended();
+    }
+
+    /**
+     * Sends the notification of each transfer whose requests ended well in this round, on its peer's
+     * write endpoint (after a WRITE's flush: its bytes are visible there); the transfer is done when
+     * UCX is done with the message ({@link #notified}), failed at once when UCX did not take it.
+     * Returns how many it handled.
+     */
+    int sendDueNotifications() {
+        int n = 0;
+        UcxTransfer t;
+        while ((t = notificationsDue.pollFirst()) != null) {
+            if (t.status != TransferEngine.PENDING) {
+                continue; // its peer failed it meanwhile
+            }
+            UcxPeer p = t.peer;
+            PeerEndpoint pe = p == null ? null : p.writes;
+            if (pe == null || !p.usable() || !notifications.sendFor(pe.endpoint, t)) {
+                complete(t, TransferEngine.FAILED);
+            }
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * UCX is done with the notification of {@code t} as filled for {@code epoch}: the transfer is
+     * done when it left, failed otherwise; nothing when the transfer already ended another way (its
+     * peer failed) or was reused since.
+     */
+    private void notified(UcxTransfer t, int epoch, boolean sent) {
+        if (t.status != TransferEngine.PENDING || t.epoch != epoch) {
+            return;
+        }
+        complete(t, sent ? TransferEngine.DONE : TransferEngine.FAILED);
     }
 
     /** Fails what is still linked to a peer whose endpoints closed (UCX did not end it on its own). */

@@ -8,6 +8,8 @@ import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.TransportException;
 import io.blockxfer.transport.spi.CompletionSignal;
+import io.blockxfer.transport.spi.NotificationSink;
+import io.blockxfer.transport.spi.OutboundNotification;
 import io.blockxfer.transport.spi.TransferEngine;
 import io.blockxfer.ucx.UcxProvider;
 import java.lang.System.Logger.Level;
@@ -62,6 +64,8 @@ public final class UcxEngine implements TransferEngine {
     private static final long CONNECT_TIMEOUT_MILLIS = 15_000;
     private static final long STOP_TIMEOUT_MILLIS = 10_000;
     private static final int POOL_LIMIT = 4096;
+    /** Messages without a transfer per peer that UCX may hold at once. */
+    static final int MESSAGES_IN_FLIGHT = 1024;
 
     private final String agentName;
     private final UcpContext context;
@@ -97,7 +101,7 @@ public final class UcxEngine implements TransferEngine {
             String order = settings.ucxConfig().get("ALLOC_PRIO");
             UcxMemoryBudget.check(config.region().byteSize(), order != null ? order : System.getenv("UCX_ALLOC_PRIO"));
         }
-        UcpParams params = new UcpParams().requestRmaFeature().requestWakeupFeature();
+        UcpParams params = new UcpParams().requestRmaFeature().requestWakeupFeature().requestAmFeature();
         settings.ucxConfig().forEach(params::setConfig);
         try {
             this.context = new UcpContext(params);
@@ -248,6 +252,61 @@ public final class UcxEngine implements TransferEngine {
 
     @Override
     public Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks) {
+        return submit(peer, op, localBlocks, remoteBlocks, null);
+    }
+
+    /**
+     * Carries the notification as an active message on the peer's write endpoint, sent by the loop
+     * once the transfer's flush completed (or its copy to a mapped region was fenced); the transfer is
+     * done once the message went out.
+     */
+    @Override
+    public Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks,
+            OutboundNotification notification) {
+        return submit(peer, op, localBlocks, remoteBlocks, notification.frame());
+    }
+
+    @Override
+    public boolean bindNotificationSink(NotificationSink sink) {
+        loop.bindNotificationSink(sink);
+        return true;
+    }
+
+    /**
+     * Queues the message for the loop, which sends it on the peer's write endpoint. At most
+     * {@value #MESSAGES_IN_FLIGHT} messages per peer may be in flight (UCX not done with them); a
+     * sender that gets ahead of its receiver waits for room, driving the worker where polls may,
+     * for at most the command queue's wait, then the message is refused.
+     */
+    @Override
+    public void sendNotification(Object peer, OutboundNotification notification) {
+        UcxPeer p = (UcxPeer) peer;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CommandIntake.QUEUE_FULL_WAIT_MILLIS);
+        while (p.messagesInFlight.get() >= MESSAGES_IN_FLIGHT) {
+            if (!p.usable()) {
+                break;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("notifications to peer '" + p.peerId + "' are not draining: "
+                        + p.messagesInFlight.get() + " in flight for " + CommandIntake.QUEUE_FULL_WAIT_MILLIS + " ms");
+            }
+            loop.driveFromPoller();
+            java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+        }
+        if (!p.usable()) {
+            throw new IllegalStateException("UCX connection to peer '" + p.peerId + "' is down: " + p.failure);
+        }
+        p.messagesInFlight.incrementAndGet();
+        try {
+            loop.execute(new NotifyCommand(p, notification.frame()));
+        } catch (RuntimeException e) {
+            p.messageEnded();
+            throw e;
+        }
+    }
+
+    private Object submit(Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks,
+            byte @Nullable [] notification) {
         UcxPeer p = (UcxPeer) peer;
         if (!p.usable()) {
             throw new IllegalStateException("UCX connection to peer '" + p.peerId + "' is down: " + p.failure);
@@ -261,7 +320,7 @@ public final class UcxEngine implements TransferEngine {
             }
         }
         UcxTransfer t = take();
-        t.fill(p, op, localBlocks, remoteBlocks);
+        t.fill(p, op, localBlocks, remoteBlocks, notification);
         try {
             loop.execute(t);
         } catch (RuntimeException e) {

@@ -37,6 +37,8 @@ final class UcxPeer {
     volatile String failure = "";
     /** The peer's region as mapped in this process, or null; used only while the peer is not closing. */
     volatile @Nullable MemorySegment mapped;
+    /** Messages without a transfer handed to the engine that UCX has not finished with. */
+    final java.util.concurrent.atomic.AtomicInteger messagesInFlight = new java.util.concurrent.atomic.AtomicInteger();
 
     // ---- owner of the loop's worker only
     @Nullable PeerEndpoint writes;
@@ -54,6 +56,11 @@ final class UcxPeer {
         this.remoteBase = remoteBase;
         this.numBlocks = numBlocks;
         this.metadata = metadata;
+    }
+
+    /** A message without a transfer to this peer ended (sent, refused or dropped); any thread. */
+    void messageEnded() {
+        messagesInFlight.decrementAndGet();
     }
 
     /** Whether transfers may be issued: alive and not aborted. */

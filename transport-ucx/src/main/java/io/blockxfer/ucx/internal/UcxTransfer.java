@@ -21,6 +21,10 @@ final class UcxTransfer implements LoopCommand {
     int[] localBlocks = new int[8];
     int[] remoteBlocks = new int[8];
     int count;
+    /** The notification frame to send once the bytes are visible at the peer, or null. */
+    byte @Nullable [] notification;
+    /** Counts fills: a late notification callback of an earlier use of this pooled object finds another. */
+    volatile int epoch;
     volatile int status = TransferEngine.PENDING;
 
     // ---- owner of the loop's worker only
@@ -29,7 +33,7 @@ final class UcxTransfer implements LoopCommand {
     @Nullable UcxTransfer next;
     @Nullable OpCallback callback;
 
-    void fill(UcxPeer peer, TransferOp op, int[] local, int[] remote) {
+    void fill(UcxPeer peer, TransferOp op, int[] local, int[] remote, byte @Nullable [] notification) {
         if (localBlocks.length < local.length) {
             int n = Math.max(local.length, localBlocks.length * 2);
             localBlocks = Arrays.copyOf(local, n);
@@ -41,6 +45,8 @@ final class UcxTransfer implements LoopCommand {
         this.peer = peer;
         this.op = op;
         this.count = local.length;
+        this.notification = notification;
+        this.epoch = epoch + 1; // before the status, which late callbacks read first
         this.status = TransferEngine.PENDING;
     }
 
@@ -48,6 +54,7 @@ final class UcxTransfer implements LoopCommand {
         peer = null;
         op = null;
         callback = null;
+        notification = null;
     }
 
     @Override

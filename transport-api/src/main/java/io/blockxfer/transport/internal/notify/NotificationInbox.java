@@ -1,0 +1,193 @@
+package io.blockxfer.transport.internal.notify;
+
+import io.blockxfer.transport.Notification;
+import io.blockxfer.transport.NotificationHandler;
+import io.blockxfer.transport.NotificationStats;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The transport's bounded queue of received notifications, in the order they arrived, and its
+ * counts. A notification that finds the queue full is dropped and counted, overall and for its
+ * sender, and the sender's next queued notification carries its count
+ * ({@link Notification#droppedBefore()}); the backend is never blocked. Each queued notification
+ * is taken exactly once, by a poll, a wait or the subscriber; at close the rest are discarded and
+ * counted.
+ *
+ * <p>Memory: the ring of {@code capacity} references, at most {@code capacity} notifications of at
+ * most {@link Notification#MAX_PAYLOAD_BYTES} each, and a drop count for at most
+ * {@value #MAX_DROP_SENDERS} senders (beyond that, drops are counted overall only).
+ *
+ * <p><b>Thread safety:</b> thread-safe; one short lock per offer and per take.
+ */
+public final class NotificationInbox {
+
+    /** Senders whose drops are counted one by one, at most. */
+    static final int MAX_DROP_SENDERS = 4096;
+
+    /** What {@link #offer} did. */
+    public enum Offer {
+        QUEUED, DROPPED, CLOSED
+    }
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Notification[] ring;
+    private final Map<String, Long> droppedBySender = new HashMap<>();
+    // guarded by lock
+    private int head;
+    private int size;
+    private boolean closed;
+    private long received;
+    private long delivered;
+    private long dropped;
+    private long discarded;
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+
+    public NotificationInbox(int capacity) {
+        this.ring = new Notification[capacity];
+    }
+
+    /**
+     * Queues a notification that passed every check, unless the queue is full or closed. The
+     * notification is built here, once its drop count is known.
+     */
+    public Offer offer(String sender, String senderAgent, Notification.Kind kind, long transferId, byte[] payload,
+            boolean authenticated) {
+        lock.lock();
+        try {
+            if (closed) {
+                return Offer.CLOSED;
+            }
+            if (size == ring.length) {
+                dropped++;
+                Long before = droppedBySender.get(sender);
+                if (before != null || droppedBySender.size() < MAX_DROP_SENDERS) {
+                    droppedBySender.put(sender, before == null ? 1 : before + 1);
+                }
+                return Offer.DROPPED;
+            }
+            Long before = droppedBySender.isEmpty() ? null : droppedBySender.remove(sender);
+            ring[(head + size) % ring.length] = new Notification(sender, senderAgent, kind, transferId, payload,
+                    authenticated, before == null ? 0 : before);
+            size++;
+            received++;
+            return Offer.QUEUED;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Takes the oldest notification, or null when none is queued (or the inbox closed). */
+    public @Nullable Notification take() {
+        lock.lock();
+        try {
+            if (size == 0) {
+                return null;
+            }
+            Notification n = ring[head];
+            ring[head] = null;
+            head = (head + 1) % ring.length;
+            size--;
+            delivered++;
+            return n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Puts back a notification taken but not delivered (its subscriber cancelled meanwhile), as the
+     * oldest again; dropped and counted if the queue filled up meanwhile, discarded if it closed.
+     */
+    public void putBack(Notification n) {
+        lock.lock();
+        try {
+            delivered--;
+            if (closed) {
+                discarded++;
+                return;
+            }
+            if (size == ring.length) {
+                dropped++;
+                received--;
+                return;
+            }
+            head = (head - 1 + ring.length) % ring.length;
+            ring[head] = n;
+            size++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Delivers up to {@code max} queued notifications to {@code handler}, one at a time, each taken
+     * before its call: a handler that throws leaves the rest queued.
+     *
+     * @return how many were delivered
+     */
+    public int drainTo(NotificationHandler handler, int max) {
+        int count = 0;
+        Notification n;
+        while (count < max && (n = take()) != null) {
+            count++;
+            handler.onNotification(n);
+        }
+        return count;
+    }
+
+    /** Whether a notification is queued. */
+    public boolean isEmpty() {
+        lock.lock();
+        try {
+            return size == 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Counts a notification handed to the backend. */
+    public void countSent() {
+        sent.incrementAndGet();
+    }
+
+    /** Counts a notification that failed a check. */
+    public void countRefused() {
+        refused.incrementAndGet();
+    }
+
+    /** Closes the queue: what is queued is discarded and counted, and nothing is queued from now on. */
+    public int close() {
+        lock.lock();
+        try {
+            if (closed) {
+                return 0;
+            }
+            closed = true;
+            int gone = size;
+            discarded += size;
+            for (int i = 0; i < size; i++) {
+                ring[(head + i) % ring.length] = null;
+            }
+            size = 0;
+            droppedBySender.clear();
+            return gone;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The counts now. */
+    public NotificationStats stats() {
+        lock.lock();
+        try {
+            return new NotificationStats(sent.get(), received, delivered, size, refused.get(), dropped, discarded);
+        } finally {
+            lock.unlock();
+        }
+    }
+}
