@@ -1,5 +1,6 @@
 package io.blockxfer.benchmarks;
 
+import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.ProviderInfo;
 import io.blockxfer.transport.Transports;
 import java.io.IOException;
@@ -15,7 +16,7 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 /**
  * The benchmarks jar's entry point: JMH's own command line, except that the {@code backend}
  * parameter defaults to every backend available here (loopback always) instead of only loopback,
- * benchmarks named {@code *nixl*} are left out while NIXL is unavailable, and the
+ * {@code notifyingBackend} to every available one that carries notifications, benchmarks named {@code *nixl*} are left out while NIXL is unavailable, and the
  * {@code blockxfer.*} system properties (such as {@code blockxfer.natives.dir}) reach the forks.
  *
  * <pre>
@@ -48,10 +49,14 @@ public final class BenchmarksMain {
         }
         ChainedOptionsBuilder options = new OptionsBuilder().parent(cli);
         List<String> available = new ArrayList<>();
+        List<String> notifying = new ArrayList<>();
         boolean nixl = false;
         for (ProviderInfo p : Transports.providers(BenchmarksMain.class.getClassLoader())) {
             if (p.isAvailable()) {
                 available.add(p.name());
+                if (p.capabilities().contains(Capability.NOTIFICATIONS)) {
+                    notifying.add(p.name());
+                }
                 nixl |= p.name().equals("nixl");
             } else {
                 System.err.println("benchmarks: leaving out " + p.name() + ": " + p.availability().cause());
@@ -61,6 +66,9 @@ public final class BenchmarksMain {
             available.clear();
         } else if (!available.isEmpty()) {
             options.param("backend", available.toArray(String[]::new));
+        }
+        if (!cli.getParameter("notifyingBackend").hasValue() && !notifying.isEmpty()) {
+            options.param("notifyingBackend", notifying.toArray(String[]::new));
         }
         if (!nixl) {
             options.exclude(".*[Nn]ixl.*\\.nixl.*");

@@ -13,6 +13,7 @@ import io.blockxfer.cli.internal.JfrRecording;
 import io.blockxfer.cli.internal.KeyFile;
 import io.blockxfer.cli.internal.LocalSite;
 import io.blockxfer.cli.internal.MemoryBudget;
+import io.blockxfer.cli.internal.NotifyLines;
 import io.blockxfer.cli.internal.Pacer;
 import io.blockxfer.cli.internal.Placement;
 import io.blockxfer.cli.internal.PollStyle;
@@ -86,7 +87,7 @@ public final class BenchCommand implements Callable<Integer> {
     /** Options that shape the measurement, which the initiator chooses; refused with {@code --serve}. */
     private static final List<String> INITIATOR_OPTIONS = List.of("--ops", "--block-sizes", "--batches", "--window",
             "--duration", "--processes", "--layout", "--poll", "--poll-interval", "--progress", "--rate", "--json",
-            "--csv", "--chart", "--jfr");
+            "--csv", "--chart", "--jfr", "--notify");
 
     /** The highest {@code --rate}: one submission per 10 ns is already more than any backend does. */
     private static final double MAX_RATE = 100_000_000;
@@ -230,6 +231,12 @@ public final class BenchCommand implements Callable<Integer> {
                     + " With --serve and --connect both sides must hold it: control frames and descriptors are then"
                     + " authenticated. Default: the file named by $" + KeyFile.ENVIRONMENT + ", else none.")
     private @Nullable Path keyFile;
+
+    @Option(names = "--notify", description = "Also measure every caller loop with a notification on every"
+            + " transfer, interleaved with the loop without: transfers/s against it (xPLAIN), and the latency from"
+            + " the submit to the notification seen at the target (NOTE P50/P99). Backends without notifications"
+            + " get no notified rows.")
+    private boolean notify;
 
     @Option(names = "--hog", description = "Run a CPU hog on every core of this host during the run.")
     private boolean hog;
@@ -548,7 +555,7 @@ public final class BenchCommand implements Callable<Integer> {
         return new BenchSettings(names, ops.stream().distinct().toList(), blockSizes.stream().distinct().toList(),
                 batches.stream().distinct().toList(), window, duration, layout, polls.stream().distinct().toList(),
                 pollInterval, new Tuning(progressMode(), options(), keys().map(KeyFile::ring)), hog, limit,
-                rate == null ? 0 : rate);
+                rate == null ? 0 : rate, notify);
     }
 
     /** The key file of {@code --key-file} or {@value KeyFile#ENVIRONMENT}, read and checked once. */
@@ -608,6 +615,9 @@ public final class BenchCommand implements Callable<Integer> {
         if (s.rate() > 0) {
             sb.append(String.format(Locale.ROOT, ";%npaced: %,.0f transfers/s submitted on a fixed schedule (PACED/s),"
                     + " TRANSFERS/s is the rate achieved", s.rate()));
+        }
+        if (s.withNotifications()) {
+            sb.append(String.format(Locale.ROOT, ";%n")).append(NotifyLines.legend(site.placement()));
         }
         if (site.placement() == Placement.REMOTE) {
             sb.append(String.format(Locale.ROOT, ";%nTCP = a plain TCP stream of the same blocks between the hosts"

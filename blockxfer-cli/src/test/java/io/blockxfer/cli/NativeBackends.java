@@ -42,6 +42,20 @@ final class NativeBackends {
         return names;
     }
 
+    /**
+     * The available cross-process backends that carry notifications; skips (or fails) as
+     * {@link #crossProcess()} does, and skips when none of them carries notifications.
+     */
+    static List<String> crossProcessWithNotifications() {
+        List<String> crossProcess = crossProcess();
+        List<ProviderInfo> all = Transports.providers(NativeBackends.class.getClassLoader());
+        List<String> names = all.stream().filter(p -> crossProcess.contains(p.name()))
+                .filter(p -> p.capabilities().contains(Capability.NOTIFICATIONS)).map(ProviderInfo::name).toList();
+        Assumptions.assumeFalse(names.isEmpty(), () -> "no cross-process backend here carries notifications: "
+                + crossProcess);
+        return names;
+    }
+
     private static List<String> required() {
         String v = System.getProperty("blockxfer.tck.require");
         if (v == null || v.isBlank()) {

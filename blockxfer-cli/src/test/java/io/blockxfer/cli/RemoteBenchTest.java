@@ -141,6 +141,37 @@ class RemoteBenchTest {
         }
     }
 
+    /**
+     * {@code --connect --notify}: the served target takes the notifications and reports their count
+     * and arrival times back over the control channel; on one host both ends read one kernel clock,
+     * so no offset is estimated and the clock error is 0.
+     */
+    @Test
+    void aServedTargetReportsTheNotificationsOfEveryTransfer() throws Exception {
+        String backend = NativeBackends.crossProcessWithNotifications().getFirst();
+        try (CliProcess server = CliProcess.start(List.of(), Map.of(), "bench", "--serve", "--listen",
+                "127.0.0.1:0", "--backend", backend)) {
+            String address = server.await(SERVING, START).group(2);
+            Cli.Result r = Cli.run("bench", "--connect", address, "--backend", backend, "--notify", "--json", "--ops",
+                    "write,read", "--block-sizes", "4K", "--batches", "1", "--window", "2", "--duration", "100ms");
+            assertEquals(0, r.exitCode(), r::toString);
+            List<JsonNode> rows = JsonTree.rows(r.out());
+            assertEquals(List.of("write false", "write true", "read false", "read true"), rows.stream()
+                    .map(n -> n.get("op").stringValue() + " " + n.get("notify").booleanValue()).toList(), r::toString);
+            for (JsonNode notified : List.of(rows.get(1), rows.get(3))) {
+                assertEquals("remote", notified.get("placement").stringValue(), notified::toString);
+                assertEquals(notified.get("transfers").asLong(), notified.get("notifications").asLong(),
+                        notified::toString);
+                assertTrue(notified.get("notifyP50Micros").asDouble() > 0, notified::toString);
+                assertEquals(0.0, notified.get("clockErrorMicros").asDouble(), "one kernel, one clock: " + notified);
+            }
+            assertEquals(2, BenchReports.assertRecommendationsAgreeWithRows(r.out()).size(), r::toString);
+            server.signal("TERM");
+            assertEquals(143, server.awaitExit(Duration.ofSeconds(30)), server::output);
+            OwnLines.assertOnlyOwn(server.output());
+        }
+    }
+
     /** Ctrl-C while an initiator holds a target: the server closes it and frees its memory before it exits. */
     @Test
     void ctrlCClosesTheTargetsOfTheCurrentSession() throws Exception {

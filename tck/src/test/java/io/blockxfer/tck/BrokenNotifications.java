@@ -47,9 +47,9 @@ final class BrokenNotifications {
         return e -> new ForwardingEngine(e) {
             @Override
             public boolean bindNotificationSink(NotificationSink sink) {
-                return delegate.bindNotificationSink((message, sender) -> {
-                    sink.received(message, sender);
-                    sink.received(message, sender);
+                return delegate.bindNotificationSink((message, peer, name) -> {
+                    sink.received(message, peer, name);
+                    sink.received(message, peer, name);
                 });
             }
         };
@@ -62,9 +62,9 @@ final class BrokenNotifications {
 
             @Override
             public boolean bindNotificationSink(NotificationSink sink) {
-                return delegate.bindNotificationSink((message, sender) -> {
+                return delegate.bindNotificationSink((message, peer, name) -> {
                     if (count.incrementAndGet() % 50 != 0) {
-                        sink.received(message, sender);
+                        sink.received(message, peer, name);
                     }
                 });
             }

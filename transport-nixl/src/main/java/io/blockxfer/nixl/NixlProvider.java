@@ -20,7 +20,8 @@ import java.util.Set;
  * default) through the Foreign Function and Memory API. {@link #nativeVersion()} names the release
  * found and the certified range; a release outside it is unavailable with that cause. One NIXL agent per
  * transport, with the UCX backend by default; WRITE and READ; peers in this process or others,
- * including plain NIXL agents such as Python's {@code nixl_agent}. Options are in
+ * including plain NIXL agents such as Python's {@code nixl_agent}; notifications on transfers and
+ * without them, carried by NIXL's own (a plain NIXL agent gets and sends the bare message). Options are in
  * {@link NixlOptions}; per-transfer telemetry is the feature {@link NixlTelemetry}.
  *
  * <p>Where the library comes from, in order: the system property {@code blockxfer.nixl.lib}, the
@@ -41,7 +42,8 @@ public final class NixlProvider implements TransportProvider {
 
     /** What the backend supports. */
     public static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(Capability.READ,
-            Capability.CALLER_REGION, Capability.BACKEND_REGION, Capability.CROSS_PROCESS, Capability.TELEMETRY));
+            Capability.CALLER_REGION, Capability.BACKEND_REGION, Capability.CROSS_PROCESS, Capability.TELEMETRY,
+            Capability.NOTIFICATIONS));
 
     /** For {@link java.util.ServiceLoader}. */
     public NixlProvider() {

@@ -11,15 +11,19 @@ import io.blockxfer.tck.process.ChildProcess;
 import io.blockxfer.tck.process.ChildProcessException;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.DeploymentKeyRing;
+import io.blockxfer.transport.Notification;
+import io.blockxfer.transport.NotificationHandler;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.UnauthenticatedPeerException;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +41,12 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code python3} process. Java adds it as a peer from its raw metadata, writes and reads blocks,
  * and Python verifies the bytes; then Python adds Java's agent and writes and reads Java's blocks.
  * With a deployment key ring, the Python peer (whose NIXL blob cannot be signed) is refused as
- * unsigned unless the transport opts in with {@code acceptUnsignedPeers(true)}.
+ * unsigned unless the transport opts in with {@code acceptUnsignedPeers(true)}. Notifications: a
+ * Java transfer's message reaches Python's {@code get_new_notifs} as the bare payload (no
+ * blockxfer frame) under Java's agent name, and Python's {@code transfer(..., notif_msg=...)} and
+ * {@code send_notif} reach Java as {@code FOREIGN} notifications, named by the peer id Java gave
+ * the Python agent (its NIXL agent name when it has none), refused under a key ring without the
+ * opt-in.
  * Skipped with the cause when {@code python3} or the package is missing, unless
  * {@code -Dblockxfer.tck.require=nixl} makes that a failure.
  */
@@ -145,7 +154,75 @@ class NixlPythonInteropTest {
     }
 
     @Test
-    void withAKeyRingThePythonPeerNeedsTheExplicitOptIn() {
+    void notificationsReachNixlsPythonApiAsTheBareMessageAndPythonsReachJavaAsForeignOnes()
+            throws InterruptedException {
+        // --- Java -> Python: Python reads exactly the payload Java sent, from Java's agent name
+        PeerDescriptor py = NixlInterop.peerDescriptor(python.metadata, jvm.configFingerprint(), python.base,
+                python.blocks, python.blockLength);
+        jvm.addPeer("py", py);
+        long write = jvm.writeBlocks("py", new int[] {4, 5}, new int[] {2, 3}, bytes("kv-ready:req-7"));
+        long read = jvm.readBlocks("py", new int[] {8}, new int[] {9}, bytes("done reading:req-7"));
+        assertEquals(Map.of(write, true, read, true), NixlTests.await(jvm, "py", Set.of(write, read),
+                Duration.ofSeconds(20)));
+        String got = python.request("NOTIFS 2 10000");
+        assertEquals(Set.of("java-peer:" + b64("kv-ready:req-7"), "java-peer:" + b64("done reading:req-7")),
+                Set.of(got.substring("NOTIFS ".length()).split(" ", -1)), "what get_new_notifs returned: " + got);
+        assertEquals("AT -1", python.request("CHECK 2 " + SEED_JAVA + " 4"), "the WRITE's bytes");
+        assertTrue(jvm.sendNotification("py", bytes("bye")));
+        assertEquals("NOTIFS java-peer:" + b64("bye"), python.request("NOTIFS 1 10000"));
+        assertEquals("NOTIFS", python.request("NOTIFS 1 300"), "nothing twice");
+
+        // --- Python -> Java: transfer(..., notif_msg=...) and send_notif, named by the peer id Java gave Python
+        String md = Base64.getEncoder().encodeToString(NixlInterop.nixlMetadata(jvm.agentMetadata()));
+        assertEquals("OK java-peer", python.request("PEER " + md + " " + jvm.region().baseAddress() + " " + BLOCKS
+                + " " + BLOCK));
+        long[] bad = {-2};
+        assertEquals("DONE", python.request("XFER WRITE 12,13 5,6 " + b64("py-wrote")));
+        Notification n = next(jvm, m -> bad[0] = Math.max(NixlTests.mismatch(jvm.region().block(5), SEED_PYTHON, 12),
+                NixlTests.mismatch(jvm.region().block(6), SEED_PYTHON, 13)));
+        assertEquals(Notification.Kind.FOREIGN, n.kind());
+        assertEquals("py", n.sender(), "the peer id Java registered the Python agent under");
+        assertEquals("py-peer", n.senderAgent(), "the Python agent's own NIXL name");
+        assertTrue(n.payloadEquals(bytes("py-wrote")), n.toString());
+        assertEquals(-1, n.transferId());
+        assertFalse(n.authenticated());
+        assertEquals(-1, bad[0], "Python's WRITE had landed when its message was delivered");
+        assertEquals("SENT", python.request("SEND " + b64("lease-renew")));
+        Notification standalone = next(jvm, m -> { });
+        assertEquals(Notification.Kind.FOREIGN, standalone.kind());
+        assertTrue(standalone.payloadEquals(bytes("lease-renew")));
+        assertTrue(jvm.removePeer("py"));
+        assertEquals("SENT", python.request("SEND " + b64("after removal")));
+        assertEquals("py-peer", next(jvm, m -> { }).sender(), "a sender Java has no peer id for: its NIXL agent name");
+        assertEquals(0, jvm.pollNotifications(m -> { }, 300, TimeUnit.MILLISECONDS), "nothing twice");
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static String b64(String s) {
+        return Base64.getEncoder().encodeToString(bytes(s));
+    }
+
+    /** The next notification {@code t} receives (within 10 s); {@code atDelivery} runs as it is delivered. */
+    private static Notification next(DataTransport t, NotificationHandler atDelivery) throws InterruptedException {
+        List<Notification> got = new ArrayList<>();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (got.isEmpty() && System.nanoTime() - end < 0) {
+            t.pollNotifications(n -> {
+                if (got.isEmpty()) {
+                    atDelivery.onNotification(n);
+                }
+                got.add(n);
+            }, 100, TimeUnit.MILLISECONDS);
+        }
+        assertEquals(1, got.size(), "one notification: " + got);
+        return got.get(0);
+    }
+
+    @Test
+    void withAKeyRingThePythonPeerNeedsTheExplicitOptIn() throws InterruptedException {
         byte[] key = new byte[DeploymentKeyRing.MIN_KEY_BYTES];
         new SecureRandom().nextBytes(key);
         DeploymentKeyRing ring = DeploymentKeyRing.of("deploy-1", key);
@@ -170,6 +247,26 @@ class NixlPythonInteropTest {
             assertEquals("AT -1", python.request("CHECK 11 " + SEED_JAVA + " 3"),
                     "Python block 11 after the opted-in transport's WRITE");
             assertTrue(optIn.removePeer("py"));
+
+            // Python's messages cannot be signed either: refused and counted by the strict transport,
+            // delivered (unauthenticated) by the one that opted in
+            String strictMd = Base64.getEncoder().encodeToString(NixlInterop.nixlMetadata(strict.agentMetadata()));
+            assertEquals("OK java-keyed", python.request("PEER " + strictMd + " " + strict.region().baseAddress() + " "
+                    + BLOCKS + " " + BLOCK));
+            assertEquals("SENT", python.request("SEND " + b64("unsigned")));
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (strict.notificationStats().refused() == 0 && System.nanoTime() < end) {
+                assertEquals(0, strict.pollNotifications(m -> { }, 20, TimeUnit.MILLISECONDS));
+            }
+            assertEquals(1, strict.notificationStats().refused(), "refused as unsigned");
+            String optInMd = Base64.getEncoder().encodeToString(NixlInterop.nixlMetadata(optIn.agentMetadata()));
+            assertEquals("OK java-keyed-opt-in", python.request("PEER " + optInMd + " " + optIn.region().baseAddress()
+                    + " " + BLOCKS + " " + BLOCK));
+            assertEquals("SENT", python.request("SEND " + b64("unsigned")));
+            Notification n = next(optIn, m -> { });
+            assertEquals(Notification.Kind.FOREIGN, n.kind());
+            assertFalse(n.authenticated());
+            assertEquals("py-peer", n.sender());
         }
     }
 

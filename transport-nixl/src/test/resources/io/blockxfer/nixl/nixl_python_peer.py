@@ -4,7 +4,11 @@ Line protocol: this process prints "READY <b64 metadata> <base> <blocks> <block_
 answers one line per command read from stdin:
   CHECK <block> <seed> <src_block>  -> "AT -1" if the block holds pattern(seed, src_block), else "AT <offset>"
   PEER <b64 metadata> <base> <blocks> <block_len> -> "OK <agent name>" (add_remote_agent + prep_xfer_dlist)
-  XFER <WRITE|READ> <local csv> <remote csv> -> "DONE" (make_prepped_xfer, transfer, check_xfer_state)
+  XFER <WRITE|READ> <local csv> <remote csv> [<b64 message>] -> "DONE" (make_prepped_xfer, transfer with
+      notif_msg=message when given, check_xfer_state)
+  SEND <b64 message> -> "SENT" (send_notif to the remote added last)
+  NOTIFS <count> <millis> -> "NOTIFS <agent>:<b64 message> ..." (get_new_notifs until count messages came or the
+      time passed; every message as NIXL's Python API returns it, in order per sending agent)
   CLOSE -> "BYE"
 Errors answer "ERR <message>". Logs go to stderr.
 """
@@ -68,7 +72,10 @@ def main():
                 lidx = [int(x) for x in cmd[2].split(",")]
                 ridx = [int(x) for x in cmd[3].split(",")]
                 handle = agent.make_prepped_xfer(op, local, lidx, remote, ridx)
-                state = agent.transfer(handle)
+                if len(cmd) > 4:
+                    state = agent.transfer(handle, notif_msg=base64.b64decode(cmd[4]))
+                else:
+                    state = agent.transfer(handle)
                 deadline = time.monotonic() + 20
                 while state != "DONE":
                     if state == "ERR" or time.monotonic() > deadline:
@@ -76,6 +83,21 @@ def main():
                     state = agent.check_xfer_state(handle)
                 agent.release_xfer_handle(handle)
                 out("DONE")
+            elif cmd[0] == "SEND":
+                agent.send_notif(remote_name, base64.b64decode(cmd[1]))
+                out("SENT")
+            elif cmd[0] == "NOTIFS":
+                want, deadline = int(cmd[1]), time.monotonic() + int(cmd[2]) / 1000.0
+                got = []
+                while True:
+                    for sender, messages in agent.get_new_notifs().items():
+                        if isinstance(sender, bytes):
+                            sender = sender.decode()
+                        got.extend("%s:%s" % (sender, base64.b64encode(m).decode()) for m in messages)
+                    if len(got) >= want or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.001)
+                out(" ".join(["NOTIFS"] + got))
             elif cmd[0] == "CLOSE":
                 if remote is not None:
                     agent.release_dlist_handle(remote)

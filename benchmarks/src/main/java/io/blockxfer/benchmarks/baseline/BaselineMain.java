@@ -33,7 +33,8 @@ import org.jspecify.annotations.Nullable;
  *     a progress thread that never sleeps), its caller spinning on poll and waiting in the transport,
  *     and with the backend's defaults; NIXL's Python API driven
  *     like the original (nixl_driver.py); the same C calls over libnixl_capi.so, compiled here with
- *     gcc (nixl_floor.c); memcpy in Java and in C
+ *     gcc (nixl_floor.c); memcpy in Java and in C; and Java, Python and C with a notification on every
+ *     transfer, which the target takes after each (the "(notify)" contenders)
  * BaselineMain ucx [--rounds 5] [--seconds 2] [--only NAME,...] [--perftest PATH]
  *     the Java UCX backend (target in a child JVM); raw JUCX (the same, without blockxfer); memcpy;
  *     ucx_perftest from the same UCX build when PATH is given
@@ -135,6 +136,11 @@ public final class BaselineMain {
                 false, TransportContender.Caller.WAIT));
         list.add(new TransportContender("Java NIXL (defaults)", "nixl", Map.of("nixl.hugePages", pages),
                 ProgressMode.AUTO, false));
+        // the same as Java NIXL with a notification on every transfer, taken by the target after each
+        list.add(TransportContender.notifying("Java NIXL (notify)", "nixl", original, ProgressMode.BACKEND_THREAD));
+        // the backend's defaults with a notification on every transfer
+        list.add(TransportContender.notifying("Java NIXL (defaults/notify)", "nixl", Map.of("nixl.hugePages", pages),
+                ProgressMode.AUTO));
         list.add(new DriverContender("Python NIXL", "NIXL's Python API, called as vLLM's NixlTransport calls it,"
                 + " its agent configured the same (num_threads=4, capture_telemetry=True, progress thread)",
                 List.of("python3", python.toString()), pyEnv, null));
@@ -147,8 +153,16 @@ public final class BaselineMain {
                     + " told not to ask for huge pages, as torch's CPU tensors are allocated by default)",
                     List.of("python3", python.toString()), smallPages, null));
         }
+        Map<String, String> pyNotify = new LinkedHashMap<>(pyEnv);
+        pyNotify.put("NIXL_DRIVER_NOTIFY", "1");
+        list.add(new DriverContender("Python NIXL (notify)", "the same with a 16-byte notif_msg on every transfer,"
+                + " taken by the target with get_new_notifs() after each", List.of("python3", python.toString()),
+                pyNotify, null));
         list.add(new DriverContender("C NIXL", "the same calls in C over libnixl_capi.so (the floor), same agent"
                 + " configuration", List.of(floor, "nixl"), nixlEnv, cProblem));
+        list.add(new DriverContender("C NIXL (notify)", "the same with a 16-byte notification on every transfer (opt"
+                + " args made once, the message set per transfer), taken by the target with get_notifs after each",
+                List.of(floor, "nixl-notify"), nixlEnv, cProblem));
         list.add(new MemcpyContender(hugePages));
         list.add(new DriverContender("memcpy (C)", "C memcpy of the same blocks, one block at a time",
                 List.of(floor, "memcpy"), nixlEnv, cProblem));
@@ -342,6 +356,12 @@ public final class BaselineMain {
             pairs.add(new String[] {"Java NIXL (wait/mutex)", "Python NIXL"});
             pairs.add(new String[] {"Java NIXL (defaults)", "C NIXL"});
             pairs.add(new String[] {"Python NIXL", "C NIXL"});
+            pairs.add(new String[] {"Java NIXL (notify)", "C NIXL (notify)"});
+            pairs.add(new String[] {"Java NIXL (notify)", "Python NIXL (notify)"});
+            pairs.add(new String[] {"Java NIXL (notify)", "Java NIXL"});
+            pairs.add(new String[] {"Java NIXL (defaults/notify)", "Java NIXL (defaults)"});
+            pairs.add(new String[] {"C NIXL (notify)", "C NIXL"});
+            pairs.add(new String[] {"Python NIXL (notify)", "Python NIXL"});
         } else {
             pairs.add(new String[] {"Java UCX", "raw JUCX"});
             pairs.add(new String[] {"Java UCX", "ucx_perftest"});

@@ -46,6 +46,11 @@ final class TargetChild {
             return null;
         }
 
+        /** The target transport, where it lies in this process; null in a child. */
+        default @Nullable DataTransport transport() {
+            return null;
+        }
+
         @Override
         void close();
     }
@@ -62,6 +67,11 @@ final class TargetChild {
             @Override
             public MemorySegment region() {
                 return target.region().segment();
+            }
+
+            @Override
+            public DataTransport transport() {
+                return target;
             }
 
             @Override

@@ -3,6 +3,8 @@ package io.blockxfer.benchmarks.baseline;
 import io.blockxfer.nixl.internal.RegionMemory;
 import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.Notification;
+import io.blockxfer.transport.NotificationHandler;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.ProgressMode;
 import io.blockxfer.transport.ProviderInfo;
@@ -13,10 +15,12 @@ import io.blockxfer.transport.spi.TransportProvider;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -26,11 +30,17 @@ import org.jspecify.annotations.Nullable;
  * {@code writeBlocks} followed, for a {@link Caller#SPIN spinning} caller, by
  * {@code poll(peer, handler)} in a spin until it is reported (as the Python original calls
  * {@code check_xfer_state}), or, for a {@link Caller#WAIT waiting} one, by the blocking
- * {@code poll(peer, handler, limit)}.
+ * {@code poll(peer, handler, limit)}. A {@link #notifying} contender's transfers each carry a
+ * 16-byte notification, and its target (in this JVM) takes what arrived with
+ * {@code pollNotifications(handler)} after each transfer, as the C and Python drivers call
+ * {@code get_notifs}; the round fails unless every transfer's notification arrived once.
  *
  * <p><b>Thread safety:</b> not thread-safe.
  */
-final class TransportContender implements Contender, CompletionHandler {
+final class TransportContender implements Contender, CompletionHandler, NotificationHandler {
+
+    /** The 16 bytes every notifying contender sends, as the C and Python drivers do. */
+    private static final byte[] MESSAGE = "req-0000000000ok".getBytes(StandardCharsets.US_ASCII);
 
     /** How the caller learns that its transfer ended. */
     enum Caller {
@@ -51,7 +61,9 @@ final class TransportContender implements Contender, CompletionHandler {
     private final ProgressMode mode;
     private final boolean targetInChild;
     private final Caller caller;
+    private final boolean notify;
     private long reported = -1;
+    private long notified;
     private long checks;
     private long transfers;
     private final Map<BaselineCase, Cost> costs = new EnumMap<>(BaselineCase.class);
@@ -66,12 +78,26 @@ final class TransportContender implements Contender, CompletionHandler {
     /** The same, with the caller given. */
     TransportContender(String name, String backend, Map<String, String> options, ProgressMode mode,
             boolean targetInChild, Caller caller) {
+        this(name, backend, options, mode, targetInChild, caller, false);
+    }
+
+    private TransportContender(String name, String backend, Map<String, String> options, ProgressMode mode,
+            boolean targetInChild, Caller caller, boolean notify) {
+        this.notify = notify;
         this.caller = caller;
         this.name = name;
         this.backend = backend;
         this.options = Map.copyOf(options);
         this.mode = mode;
         this.targetInChild = targetInChild;
+    }
+
+    /**
+     * A spinning contender whose transfers each carry a notification that its target, in this JVM,
+     * takes after each transfer.
+     */
+    static TransportContender notifying(String name, String backend, Map<String, String> options, ProgressMode mode) {
+        return new TransportContender(name, backend, options, mode, false, Caller.SPIN, true);
     }
 
     @Override
@@ -84,7 +110,9 @@ final class TransportContender implements Contender, CompletionHandler {
         return "blockxfer " + backend + " backend, writeBlocks + " + (caller == Caller.SPIN ? "spinning poll"
                 : "waiting poll (poll with a limit)") + ", target "
                 + (targetInChild ? "in a child JVM" : "in this JVM") + (options.isEmpty() ? ", backend defaults"
-                : ", options " + options) + (mode == ProgressMode.AUTO ? "" : ", progress mode " + mode);
+                : ", options " + options) + (mode == ProgressMode.AUTO ? "" : ", progress mode " + mode)
+                + (notify ? "; a 16-byte notification on every transfer, taken by the target (pollNotifications)"
+                        + " after each" : "");
     }
 
     @Override
@@ -122,10 +150,16 @@ final class TransportContender implements Contender, CompletionHandler {
                 }
                 checks = 0;
                 transfers = 0;
+                notified = 0;
+                DataTransport receiver = notify ? Objects.requireNonNull(target.transport(), "a target in this JVM")
+                        : null;
                 long cpuStart = CPU.getProcessCpuTime();
                 long start = System.nanoTime();
-                rates.put(c, OneInFlight.rate(c, s -> transfer(initiator, local[s], remote[s]), seconds));
+                rates.put(c, OneInFlight.rate(c, s -> transfer(initiator, receiver, local[s], remote[s]), seconds));
                 double cores = (CPU.getProcessCpuTime() - cpuStart) / (double) (System.nanoTime() - start);
+                if (receiver != null) {
+                    awaitNotifications(receiver);
+                }
                 costs.put(c, new Cost((double) checks / transfers, cores,
                         hugePageShare(initiator.region().segment(), target.region())));
             }
@@ -146,8 +180,10 @@ final class TransportContender implements Contender, CompletionHandler {
         return huge / (double) (initiator.byteSize() + target.byteSize());
     }
 
-    private void transfer(DataTransport initiator, int[] local, int[] remote) throws InterruptedException {
-        long id = initiator.writeBlocks(PEER, local, remote);
+    private void transfer(DataTransport initiator, @Nullable DataTransport receiver, int[] local, int[] remote)
+            throws InterruptedException {
+        long id = receiver == null ? initiator.writeBlocks(PEER, local, remote)
+                : initiator.writeBlocks(PEER, local, remote, MESSAGE);
         transfers++;
         while (reported != id) {
             checks++;
@@ -159,6 +195,25 @@ final class TransportContender implements Contender, CompletionHandler {
         }
         if (failed) {
             throw new IllegalStateException(backend + ": transfer " + id + " failed");
+        }
+        if (receiver != null) {
+            receiver.pollNotifications(this);
+        }
+    }
+
+    @Override
+    public void onNotification(Notification n) {
+        notified++;
+    }
+
+    /** A message still on its way after the last transfer: waits for it (a second at most); every one arrived. */
+    private void awaitNotifications(DataTransport receiver) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        while (notified < transfers && System.nanoTime() < end) {
+            receiver.pollNotifications(this, 10, TimeUnit.MILLISECONDS);
+        }
+        if (notified != transfers) {
+            throw new IllegalStateException(name + ": " + notified + " notifications for " + transfers + " transfers");
         }
     }
 

@@ -11,6 +11,9 @@ compared with what it replaces:
              transfer(handle), check_xfer_state(handle) until "DONE", release_xfer_handle(handle)
 Two agents live in this process (initiator and target), one transfer in flight at a time, each on
 distinct blocks, with the indices of BaselineCase.java.
+With NIXL_DRIVER_NOTIFY=1 every transfer carries a 16-byte notification (transfer(handle,
+notif_msg=...)) and the target takes what arrived with get_new_notifs() after each transfer; the
+run fails unless every transfer's notification arrived exactly once.
 
 usage: python3 nixl_driver.py SECONDS CASE...   (CASE: small, large); prints
 "RESULT <case> <rate> <check_xfer_state calls per transfer> <cores of this process> <share of both
@@ -30,6 +33,8 @@ except ImportError:
 
 # case: (block bytes, blocks per transfer, blocks per region)
 CASES = {"small": (4096, 1, 4096), "large": (262144, 64, 256)}
+NOTIFY = os.environ.get("NIXL_DRIVER_NOTIFY") == "1"
+MESSAGE = b"req-0000000000ok"
 
 
 def huge_page_bytes(base, length):
@@ -82,13 +87,22 @@ def run_case(key, seconds):
     remote = a.prep_xfer_dlist(name, remote_descs)
     slots = [slot_indices(batch, s) for s in range(blocks // batch)]
     checks = 0
+    notified = 0
+
+    def take():
+        nonlocal notified
+        for messages in target.agent.get_new_notifs().values():
+            notified += len(messages)
 
     def one(k):
         nonlocal checks
         local_idxs, remote_idxs = slots[k % len(slots)]
         handle = a.make_prepped_xfer("WRITE", init.local, np.asarray(local_idxs, dtype=np.int32),
                                      remote, np.asarray(remote_idxs, dtype=np.int32))
-        a.transfer(handle)
+        if NOTIFY:
+            a.transfer(handle, notif_msg=MESSAGE)
+        else:
+            a.transfer(handle)
         while True:
             checks += 1
             state = a.check_xfer_state(handle)
@@ -97,6 +111,8 @@ def run_case(key, seconds):
             if state not in ("PROC", "PEND"):
                 raise RuntimeError("transfer failed: " + state)
         a.release_xfer_handle(handle)
+        if NOTIFY:
+            take()
 
     k = 0
     cpu_start = time.process_time()
@@ -119,6 +135,13 @@ def run_case(key, seconds):
     rate = n / (now - start)
     cores = (time.process_time() - cpu_start) / (now - wall_start)
     checks_per_transfer = checks / k
+    if NOTIFY:
+        # a message still on its way after the last transfer: wait for it, at most a second
+        until = time.perf_counter() + 1
+        while notified < k and time.perf_counter() < until:
+            take()
+        if notified != k:
+            raise RuntimeError("%d notifications for %d transfers" % (notified, k))
     if key != "small":
         rate = rate * batch * block_len / 1e9
 

@@ -6,9 +6,13 @@
  * no locking; UCX backend with num_threads=4); one transfer in flight at a time, each on distinct
  * blocks, with the indices of BaselineCase.java.
  *
- * usage: nixl_floor nixl|memcpy SECONDS CASE...   (CASE: small, large); prints "RESULT <case> <rate>",
- * for nixl followed by get_xfer_status calls per transfer, the cores of this process (warm-up included)
- * and the share of both regions in transparent huge pages.
+ * usage: nixl_floor nixl|nixl-notify|memcpy SECONDS CASE...   (CASE: small, large); prints
+ * "RESULT <case> <rate>", for nixl followed by get_xfer_status calls per transfer, the cores of this
+ * process (warm-up included) and the share of both regions in transparent huge pages.
+ * nixl-notify: every transfer carries a 16-byte notification (optional arguments made once with
+ * has_notif set, the message set per transfer, as blockxfer's backend does), and the target takes
+ * what arrived with get_notifs after each transfer (copying every message out of the map, then
+ * clearing it); the run fails unless every transfer's notification arrived exactly once.
  * NIXL_FLOOR_THREAD_SYNC=0|1|2 (environment) sets the agents' thread_sync (NONE, the default and the
  * original's; STRICT; RW, what blockxfer's backend uses), to measure what NIXL's own locking costs.
  * NIXL_FLOOR_HUGE_PAGES=1 (environment) puts every region on 2 MiB boundaries advised to transparent
@@ -69,6 +73,18 @@ int nixl_capi_post_xfer_req(void *agent, void *req, void *opt);
 int nixl_capi_get_xfer_status(void *agent, void *req);
 int nixl_capi_release_xfer_req(void *agent, void *req);
 int nixl_capi_destroy_xfer_req(void *req);
+int nixl_capi_create_opt_args(void **args);
+int nixl_capi_destroy_opt_args(void *args);
+int nixl_capi_opt_args_set_notif_msg(void *args, const void *data, size_t len);
+int nixl_capi_opt_args_set_has_notif(void *args, bool has_notif);
+int nixl_capi_create_notif_map(void **map);
+int nixl_capi_destroy_notif_map(void *map);
+int nixl_capi_get_notifs(void *agent, void *map, void *opt);
+int nixl_capi_notif_map_size(void *map, size_t *size);
+int nixl_capi_notif_map_get_agent_at(void *map, size_t index, const char **name);
+int nixl_capi_notif_map_get_notifs_size(void *map, const char *name, size_t *size);
+int nixl_capi_notif_map_get_notif(void *map, const char *name, size_t index, const void **data, size_t *len);
+int nixl_capi_notif_map_clear(void *map);
 
 static void check(int status, const char *what) {
     if (status != OK) {
@@ -187,7 +203,35 @@ typedef struct {
     int batch;
     int slots;
     long k;
+    void *opt;          /* nixl-notify: optional arguments carrying the message, else NULL */
+    void *target;       /* nixl-notify: the target agent, drained after each transfer */
+    void *map;          /* nixl-notify: the target's notification map */
+    long notified;      /* nixl-notify: notifications the target took */
 } transfer_loop;
+
+static const char MESSAGE[16] = "req-0000000000ok";
+
+/* The target takes what arrived: every message copied out of the map, then the map cleared. */
+static void drain_target(transfer_loop *x) {
+    static char copy[2048];
+    size_t agents, n, len;
+    const char *name;
+    const void *data;
+    check(nixl_capi_get_notifs(x->target, x->map, NULL), "get notifs");
+    check(nixl_capi_notif_map_size(x->map, &agents), "notif map size");
+    for (size_t a = 0; a < agents; a++) {
+        check(nixl_capi_notif_map_get_agent_at(x->map, a, &name), "notif map agent");
+        check(nixl_capi_notif_map_get_notifs_size(x->map, name, &n), "notif map notifs size");
+        for (size_t i = 0; i < n; i++) {
+            check(nixl_capi_notif_map_get_notif(x->map, name, i, &data, &len), "notif map notif");
+            memcpy(copy, data, len < sizeof copy ? len : sizeof copy);
+            x->notified++;
+        }
+    }
+    if (agents > 0) {
+        check(nixl_capi_notif_map_clear(x->map), "notif map clear");
+    }
+}
 
 /* One transfer, as the original's write_blocks and poll make it: make, post, status until done, release. */
 static long checks;        /* get_xfer_status calls, warm-up included */
@@ -204,8 +248,11 @@ static double cpu_now(void) {
 static void one_transfer(transfer_loop *x) {
     int s = (int) (x->k++ % x->slots);
     void *req;
+    if (x->opt != NULL) {
+        check(nixl_capi_opt_args_set_notif_msg(x->opt, MESSAGE, sizeof MESSAGE), "set notif msg");
+    }
     check(nixl_capi_make_xfer_req(x->agent, OP_WRITE, x->local, x->local_idx + s * x->batch, x->batch, x->remote,
-                                  x->remote_idx + s * x->batch, x->batch, &req, NULL), "make xfer req");
+                                  x->remote_idx + s * x->batch, x->batch, &req, x->opt), "make xfer req");
     int status = nixl_capi_post_xfer_req(x->agent, req, NULL);
     while (status == IN_PROGRESS) {
         checks++;
@@ -214,10 +261,13 @@ static void one_transfer(transfer_loop *x) {
     check(status, "transfer");
     check(nixl_capi_release_xfer_req(x->agent, req), "release xfer req");
     check(nixl_capi_destroy_xfer_req(req), "destroy xfer req");
+    if (x->opt != NULL) {
+        drain_target(x);
+    }
 }
 
 /* Transfers, one at a time, for about `seconds` after a warm-up; transfers per second. */
-static double run_nixl(const test_case *c, double seconds) {
+static double run_nixl(const test_case *c, double seconds, bool notify) {
     char name[64];
     side a;
     side b;
@@ -246,7 +296,12 @@ static double run_nixl(const test_case *c, double seconds) {
     for (int s = 0; s < slots; s++) {
         indices(c, s, local_idx + s * c->batch, remote_idx + s * c->batch);
     }
-    transfer_loop x = {a.agent, a.local, remote, local_idx, remote_idx, c->batch, slots, 0};
+    transfer_loop x = {a.agent, a.local, remote, local_idx, remote_idx, c->batch, slots, 0, NULL, b.agent, NULL, 0};
+    if (notify) {
+        check(nixl_capi_create_opt_args(&x.opt), "create opt args");
+        check(nixl_capi_opt_args_set_has_notif(x.opt, true), "set has notif");
+        check(nixl_capi_create_notif_map(&x.map), "create notif map");
+    }
     checks = 0;
     double cpu_start = cpu_now();
     double wall_start = now();
@@ -266,6 +321,18 @@ static double run_nixl(const test_case *c, double seconds) {
     } while (t < start + seconds);
     double rate = n / (t - start);
     x_transfers = x.k;
+    if (notify) {
+        /* a message still on its way after the last transfer: wait for it, at most a second */
+        for (double end = now() + 1; x.notified < x.k && now() < end;) {
+            drain_target(&x);
+        }
+        if (x.notified != x.k) {
+            fprintf(stderr, "nixl_floor: %ld notifications for %ld transfers\n", x.notified, x.k);
+            exit(1);
+        }
+        nixl_capi_destroy_notif_map(x.map);
+        nixl_capi_destroy_opt_args(x.opt);
+    }
     cores = (cpu_now() - cpu_start) / (t - wall_start);
     size_t region = c->block * (size_t) c->blocks;
     huge_share = (double) (huge_page_bytes(a.buf, region) + huge_page_bytes(b.buf, region)) / (2.0 * region);
@@ -320,8 +387,9 @@ static double run_memcpy(const test_case *c, double seconds) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 4 || (strcmp(argv[1], "nixl") != 0 && strcmp(argv[1], "memcpy") != 0)) {
-        fprintf(stderr, "usage: nixl_floor nixl|memcpy SECONDS CASE...\n");
+    bool notify = argc > 1 && strcmp(argv[1], "nixl-notify") == 0;
+    if (argc < 4 || (strcmp(argv[1], "nixl") != 0 && !notify && strcmp(argv[1], "memcpy") != 0)) {
+        fprintf(stderr, "usage: nixl_floor nixl|nixl-notify|memcpy SECONDS CASE...\n");
         return 2;
     }
     double seconds = atof(argv[2]);
@@ -336,7 +404,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "nixl_floor: unknown case %s\n", argv[i]);
             return 2;
         }
-        double per_second = strcmp(argv[1], "nixl") == 0 ? run_nixl(c, seconds) : run_memcpy(c, seconds);
+        double per_second = strcmp(argv[1], "memcpy") != 0 ? run_nixl(c, seconds, notify) : run_memcpy(c, seconds);
         double rate = strcmp(c->key, "small") == 0 ? per_second : per_second * c->batch * c->block / 1e9;
         if (cores >= 0) {
             printf("RESULT %s %.6g %.6g %.6g %.6g\n", c->key, rate, (double) checks / (double) x_transfers, cores,

@@ -2,6 +2,7 @@ package io.blockxfer.cli.internal;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One measured point of {@code blockxfer bench}.
@@ -38,12 +39,25 @@ import java.util.Map;
  *     NaN where the JDK does not report process CPU time
  * @param pacedTransfersPerSec the submission rate asked for ({@code --rate}), or NaN when the window
  *     was kept full; {@link #transfersPerSec()} is the rate achieved
+ * @param notified when every transfer carried a notification ({@code --notify}), what the target saw
+ *     of them; null for transfers without one
  */
 public record BenchRow(String backend, String op, String placement, String layout, String poll, String progress,
         boolean hog, long blockBytes, int batchBlocks, int window, long transfers, long failed, double seconds,
         double gbPerSec, double memcpyGbPerSec, double transfersPerSec, double p50Micros, double p99Micros,
         double p999Micros, double maxMicros, double cpuCores, double wireGbPerSec, double remoteMemcpyGbPerSec,
-        double cpuMicrosPerTransfer, double pacedTransfersPerSec) {
+        double cpuMicrosPerTransfer, double pacedTransfersPerSec, @Nullable NotifyFigures notified) {
+
+    /** A row of transfers without notifications. */
+    public BenchRow(String backend, String op, String placement, String layout, String poll, String progress,
+            boolean hog, long blockBytes, int batchBlocks, int window, long transfers, long failed, double seconds,
+            double gbPerSec, double memcpyGbPerSec, double transfersPerSec, double p50Micros, double p99Micros,
+            double p999Micros, double maxMicros, double cpuCores, double wireGbPerSec, double remoteMemcpyGbPerSec,
+            double cpuMicrosPerTransfer, double pacedTransfersPerSec) {
+        this(backend, op, placement, layout, poll, progress, hog, blockBytes, batchBlocks, window, transfers, failed,
+                seconds, gbPerSec, memcpyGbPerSec, transfersPerSec, p50Micros, p99Micros, p999Micros, maxMicros,
+                cpuCores, wireGbPerSec, remoteMemcpyGbPerSec, cpuMicrosPerTransfer, pacedTransfersPerSec, null);
+    }
 
     /** {@link #gbPerSec()} over {@link #memcpyGbPerSec()}. */
     public double ratio() {
@@ -68,6 +82,26 @@ public record BenchRow(String backend, String op, String placement, String layou
     /** Whether transfers were submitted on a fixed schedule ({@code --rate}). */
     public boolean paced() {
         return !Double.isNaN(pacedTransfersPerSec);
+    }
+
+    /** Whether every transfer of this row carried a notification. */
+    public boolean notifies() {
+        return notified != null;
+    }
+
+    /**
+     * Transfers per second with a notification on every transfer over the same point without
+     * ({@link NotifyFigures#plainTransfersPerSec()}); NaN for a row without notifications.
+     */
+    public double vsPlain() {
+        NotifyFigures n = notified;
+        return n == null || !(n.plainTransfersPerSec() > 0) ? Double.NaN : transfersPerSec / n.plainTransfersPerSec();
+    }
+
+    /** The target's median notification latency over the initiator's median latency; NaN without notifications. */
+    public double notifyP50OverP50() {
+        NotifyFigures n = notified;
+        return n == null || !(p50Micros > 0) ? Double.NaN : n.p50Micros() / p50Micros;
     }
 
     /**
@@ -105,6 +139,15 @@ public record BenchRow(String backend, String op, String placement, String layou
         m.put("remoteMemcpyGbPerSec", JsonOutput.measured(remoteMemcpyGbPerSec));
         m.put("cpuMicrosPerTransfer", JsonOutput.measured(cpuMicrosPerTransfer));
         m.put("pacedTransfersPerSec", JsonOutput.measured(pacedTransfersPerSec));
+        NotifyFigures n = notified;
+        m.put("notify", n != null);
+        m.put("notifications", n == null ? null : n.notifications());
+        m.put("notifyP50Micros", n == null ? null : JsonOutput.measured(n.p50Micros()));
+        m.put("notifyP99Micros", n == null ? null : JsonOutput.measured(n.p99Micros()));
+        m.put("notifyP50OverP50", JsonOutput.measured(notifyP50OverP50()));
+        m.put("vsPlain", JsonOutput.measured(vsPlain()));
+        m.put("clockErrorMicros", n == null ? null : JsonOutput.measured(n.clockErrorMicros()));
+        m.put("notificationsDropped", n == null ? null : n.dropped());
         return m;
     }
 }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -23,7 +24,10 @@ import org.HdrHistogram.Histogram;
  * before measuring), then for each operation: one verified transfer (the bytes must land), a
  * warm-up of every poll style (unpaced, then as measured until the JIT is quiet), and two rounds, each of memcpy baseline, the wire's ceilings when the
  * target is remote (TCP stream, memcpy over there), and transfers with every poll style, in an order
- * that rotates from round to round, so that background load hits them all alike.
+ * that rotates from round to round, so that background load hits them all alike. With
+ * {@code --notify}, each poll style runs twice per round on a backend that carries notifications,
+ * without and with a notification on every transfer ({@link NotifyMeter}), in the same rotation,
+ * and the target's notification of one transfer must arrive before anything is measured.
  *
  * <p><b>Thread safety:</b> not thread-safe; runs on the calling thread.
  */
@@ -53,7 +57,16 @@ public final class BenchRunner {
         this.budget = MemoryBudget.of(settings.maxMemoryBytes());
     }
 
-    private record Point(TransportProvider provider, long blockBytes, int batch, int window, List<TransferOp> ops) {
+    private record Point(TransportProvider provider, long blockBytes, int batch, int window, List<TransferOp> ops,
+            boolean withNotifications) {
+    }
+
+    /** One caller loop measured in the rounds: a poll style, without or with notifications. */
+    private record Contender(PollStyle style, TransferLoop loop, @Nullable NotifyMeter meter) {
+
+        String label() {
+            return style.label() + " poll" + (meter != null ? ", notified" : "");
+        }
     }
 
     /**
@@ -64,8 +77,8 @@ public final class BenchRunner {
      */
     public List<BenchRow> run() {
         List<Point> points = plan();
-        int perOp = 2 + ROUNDS * (1 + settings.polls().size());
-        int steps = points.stream().mapToInt(p -> p.ops().size() * perOp).sum();
+        int steps = points.stream().mapToInt(p -> p.ops().size() * (2 + ROUNDS * (1 + settings.polls().size()
+                * (p.withNotifications() ? 2 : 1)))).sum();
         progress.start(steps);
         List<BenchRow> rows = new ArrayList<>();
         try {
@@ -80,6 +93,7 @@ public final class BenchRunner {
 
     private List<Point> plan() {
         List<Point> points = new ArrayList<>();
+        List<String> silent = new ArrayList<>();
         for (TransportProvider provider : providers()) {
             List<TransferOp> ops = new ArrayList<>();
             for (TransferOp op : settings.ops()) {
@@ -92,18 +106,31 @@ public final class BenchRunner {
             if (ops.isEmpty()) {
                 continue;
             }
+            boolean notify = settings.withNotifications();
+            if (notify) {
+                Optional<String> refusal = site.notifyRefusal(provider);
+                if (refusal.isPresent()) {
+                    silent.add(refusal.get());
+                    notify = false;
+                }
+            }
             for (long blockBytes : settings.blockSizes()) {
                 for (int batch : settings.batches()) {
                     int window = settings.window() > 0 ? settings.window()
                             : MemoryBudget.autoWindow(blockBytes * batch);
                     budget.check(blockBytes, batch, window, site.regionsHere());
-                    points.add(new Point(provider, blockBytes, batch, window, ops));
+                    points.add(new Point(provider, blockBytes, batch, window, ops, notify));
                 }
             }
         }
         if (points.isEmpty()) {
             throw CliException.usage("nothing to measure: no selected backend supports the requested operations");
         }
+        if (settings.withNotifications() && points.stream().noneMatch(Point::withNotifications)) {
+            throw CliException.usage("--notify needs a backend that carries notifications to its target: "
+                    + String.join("; ", silent));
+        }
+        silent.forEach(reason -> notes.println("bench: no notified rows: " + reason));
         return points;
     }
 
@@ -189,26 +216,35 @@ public final class BenchRunner {
         boolean write = op == TransferOp.WRITE;
         DataTransport initiator = pair.initiator();
         long durationNanos = settings.duration().toNanos();
-        List<PollStyle> styles = settings.polls();
-        List<TransferLoop> loops = new ArrayList<>();
-        for (PollStyle style : styles) {
-            loops.add(new TransferLoop(initiator, op, plan, new Poller(style, settings.pollInterval().toNanos()),
-                    settings.rate() > 0 ? new Pacer(settings.rate()) : null));
+        List<Contender> loops = new ArrayList<>();
+        for (PollStyle style : settings.polls()) {
+            for (boolean notify : p.withNotifications() ? List.of(false, true) : List.of(false)) {
+                loops.add(new Contender(style, new TransferLoop(initiator, op, plan, new Poller(style,
+                        settings.pollInterval().toNanos()), settings.rate() > 0 ? new Pacer(settings.rate()) : null,
+                        notify), notify ? new NotifyMeter(pair.notifications()) : null));
+            }
         }
         MemcpyLoop memcpy = new MemcpyLoop(initiator.region().segment(), pair.baselineTarget(), write, plan,
                 p.blockBytes());
         Optional<WireProbe> wire = pair.wire();
 
         progress.show(label + ": verifying");
-        verify(pair, op, plan, loops.getFirst());
+        verify(pair, op, plan, loops.getFirst().loop());
+        for (Contender c : loops) {
+            NotifyMeter meter = c.meter();
+            if (meter != null) {
+                meter.verify(c.loop(), p.provider().name(), op);
+                break;
+            }
+        }
         progress.step();
 
         progress.show(label + ": warming up");
         long warm = Math.max(durationNanos / 5, 50_000_000L);
-        for (TransferLoop loop : loops) {
-            loop.warmUp(warm, 2L * plan.window());
-            settleJit(loop, plan.window());
-            loop.reset();
+        for (Contender c : loops) {
+            c.loop().warmUp(warm, 2L * plan.window());
+            settleJit(c.loop(), plan.window());
+            c.loop().reset();
         }
         memcpy.run(warm / 2);
         memcpy.reset();
@@ -227,30 +263,47 @@ public final class BenchRunner {
             }
             progress.step();
             for (int i = 0; i < loops.size(); i++) {
-                int s = (i + round) % loops.size();
-                progress.show(label + ": transfers, " + styles.get(s).label() + " poll");
-                loops.get(s).run(durationNanos * 3 / 5 / ROUNDS, 1);
+                Contender c = loops.get((i + round) % loops.size());
+                progress.show(label + ": transfers, " + c.label());
+                NotifyMeter meter = c.meter();
+                if (meter != null) {
+                    meter.run(c.loop(), durationNanos * 3 / 5 / ROUNDS);
+                } else {
+                    c.loop().run(durationNanos * 3 / 5 / ROUNDS, 1);
+                }
                 progress.step();
             }
         }
 
         List<BenchRow> rows = new ArrayList<>();
-        for (int s = 0; s < loops.size(); s++) {
-            rows.add(row(p, op, plan, loops.get(s), styles.get(s), memcpy, stream, remoteMemcpy, label));
+        BenchRow plain = null;
+        for (Contender c : loops) {
+            NotifyMeter meter = c.meter();
+            BenchRow r = row(p, op, plan, c.loop(), c.style(), memcpy, stream, remoteMemcpy, label,
+                    meter == null || plain == null ? null : meter.figures(plain.transfersPerSec()));
+            if (meter == null) {
+                plain = r;
+            } else if (meter.early() > 0) {
+                notes.println("bench: " + meter.early() + " notifications of " + label + " (" + c.label()
+                        + ") seemed to arrive before their submit by the hosts' clocks as corrected (the estimated"
+                        + " offset may be off by clockErrorMicros); counted as 0 us");
+            }
+            rows.add(r);
         }
         return rows;
     }
 
     private BenchRow row(Point p, TransferOp op, SlotPlan plan, TransferLoop transfers, PollStyle style,
-            MemcpyLoop memcpy, WireProbe.Rate stream, WireProbe.Rate remoteMemcpy, String label) {
+            MemcpyLoop memcpy, WireProbe.Rate stream, WireProbe.Rate remoteMemcpy, String label,
+            @Nullable NotifyFigures notified) {
         String opName = op.name().toLowerCase(Locale.ROOT);
         if (transfers.done() == 0) {
             throw new CliException(p.provider().name() + ": every " + opName + " transfer failed ("
                     + transfers.failed() + " of them)");
         }
         if (transfers.failed() > 0) {
-            notes.println("bench: " + transfers.failed() + " " + label + " transfers (" + style.label() + " poll)"
-                    + " failed; they count as not moved");
+            notes.println("bench: " + transfers.failed() + " " + label + " transfers (" + style.label() + " poll"
+                    + (transfers.notifies() ? ", notified" : "") + ") failed; they count as not moved");
         }
         double seconds = transfers.elapsedNanos() / 1e9;
         long bytes = transfers.done() * plan.batch() * p.blockBytes();
@@ -263,7 +316,7 @@ public final class BenchRunner {
                 h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3,
                 h.getValueAtPercentile(99.9) / 1e3, h.getMaxValue() / 1e3, transfers.cpuCores(), stream.gbPerSec(),
                 remoteMemcpy.gbPerSec(), transfers.cpuNanosPerTransfer() / 1e3,
-                settings.rate() > 0 ? settings.rate() : Double.NaN);
+                settings.rate() > 0 ? settings.rate() : Double.NaN, notified);
     }
 
     /** One transfer of slot 0 whose bytes are checked, so a backend cannot win by not moving them. */

@@ -8,8 +8,9 @@ import java.util.List;
  * What {@code blockxfer bench} sweeps: backends, operations, block sizes, batch sizes and the
  * caller's poll styles, with the window of transfers in flight (0 for automatic), the time per
  * point, the block pairing, the poll interval of {@link PollStyle#INTERVAL}, how transports are
- * tuned, whether a CPU hog runs, the memory limit (0 for the default), and the paced submission
- * rate (0 for none: the window is kept full).
+ * tuned, whether a CPU hog runs, the memory limit (0 for the default), the paced submission
+ * rate (0 for none: the window is kept full), and whether every point is also measured with a
+ * notification on every transfer.
  *
  * <p><b>Thread safety:</b> immutable.
  *
@@ -27,10 +28,12 @@ import java.util.List;
  * @param maxMemoryBytes the most region memory a point may use here, or 0 for the default
  * @param rate transfers submitted per second on a fixed schedule ({@link Pacer}), or 0 to keep the
  *     window full
+ * @param withNotifications whether each caller loop is also measured with a notification on every transfer,
+ *     interleaved with the loop without ({@code --notify}), on the backends that carry them
  */
 public record BenchSettings(List<String> backends, List<TransferOp> ops, List<Long> blockSizes, List<Integer> batches,
         int window, Duration duration, BlockLayout layout, List<PollStyle> polls, Duration pollInterval, Tuning tuning,
-        boolean hog, long maxMemoryBytes, double rate) {
+        boolean hog, long maxMemoryBytes, double rate, boolean withNotifications) {
 
     /** Copies the lists. */
     public BenchSettings {

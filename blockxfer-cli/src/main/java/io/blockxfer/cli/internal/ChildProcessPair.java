@@ -1,6 +1,5 @@
 package io.blockxfer.cli.internal;
 
-import io.blockxfer.tck.TargetProcess;
 import io.blockxfer.tck.process.ChildJvm;
 import io.blockxfer.tck.process.ChildJvmException;
 import io.blockxfer.transport.DataTransport;
@@ -14,12 +13,13 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An initiator here and its target in a child JVM running the conformance kit's
- * {@link TargetProcess} (same JDK, same class path, the launcher's JVM options, the
- * {@code blockxfer.*} system properties and the backend options passed on; its progress mode stays
- * the backend's default), driven over its
- * line protocol: {@code READY <descriptor>}, {@code FILL}, {@code CHECK}, {@code CLOSE}. The child
- * is a {@link ChildJvm}: it exits when its stdin closes or this JVM exits, so no orphan outlives us.
+ * An initiator here and its target in a child JVM running {@link BenchTargetProcess} (same JDK,
+ * same class path, the launcher's JVM options, the {@code blockxfer.*} system properties and the
+ * backend options passed on; its progress mode stays the backend's default), driven over its line
+ * protocol: {@code READY <descriptor>}, {@code FILL}, {@code CHECK}, {@code NARM}, {@code NDISARM},
+ * {@code CLOSE}. The child is a {@link ChildJvm}: it exits when its stdin closes or this JVM exits,
+ * so no orphan outlives us. Both processes read the same {@code CLOCK_MONOTONIC} clock, so the
+ * child times notifications against the submit times the initiator stamped into them.
  *
  * <p><b>Thread safety:</b> see {@link PeerPair}; requests to the child are serialised.
  */
@@ -62,10 +62,9 @@ final class ChildProcessPair implements PeerPair {
     /** The command line of the target process for these arguments (its JVM flags, properties, arguments). */
     static ChildJvm.Builder targetCommand(String backend, int numBlocks, long blockBytes, Tuning tuning) {
         List<String> args = new ArrayList<>(List.of(backend, Integer.toString(numBlocks), Long.toString(blockBytes),
-                "bench-target-" + ProcessHandle.current().pid(),
-                Long.toString(BenchConfigs.TRANSFER_TIMEOUT.toMillis())));
+                "bench-target-" + ProcessHandle.current().pid()));
         tuning.options().forEach((k, v) -> args.add("opt:" + k + "=" + v));
-        return LauncherJvmOptions.addTo(ChildJvm.builder(TargetProcess.class))
+        return LauncherJvmOptions.addTo(ChildJvm.builder(BenchTargetProcess.class))
                 .name("bench-target")
                 .jvmArgs(List.of("-Xmx256m"))
                 .forwardSystemProperties(key -> key.startsWith("blockxfer."))
@@ -119,6 +118,35 @@ final class ChildProcessPair implements PeerPair {
     @Override
     public long targetMismatch(int block, long seed) {
         return Long.parseLong(request("CHECK " + block + " " + seed).substring(3));
+    }
+
+    @Override
+    public TargetNotifications notifications() {
+        return new TargetNotifications() {
+            @Override
+            public void arm(long tag) {
+                request("NARM " + tag);
+            }
+
+            @Override
+            public NotifyTally disarm(long expected, Duration limit) {
+                String tally = request("NDISARM " + expected + " " + limit.toMillis());
+                if (!tally.startsWith("TALLY ")) {
+                    throw new CliException("the target process answered '" + tally + "' to NDISARM");
+                }
+                try {
+                    return NotifyTally.decode(Base64.getDecoder().decode(tally.substring(6)));
+                } catch (IllegalArgumentException e) {
+                    throw new CliException("the target process sent an unreadable notification tally: "
+                            + e.getMessage());
+                }
+            }
+
+            @Override
+            public long clockErrorNanos() {
+                return 0; // one host, one CLOCK_MONOTONIC
+            }
+        };
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.spi.TransportProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,6 +19,7 @@ final class InProcessPair implements PeerPair {
     private final Arena arena;
     private final DataTransport initiator;
     private final DataTransport target;
+    private @Nullable NotificationCollector collector;
 
     private InProcessPair(Arena arena, DataTransport initiator, DataTransport target) {
         this.arena = arena;
@@ -83,9 +85,44 @@ final class InProcessPair implements PeerPair {
     }
 
     @Override
+    public TargetNotifications notifications() {
+        return new TargetNotifications() {
+            @Override
+            public void arm(long tag) {
+                collector().arm(tag, 0);
+            }
+
+            @Override
+            public NotifyTally disarm(long expected, Duration limit) {
+                return collector().disarm(expected, limit);
+            }
+
+            @Override
+            public long clockErrorNanos() {
+                return 0; // one process, one clock
+            }
+        };
+    }
+
+    private NotificationCollector collector() {
+        NotificationCollector c = collector;
+        if (c == null) {
+            c = NotificationCollector.start(target);
+            collector = c;
+        }
+        return c;
+    }
+
+    @Override
     public void close() {
         if (arena.scope().isAlive()) {
-            closeAll(initiator, target, arena);
+            try {
+                if (collector != null) {
+                    collector.close();
+                }
+            } finally {
+                closeAll(initiator, target, arena);
+            }
         }
     }
 }

@@ -31,6 +31,13 @@ public interface PeerPair extends AutoCloseable {
     long targetMismatch(int block, long seed);
 
     /**
+     * The target's count and timing of notifications ({@code bench --notify}); the target starts
+     * taking its notifications on the first {@link TargetNotifications#arm}. Only for a backend
+     * that carries notifications at this site.
+     */
+    TargetNotifications notifications();
+
+    /**
      * The ceilings of the link between the two hosts, when the target is on another host (or at
      * least behind the bench control channel); empty for targets on this host.
      */

@@ -9,7 +9,9 @@ import java.util.Map;
 /**
  * Turns benchmark rows into one {@link Recommendation} per operation, block size and batch (and
  * poll style, progress mode and hog, where the run varied them): the fastest backend, how many times
- * each other one it is, and what fraction of the ceiling it reaches.
+ * each other one it is, and what fraction of the ceiling it reaches. They choose among transfers
+ * without notifications; the rows of {@code --notify} that carried them are compared with their
+ * plain twins instead ({@link NotifyLines}).
  *
  * <p><b>Thread safety:</b> stateless.
  */
@@ -25,7 +27,8 @@ public final class Recommendations {
      * The recommendations, in the order the rows were measured; none when the run measured a single
      * backend on this host (there is nothing to choose between and no wire).
      */
-    public static List<Recommendation> of(List<BenchRow> rows) {
+    public static List<Recommendation> of(List<BenchRow> measured) {
+        List<BenchRow> rows = measured.stream().filter(r -> !r.notifies()).toList();
         boolean remote = rows.stream().anyMatch(BenchRow::remote);
         if (!remote && rows.stream().map(BenchRow::backend).distinct().count() < 2) {
             return List.of();

@@ -7,13 +7,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Prints benchmark rows as a table for people, as CSV with a header line (the rows only), or as a
  * JSON object (through Jackson) with the rows, each with the fields of {@link BenchRow#fields()},
  * and the recommendations, each with those of {@link Recommendation#fields()}. The table shows the
  * columns every run has, plus the poll style, progress mode and hog when the run varied them, and
- * the TCP ceiling when the target was remote, and the asked-for rate when the run was paced.
+ * the TCP ceiling when the target was remote, the asked-for rate when the run was paced, and the
+ * notification columns (and {@link NotifyLines} under the table) when transfers carried notifications.
  *
  * <p><b>Thread safety:</b> stateless.
  */
@@ -59,6 +61,13 @@ public final class RowFormats {
         columns.add(new Column("MAX us", true, r -> fixed(r.maxMicros(), 1)));
         columns.add(new Column("CPU", true, r -> fixed(r.cpuCores(), 2)));
         columns.add(new Column("CPU us/T", true, r -> fixed(r.cpuMicrosPerTransfer(), 2)));
+        boolean notified = rows.stream().anyMatch(BenchRow::notifies);
+        if (notified) {
+            columns.add(2, new Column("NOTIFY", false, r -> r.notifies() ? "on" : "off"));
+            columns.add(new Column("xPLAIN", true, r -> r.notifies() ? fixed(r.vsPlain(), 2) + "x" : "-"));
+            columns.add(new Column("NOTE P50 us", true, r -> notifyCell(r, NotifyFigures::p50Micros)));
+            columns.add(new Column("NOTE P99 us", true, r -> notifyCell(r, NotifyFigures::p99Micros)));
+        }
 
         Table t = new Table(columns.stream().map(Column::title).toArray(String[]::new));
         for (int c = 0; c < columns.size(); c++) {
@@ -70,6 +79,10 @@ public final class RowFormats {
             t.row(columns.stream().map(c -> c.cell().apply(r)).toArray(String[]::new));
         }
         t.print(out);
+        if (notified) {
+            out.println();
+            NotifyLines.of(rows).forEach(line -> out.println("notify: " + line));
+        }
     }
 
     /** The rows as CSV, header first; a measurement that was not taken is an empty cell. */
@@ -99,6 +112,11 @@ public final class RowFormats {
 
     private static boolean varies(List<BenchRow> rows, Function<BenchRow, String> field) {
         return rows.stream().map(field).distinct().count() > 1;
+    }
+
+    private static String notifyCell(BenchRow r, ToDoubleFunction<NotifyFigures> figure) {
+        NotifyFigures n = r.notified();
+        return n == null ? "-" : fixed(figure.applyAsDouble(n), 1);
     }
 
     private static String csvCell(String s) {

@@ -35,7 +35,7 @@ public final class SvgChart {
         for (BenchRow r : rows) {
             String key = r.backend() + " " + r.op() + " x" + r.batchBlocks()
                     + (r.processes() == 2 ? " (" + r.placement() + ")" : "") + (polls ? " " + r.poll() + " poll" : "")
-                    + (hogs && r.hog() ? " hogged" : "");
+                    + (hogs && r.hog() ? " hogged" : "") + (r.notifies() ? " notified" : "");
             series.computeIfAbsent(key, k -> new ArrayList<>()).add(r);
         }
         series.values().forEach(list -> list.sort((a, b) -> Long.compare(a.blockBytes(), b.blockBytes())));

@@ -1,5 +1,6 @@
 package io.blockxfer.cli.internal;
 
+import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.spi.TransportProvider;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -21,6 +22,16 @@ public interface TargetSite extends AutoCloseable {
 
     /** Why this site cannot host a target of {@code provider}, or empty when it can. */
     Optional<Refusal> refusal(TransportProvider provider);
+
+    /**
+     * Why a target of {@code provider} at this site cannot receive and time notifications
+     * ({@code bench --notify}), or empty when it can; asked only for a backend the site hosts.
+     */
+    default Optional<String> notifyRefusal(TransportProvider provider) {
+        return provider.capabilities().contains(Capability.NOTIFICATIONS) ? Optional.empty()
+                : Optional.of(provider.name() + " does not carry notifications (it lacks "
+                        + Capability.NOTIFICATIONS + ")");
+    }
 
     /** Opens an initiator here and a target at this site, the target registered with the initiator. */
     PeerPair open(TransportProvider provider, int numBlocks, long blockBytes, Tuning tuning);

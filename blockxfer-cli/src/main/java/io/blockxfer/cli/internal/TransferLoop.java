@@ -27,6 +27,9 @@ import org.jspecify.annotations.Nullable;
  * allocated per transfer). With a
  * {@link Pacer} ({@code --rate}) it submits on the pacer's schedule instead of as soon as a slot is
  * free, and idles between submissions as its caller would (a spinning caller spins, the others park).
+ * A notifying loop ({@code --notify}) sends a notification with every transfer, stamped
+ * ({@link NotifyStamp}) with the tag of the run ({@link #tag}) and the time its latency starts
+ * from, written into one reused array.
  *
  * <p><b>Thread safety:</b> not thread-safe; confined to the measuring thread.
  */
@@ -46,6 +49,9 @@ final class TransferLoop implements CompletionHandler {
     private final Poller poller;
     private final CpuClock cpu = CpuClock.ofThisProcess();
     private final @Nullable Pacer pacer;
+    /** The notification every transfer carries, rewritten before each submit; null when none. */
+    private final byte @Nullable [] stamp;
+    private long tag = NotifyStamp.UNMEASURED;
     // ---- PollStyle.JOIN: each slot's future
     private final @Nullable TransferFuture[] slotFuture;
     // ---- PollStyle.CALLBACK: futures' dependents hand ended slots to the loop through the queue
@@ -61,6 +67,13 @@ final class TransferLoop implements CompletionHandler {
 
     /** A loop that keeps its window full, or, with a {@code pacer}, submits on its schedule. */
     TransferLoop(DataTransport transport, TransferOp op, SlotPlan plan, Poller poller, @Nullable Pacer pacer) {
+        this(transport, op, plan, poller, pacer, false);
+    }
+
+    /** As above; with {@code notify}, every transfer carries a notification. */
+    TransferLoop(DataTransport transport, TransferOp op, SlotPlan plan, Poller poller, @Nullable Pacer pacer,
+            boolean notify) {
+        this.stamp = notify ? NotifyStamp.buffer() : null;
         this.transport = transport;
         this.op = op;
         this.plan = plan;
@@ -214,10 +227,18 @@ final class TransferLoop implements CompletionHandler {
     }
 
     private void submitAsync(int s) {
-        slotStart[s] = System.nanoTime();
-        TransferFuture f = op == TransferOp.WRITE
-                ? transport.writeBlocksAsync(PeerPair.PEER, plan.local(s), plan.remote(s))
-                : transport.readBlocksAsync(PeerPair.PEER, plan.local(s), plan.remote(s));
+        long start = System.nanoTime();
+        slotStart[s] = start;
+        byte[] note = stamp;
+        TransferFuture f;
+        if (note == null) {
+            f = op == TransferOp.WRITE ? transport.writeBlocksAsync(PeerPair.PEER, plan.local(s), plan.remote(s))
+                    : transport.readBlocksAsync(PeerPair.PEER, plan.local(s), plan.remote(s));
+        } else {
+            NotifyStamp.write(note, tag, start);
+            f = op == TransferOp.WRITE ? transport.writeBlocksAsync(PeerPair.PEER, plan.local(s), plan.remote(s), note)
+                    : transport.readBlocksAsync(PeerPair.PEER, plan.local(s), plan.remote(s), note);
+        }
         if (f.transferId() == DataTransport.NOT_SUBMITTED) {
             throw new CliException(transport.backendName() + ": the target peer is no longer registered");
         }
@@ -240,10 +261,18 @@ final class TransferLoop implements CompletionHandler {
             submitAsync(s);
             return;
         }
-        slotStart[s] = System.nanoTime();
-        long id = op == TransferOp.WRITE
-                ? transport.writeBlocks(PeerPair.PEER, plan.local(s), plan.remote(s))
-                : transport.readBlocks(PeerPair.PEER, plan.local(s), plan.remote(s));
+        long start = System.nanoTime();
+        slotStart[s] = start;
+        byte[] note = stamp;
+        long id;
+        if (note == null) {
+            id = op == TransferOp.WRITE ? transport.writeBlocks(PeerPair.PEER, plan.local(s), plan.remote(s))
+                    : transport.readBlocks(PeerPair.PEER, plan.local(s), plan.remote(s));
+        } else {
+            NotifyStamp.write(note, tag, start);
+            id = op == TransferOp.WRITE ? transport.writeBlocks(PeerPair.PEER, plan.local(s), plan.remote(s), note)
+                    : transport.readBlocks(PeerPair.PEER, plan.local(s), plan.remote(s), note);
+        }
         if (id == DataTransport.NOT_SUBMITTED) {
             throw new CliException(transport.backendName() + ": the target peer is no longer registered");
         }
@@ -279,6 +308,19 @@ final class TransferLoop implements CompletionHandler {
         } else {
             failed++;
         }
+    }
+
+    /**
+     * The tag the notifications of the next runs carry: the measured run's, or
+     * {@link NotifyStamp#UNMEASURED} for a warm-up.
+     */
+    void tag(long tag) {
+        this.tag = tag;
+    }
+
+    /** Whether every transfer carries a notification. */
+    boolean notifies() {
+        return stamp != null;
     }
 
     /** Forgets the totals (after a warm-up). */

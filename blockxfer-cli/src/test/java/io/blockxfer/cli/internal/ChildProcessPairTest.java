@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.blockxfer.tck.TargetProcess;
 import io.blockxfer.transport.PeerRegistrationException;
 import io.blockxfer.transport.ProgressMode;
 import io.blockxfer.transport.Transports;
@@ -36,7 +35,7 @@ class ChildProcessPairTest {
             assertTrue(cmd.contains("-D" + key + "=forwarded"), cmd::toString);
             assertTrue(cmd.contains("-Xmx256m"), cmd::toString);
             assertTrue(cmd.stream().noneMatch(a -> a.startsWith("-Djava.")), cmd::toString);
-            int main = cmd.indexOf(TargetProcess.class.getName());
+            int main = cmd.indexOf(BenchTargetProcess.class.getName());
             assertEquals(List.of("loopback", "4", "4096"), cmd.subList(main + 1, main + 4), cmd::toString);
             assertEquals("opt:some.option=7", cmd.getLast(), cmd::toString);
         } finally {

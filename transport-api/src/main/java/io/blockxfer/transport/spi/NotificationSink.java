@@ -23,10 +23,12 @@ public interface NotificationSink {
      * @param message the bytes exactly as the sender's engine sent them ({@link OutboundNotification#frame()},
      *     or its {@link OutboundNotification#payload()} from a peer that only understands raw
      *     messages); owned by the sink from now on
-     * @param backendSender the sender as the backend names it, or null when the backend cannot
-     *     tell: the peer id the engine connected it under if the engine knows it as a peer, else the
-     *     backend's own name for it (a NIXL agent name); used only for messages that are not in
-     *     blockxfer's format
+     * @param peerId the peer id the engine connected the sender under, or null when the engine
+     *     does not know the sender as a peer or cannot tell who sent it
+     * @param backendName the backend's own name for the sender (a NIXL agent name), or null when
+     *     it has none
+     *     <p>Both are used only for messages that are not in blockxfer's format (whose frame names
+     *     its sender itself).
      */
-    void received(byte[] message, @Nullable String backendSender);
+    void received(byte[] message, @Nullable String peerId, @Nullable String backendName);
 }

@@ -157,7 +157,7 @@ public final class LoopbackEngine implements TransferEngine, LoopbackFaults {
     void notificationArrived(byte[] message, String sender) {
         NotificationSink s = sink;
         if (s != null && !closed && !killed) {
-            s.received(message, sender);
+            s.received(message, null, sender);
         }
     }
 

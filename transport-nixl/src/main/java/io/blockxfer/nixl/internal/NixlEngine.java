@@ -16,6 +16,8 @@ import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.TransportException;
 import io.blockxfer.transport.internal.memory.MemoryBudget;
+import io.blockxfer.transport.spi.NotificationSink;
+import io.blockxfer.transport.spi.OutboundNotification;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.Arena;
@@ -49,6 +51,13 @@ import org.jspecify.annotations.Nullable;
  * peer id uses a healthy one it stays loaded, idle, for a later {@code connect} with the same
  * metadata ({@link RemoteAgents} says why: NIXL cannot close a live peer's UCX endpoint).
  *
+ * <p><b>Notifications</b> ({@link NixlNotifications}) are NIXL's own: a transfer's message rides on
+ * its request and NIXL sends it after the data, from the post or the status check that sees the
+ * transfer complete, never for a failed one; a message without a transfer is {@code gen_notif}. A
+ * blockxfer peer gets the frame, a plain NIXL agent the bare payload. Received messages are drained
+ * from the agent's notification map by every {@link #progress()} and by the engine's notification
+ * thread, which also checks notified transfers the caller leaves in flight.
+ *
  * <p><b>Thread safety:</b> thread-safe as {@link TransferEngine} requires; the agent runs in
  * NIXL's RW mode and no transfer request is touched by two threads at once (the managed transport
  * guarantees it).
@@ -58,7 +67,6 @@ public final class NixlEngine implements TransferEngine {
     private static final System.Logger LOG = System.getLogger(NixlEngine.class.getName());
     private static final SecureRandom NONCES = new SecureRandom();
     private static final MemorySegment NO_OPT_ARGS = MemorySegment.NULL;
-    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     private final String backendName;
     private final String agentName;
@@ -79,7 +87,8 @@ public final class NixlEngine implements TransferEngine {
     private final Object lifecycleLock = new Object();
     private final RemoteAgents remotes;
     private final List<NixlXfer> unreleased = new ArrayList<>();
-    private final XferPool pool = new XferPool();
+    private final NixlXfer.Pool pool = new NixlXfer.Pool();
+    private final NixlNotifications notifications;
     private volatile boolean closed;
 
     /**
@@ -126,7 +135,7 @@ public final class NixlEngine implements TransferEngine {
             n = candidate;
             this.pid = NixlNative.getpid();
             this.metadata = NixlMetadata.frame(agentName, n, pid, r.baseAddress(), r.byteSize(), nixlBlob);
-            selfCheck(metadata, r);
+            NixlMetadata.checkOwn(metadata, r.baseAddress(), r.byteSize());
             f = LocalAgents.register(n, agentName);
             this.region = r;
         } catch (NixlException e) {
@@ -144,26 +153,8 @@ public final class NixlEngine implements TransferEngine {
         this.registration = reg;
         this.localList = local;
         this.remotes = new RemoteAgents(created, "NIXL engine '" + agentName + "'", settings.idleConnections());
-    }
-
-    /**
-     * Our own metadata must pass the checks every peer applies to it (NIXL's layout, the UCX worker
-     * address and remote keys, the region inside what the blob says is registered): a release
-     * whose serialisation moved fails here, at open, rather than at some peer's {@code addPeer}.
-     * It also loads and runs the parser once, so the first {@code addPeer} does not pay for that.
-     */
-    private static void selfCheck(byte[] framed, BlockRegion r) {
-        NixlMetadata own;
-        try {
-            own = NixlMetadata.parse(framed);
-        } catch (MalformedPeerDescriptorException e) {
-            throw new TransportException("this agent's own NIXL metadata does not pass the checks peers apply: "
-                    + e.getMessage(), e);
-        }
-        if (own.dramRegionHolding(r.baseAddress(), r.byteSize()).isEmpty()) {
-            throw new TransportException("this agent's own NIXL metadata does not show its region registered: "
-                    + own.regions());
-        }
+        this.notifications = new NixlNotifications(agentHandle, this::checkClaimed, toString(),
+                "blockxfer-nixl-notifications-" + agentName);
     }
 
     private static void undo(@Nullable NixlAgent agent, @Nullable MemorySegment reg, long local,
@@ -231,13 +222,21 @@ public final class NixlEngine implements TransferEngine {
         final String peerId;
         final RemoteAgent remote;
         final long remoteList;
+        /** A blockxfer transport (framed metadata) gets notification frames; a plain NIXL agent the bare payload. */
+        final boolean framed;
         volatile boolean aborted;
         boolean disconnected;
 
-        NixlPeer(String peerId, RemoteAgent remote, long remoteList) {
+        NixlPeer(String peerId, RemoteAgent remote, long remoteList, boolean framed) {
             this.peerId = peerId;
             this.remote = remote;
             this.remoteList = remoteList;
+            this.framed = framed;
+        }
+
+        /** What this peer receives of {@code n}: the frame, or for a plain NIXL agent the payload alone. */
+        byte[] message(OutboundNotification n) {
+            return framed ? n.frame() : n.payload();
         }
 
         @Override
@@ -274,7 +273,8 @@ public final class NixlEngine implements TransferEngine {
             throw new PeerRegistrationException("preparing the " + peer.numBlocks() + " blocks of peer '" + peerId
                     + "' failed: " + e.getMessage(), e);
         }
-        return new NixlPeer(peerId, remote, list);
+        notifications.connected(remote.name, peerId);
+        return new NixlPeer(peerId, remote, list, md.framed());
     }
 
     /** Marks a remote agent dead after a native error on one of its transfers, and invalidates it. */
@@ -306,117 +306,56 @@ public final class NixlEngine implements TransferEngine {
                         + peer + ")", status));
             }
         }
+        notifications.disconnected(peer.remote.name, peer.peerId);
         remotes.release(peer.remote);
     }
 
     // ------------------------------------------------------------------ transfers
 
-    /**
-     * One transfer: NIXL's request and what the engine tracks about it. Pooled: after
-     * {@link #release} the object is reused for a later transfer, so a steady stream of transfers
-     * allocates nothing.
-     */
-    static final class NixlXfer {
-        long id;
-        long request;
-        // set by set() before the object is handed out; null only while it lies in the pool
-        @SuppressWarnings("NullAway.Init")
-        NixlPeer peer;
-        @SuppressWarnings("NullAway.Init")
-        TransferOp op;
-        int blocks;
-        int state;
-        boolean fenced;
-        boolean measured;
-        long postMicros;
-        long transferMicros;
-        long bytes;
-        long descriptors;
-
-        NixlXfer set(long transferId, long req, NixlPeer p, TransferOp o, int n, boolean isFenced) {
-            this.id = transferId;
-            this.request = req;
-            this.peer = p;
-            this.op = o;
-            this.blocks = n;
-            this.state = PENDING;
-            this.fenced = isFenced;
-            this.measured = false;
-            return this;
-        }
-    }
-
-    /** A bounded stack of released transfer objects; a lock, as submit and release may run on different threads. */
-    private static final class XferPool {
-        private static final int MAX = 4096;
-        private final NixlXfer[] free = new NixlXfer[MAX];
-        private int size;
-
-        synchronized NixlXfer take() {
-            if (size == 0) {
-                return new NixlXfer();
-            }
-            NixlXfer x = free[--size];
-            free[size] = null;
-            return x;
-        }
-
-        // a pooled transfer is read again only after take() and set() filled it: dropping the peer
-        // here lets a removed peer be collected while its last transfer object lies in the pool
-        @SuppressWarnings("NullAway")
-        synchronized void give(NixlXfer x) {
-            x.peer = null;
-            if (size < MAX) {
-                free[size++] = x;
-            }
-        }
-    }
-
-    /** Per-thread native scratch for index arrays and out-parameters: nothing is allocated per transfer. */
-    private static final class Scratch {
-        final Arena arena = Arena.ofAuto();
-        final MemorySegment out = arena.allocate(ADDRESS);
-        final MemorySegment telemetry = arena.allocate(NixlNative.XFER_TELEMETRY);
-        MemorySegment localIndices = arena.allocate(JAVA_INT, 1024);
-        MemorySegment remoteIndices = arena.allocate(JAVA_INT, 1024);
-
-        void ensure(int count) {
-            if (localIndices.byteSize() < (long) count * Integer.BYTES) {
-                long n = Math.max(count, localIndices.byteSize() / Integer.BYTES * 2);
-                localIndices = Arena.ofAuto().allocate(JAVA_INT, n);
-                remoteIndices = Arena.ofAuto().allocate(JAVA_INT, n);
-            }
-        }
-    }
-
     @Override
     public Object submit(long transferId, Object peerHandle, TransferOp op, int[] localBlocks, int[] remoteBlocks) {
+        return post(transferId, (NixlPeer) peerHandle, op, localBlocks, remoteBlocks, null);
+    }
+
+    /**
+     * The message rides on the request ({@code make_xfer_req}'s optional arguments; the post passes
+     * none, which keeps it): NIXL sends it once every byte is there, from the post when the
+     * transfer ended inside it, else from the status check that sees it end, and never for a
+     * failed transfer. A transfer still in flight after its post is also checked by the
+     * notification thread, so that its message goes out even if the caller polls rarely.
+     */
+    @Override
+    public Object submit(long transferId, Object peerHandle, TransferOp op, int[] localBlocks, int[] remoteBlocks,
+            OutboundNotification notification) {
         NixlPeer peer = (NixlPeer) peerHandle;
+        return post(transferId, peer, op, localBlocks, remoteBlocks, peer.message(notification));
+    }
+
+    private Object post(long transferId, NixlPeer peer, TransferOp op, int[] localBlocks, int[] remoteBlocks,
+            byte @Nullable [] message) {
         RemoteAgent remote = peer.remote;
-        if (peer.aborted) {
-            throw new IllegalStateException("the connection to " + peer + " was aborted; add the peer again");
-        }
-        String dead = remote.deadCause;
-        if (dead != null) {
-            throw new IllegalStateException(peer + " is dead (" + dead + "); add the peer again");
-        }
-        LocalAgents.Fence target = remote.fence;
-        if (target != null && !target.enter()) {
-            markDead(remote, "its transport in this JVM closed");
-            throw new IllegalStateException(peer + " is closed (a transport of this JVM)");
-        }
+        LocalAgents.Fence target = enter(peer);
         boolean fenceHeld = target != null;
         try {
             int n = localBlocks.length;
-            Scratch s = SCRATCH.get();
+            NixlScratch s = NixlScratch.get();
             s.ensure(n);
             MemorySegment.copy(localBlocks, 0, s.localIndices, JAVA_INT, 0, n);
             MemorySegment.copy(remoteBlocks, 0, s.remoteIndices, JAVA_INT, 0, n);
             MemorySegment out = s.out;
             out.set(JAVA_LONG, 0, 0L);
-            int status = NixlNative.makeXferReq(agentHandle, op == TransferOp.WRITE ? NixlNative.OP_WRITE
-                    : NixlNative.OP_READ, localList, s.localIndices, n, peer.remoteList, s.remoteIndices, n, out,
-                    NO_OPT_ARGS);
+            MemorySegment opt = message == null ? NO_OPT_ARGS
+                    : notifications.outbound().withMessage(s.message(message), message.length);
+            int status;
+            try {
+                status = NixlNative.makeXferReq(agentHandle, op == TransferOp.WRITE ? NixlNative.OP_WRITE
+                        : NixlNative.OP_READ, localList, s.localIndices, n, peer.remoteList, s.remoteIndices, n, out,
+                        opt);
+            } finally {
+                if (message != null) {
+                    notifications.outbound().give(opt);
+                }
+            }
             if (status != NixlStatus.SUCCESS) {
                 if (status != NixlStatus.ERROR_INVALID_PARAM) {
                     markDead(remote, NixlStatus.describe("nixl_capi_make_xfer_req", status));
@@ -430,10 +369,12 @@ public final class NixlEngine implements TransferEngine {
                 markDead(remote, NixlStatus.describe("nixl_capi_post_xfer_req", status));
                 throw new NixlException("nixl_capi_post_xfer_req to " + peer, status);
             }
-            NixlXfer x = pool.take().set(transferId, request, peer, op, n, fenceHeld);
+            NixlXfer x = pool.take().set(transferId, request, peer, op, n, fenceHeld, message != null);
             fenceHeld = false;
             if (status == NixlStatus.SUCCESS) {
                 finish(x, status);
+            } else if (message != null) {
+                notifications.inFlight(x);
             }
             return x;
         } finally {
@@ -446,14 +387,52 @@ public final class NixlEngine implements TransferEngine {
     @Override
     public int status(Object transfer) {
         NixlXfer x = (NixlXfer) transfer;
+        if (x.notified) {
+            // the notification thread may be checking it: one thread at a time, and a busy one is still pending
+            if (!x.tryClaim()) {
+                return PENDING;
+            }
+            try {
+                return x.state != PENDING ? x.state : checkClaimed(x);
+            } finally {
+                x.unclaim();
+            }
+        }
         if (x.state != PENDING) {
             return x.state;
         }
+        return checkClaimed(x);
+    }
+
+    /** Asks NIXL for the status of a transfer in flight that no other thread is checking. */
+    private int checkClaimed(NixlXfer x) {
         int status = NixlNative.getXferStatus(agentHandle, x.request);
         if (status == NixlStatus.IN_PROG) {
             return PENDING;
         }
         return finish(x, status);
+    }
+
+    /**
+     * Checks that {@code peer} can be sent to, and enters its fence if it is a transport of this JVM.
+     *
+     * @return the fence entered (exit it), or null
+     * @throws IllegalStateException if the connection was aborted, the peer is dead or closed
+     */
+    private LocalAgents.@Nullable Fence enter(NixlPeer peer) {
+        if (peer.aborted) {
+            throw new IllegalStateException("the connection to " + peer + " was aborted; add the peer again");
+        }
+        String dead = peer.remote.deadCause;
+        if (dead != null) {
+            throw new IllegalStateException(peer + " is dead (" + dead + "); add the peer again");
+        }
+        LocalAgents.Fence target = peer.remote.fence;
+        if (target != null && !target.enter()) {
+            markDead(peer.remote, "its transport in this JVM closed");
+            throw new IllegalStateException(peer + " is closed (a transport of this JVM)");
+        }
+        return target;
     }
 
     /** The fence a fenced transfer entered: its target's, which a fenced transfer always has. */
@@ -469,26 +448,13 @@ public final class NixlEngine implements TransferEngine {
         if (status == NixlStatus.SUCCESS) {
             x.state = DONE;
             if (telemetry.capturing()) {
-                recordTelemetry(x);
+                telemetry.capture(agentHandle, x);
             }
         } else {
             x.state = FAILED;
             markDead(x.peer.remote, NixlStatus.describe("nixl_capi_get_xfer_status", status));
         }
         return x.state;
-    }
-
-    private void recordTelemetry(NixlXfer x) {
-        MemorySegment t = SCRATCH.get().telemetry;
-        if (NixlNative.getXferTelemetry(agentHandle, x.request, t) == NixlStatus.SUCCESS) {
-            x.postMicros = t.get(JAVA_LONG, 8);
-            x.transferMicros = t.get(JAVA_LONG, 16);
-            x.bytes = t.get(JAVA_LONG, 24);
-            x.descriptors = t.get(JAVA_LONG, 32);
-            x.measured = true;
-            telemetry.record(x.id, x.peer.peerId, x.op, x.blocks, t.get(JAVA_LONG, 0), x.postMicros,
-                    x.transferMicros, x.bytes, x.descriptors);
-        }
     }
 
     @Override
@@ -529,6 +495,44 @@ public final class NixlEngine implements TransferEngine {
         }
     }
 
+    // ------------------------------------------------------------------ notifications
+
+    /**
+     * Starts receiving: the agent's messages are drained by every {@link #progress()} and by the
+     * engine's notification thread ({@link NotificationPump}), and handed to {@code sink}.
+     */
+    @Override
+    public boolean bindNotificationSink(NotificationSink sink) {
+        ensureOpen();
+        notifications.bind(sink);
+        return true;
+    }
+
+    /** Drains the agent's notifications on the calling thread, unless another thread is doing so. */
+    @Override
+    public int progress() {
+        return notifications.drain();
+    }
+
+    @Override
+    public void callersWaiting(boolean waiting) {
+        notifications.callersWaiting(waiting);
+    }
+
+    /** {@code gen_notif} of the frame (or, to a plain NIXL agent, the payload) to the peer's agent. */
+    @Override
+    public void sendNotification(Object peerHandle, OutboundNotification notification) {
+        NixlPeer peer = (NixlPeer) peerHandle;
+        LocalAgents.Fence target = enter(peer);
+        try {
+            notifications.outbound().send(peer.remote.name, peer.message(notification));
+        } finally {
+            if (target != null) {
+                target.exit();
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ lifecycle
 
     private void ensureOpen() {
@@ -545,6 +549,7 @@ public final class NixlEngine implements TransferEngine {
             }
             closed = true;
         }
+        notifications.close(closeTimeoutNanos);
         // transports of this JVM that still write into our region must finish first
         boolean drained = fence.closeAndDrain(closeTimeoutNanos);
         LocalAgents.unregister(nonce, fence);

@@ -1,6 +1,7 @@
 package io.blockxfer.nixl.internal;
 
 import io.blockxfer.transport.MalformedPeerDescriptorException;
+import io.blockxfer.transport.TransportException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -126,6 +127,28 @@ public record NixlMetadata(String agentName, byte[] nixlBlob, long nonce, int pi
         }
         throw new MalformedPeerDescriptorException("NIXL metadata of " + metadata.length
                 + " bytes is neither blockxfer-framed (magic BXNX) nor a NIXL blob (nixlSerDes|)");
+    }
+
+    /**
+     * A transport's own metadata must pass the checks every peer applies to it (NIXL's layout, the
+     * UCX worker address and remote keys, the region inside what the blob says is registered): a
+     * release whose serialisation moved fails at open, rather than at some peer's {@code addPeer}.
+     * It also loads and runs the parser once, so the first {@code addPeer} does not pay for that.
+     *
+     * @throws TransportException if it does not
+     */
+    static void checkOwn(byte[] framed, long regionAddress, long regionBytes) {
+        NixlMetadata own;
+        try {
+            own = parse(framed);
+        } catch (MalformedPeerDescriptorException e) {
+            throw new TransportException("this agent's own NIXL metadata does not pass the checks peers apply: "
+                    + e.getMessage(), e);
+        }
+        if (own.dramRegionHolding(regionAddress, regionBytes).isEmpty()) {
+            throw new TransportException("this agent's own NIXL metadata does not show its region registered: "
+                    + own.regions());
+        }
     }
 
     private static NixlMetadata parseFramed(byte[] blob) {

@@ -42,9 +42,11 @@ import java.util.Optional;
  * on a destroyed agent still throws instead of touching freed memory.
  *
  * <p>No C++ exception reaches the JVM: each bound function wraps its body in
- * {@code try { ... } catch (...)}, except the destroy functions, {@code is_stub} and the
- * string-list reads, whose bodies cannot throw; {@code scripts/nixl-check-abi} verifies this on
- * the installed binary from its exception tables.
+ * {@code try { ... } catch (...)} ({@code get_notifs} and the notification-map reads in
+ * {@code catch (const std::exception&)}, which is what the standard library and NIXL throw), except
+ * the destroy functions, {@code is_stub}, the string-list reads and the notification map's size,
+ * clear and walk, whose bodies cannot throw; {@code scripts/nixl-check-abi} verifies this on the
+ * installed binary from its exception tables.
  *
  * <p>Loading happens once, when this class initialises: the library is found by
  * {@link NixlLibraryLocator}; before it loads, {@code UCX_ERROR_SIGNALS} is set empty (UCX's
@@ -126,6 +128,12 @@ public final class NixlNative {
             JAVA_LONG);
     private static final FunctionDescriptor I_PPJP = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG,
             ADDRESS);
+    private static final FunctionDescriptor I_PPJ = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG);
+    private static final FunctionDescriptor I_PZ = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BOOLEAN);
+    private static final FunctionDescriptor I_PPJPP = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG,
+            ADDRESS, ADDRESS);
+    private static final FunctionDescriptor I_PPPJP = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
+            JAVA_LONG, ADDRESS);
 
     // ---------------------------------------------------------------- libc
     private static final MethodHandle SETENV = libc("setenv", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
@@ -182,6 +190,20 @@ public final class NixlNative {
     private static final MethodHandle RELEASE_XFER_REQ = nixl("nixl_capi_release_xfer_req", I_PJ);
     private static final MethodHandle DESTROY_XFER_REQ = nixl("nixl_capi_destroy_xfer_req", I_J);
     private static final MethodHandle GET_XFER_TELEMETRY = nixl("nixl_capi_get_xfer_telemetry", I_PJP);
+    // notifications: opt args carrying a transfer's message, the agent's notification map, messages without a transfer
+    private static final MethodHandle CREATE_OPT_ARGS = nixl("nixl_capi_create_opt_args", I_P);
+    private static final MethodHandle DESTROY_OPT_ARGS = nixl("nixl_capi_destroy_opt_args", I_P);
+    private static final MethodHandle OPT_ARGS_SET_NOTIF_MSG = nixl("nixl_capi_opt_args_set_notif_msg", I_PPJ);
+    private static final MethodHandle OPT_ARGS_SET_HAS_NOTIF = nixl("nixl_capi_opt_args_set_has_notif", I_PZ);
+    private static final MethodHandle CREATE_NOTIF_MAP = nixl("nixl_capi_create_notif_map", I_P);
+    private static final MethodHandle DESTROY_NOTIF_MAP = nixl("nixl_capi_destroy_notif_map", I_P);
+    private static final MethodHandle GET_NOTIFS = nixl("nixl_capi_get_notifs", I_PPP);
+    private static final MethodHandle NOTIF_MAP_SIZE = nixl("nixl_capi_notif_map_size", I_PP);
+    private static final MethodHandle NOTIF_MAP_GET_AGENT_AT = nixl("nixl_capi_notif_map_get_agent_at", I_PJP);
+    private static final MethodHandle NOTIF_MAP_GET_NOTIFS_SIZE = nixl("nixl_capi_notif_map_get_notifs_size", I_PPP);
+    private static final MethodHandle NOTIF_MAP_GET_NOTIF = nixl("nixl_capi_notif_map_get_notif", I_PPJPP);
+    private static final MethodHandle NOTIF_MAP_CLEAR = nixl("nixl_capi_notif_map_clear", I_P);
+    private static final MethodHandle GEN_NOTIF = nixl("nixl_capi_gen_notif", I_PPPJP);
 
     private NixlNative() {
     }
@@ -305,6 +327,40 @@ public final class NixlNative {
     private static int call(MethodHandle h, MemorySegment a, MemorySegment b, long c, MemorySegment d) {
         try {
             return (int) h.invokeExact(a, b, c, d);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static int call(MethodHandle h, MemorySegment a, MemorySegment b, long c) {
+        try {
+            return (int) h.invokeExact(a, b, c);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static int call(MethodHandle h, MemorySegment a, boolean b) {
+        try {
+            return (int) h.invokeExact(a, b);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static int call(MethodHandle h, MemorySegment a, MemorySegment b, long c, MemorySegment d,
+            MemorySegment e) {
+        try {
+            return (int) h.invokeExact(a, b, c, d, e);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static int call(MethodHandle h, MemorySegment a, MemorySegment b, MemorySegment c, long d,
+            MemorySegment e) {
+        try {
+            return (int) h.invokeExact(a, b, c, d, e);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -696,5 +752,91 @@ public final class NixlNative {
     /** {@code nixl_capi_get_xfer_telemetry(agent, req, nixl_capi_xfer_telemetry_t*)}. */
     public static int getXferTelemetry(MemorySegment agent, long request, MemorySegment outTelemetry) {
         return call(GET_XFER_TELEMETRY, agent, request, outTelemetry);
+    }
+
+    // ================================================================ notifications
+
+    /** {@code nixl_capi_create_opt_args(nixl_capi_opt_args_t*)}. */
+    public static int createOptArgs(MemorySegment outArgs) {
+        return call(CREATE_OPT_ARGS, outArgs);
+    }
+
+    /** {@code nixl_capi_destroy_opt_args(nixl_capi_opt_args_t)}. */
+    public static int destroyOptArgs(MemorySegment args) {
+        return call(DESTROY_OPT_ARGS, args);
+    }
+
+    /**
+     * {@code nixl_capi_opt_args_set_notif_msg(args, const void* data, size_t len)}: copies the message;
+     * once {@link #optArgsSetHasNotif has_notif} is set, it is the notification the args carry.
+     */
+    public static int optArgsSetNotifMsg(MemorySegment args, MemorySegment data, long length) {
+        return call(OPT_ARGS_SET_NOTIF_MSG, args, data, length);
+    }
+
+    /** {@code nixl_capi_opt_args_set_has_notif(args, bool)}: whether the args carry the message set (or set later). */
+    public static int optArgsSetHasNotif(MemorySegment args, boolean hasNotif) {
+        return call(OPT_ARGS_SET_HAS_NOTIF, args, hasNotif);
+    }
+
+    /** {@code nixl_capi_create_notif_map(nixl_capi_notif_map_t*)}. */
+    public static int createNotifMap(MemorySegment outMap) {
+        return call(CREATE_NOTIF_MAP, outMap);
+    }
+
+    /** {@code nixl_capi_destroy_notif_map(nixl_capi_notif_map_t)}. */
+    public static int destroyNotifMap(MemorySegment map) {
+        return call(DESTROY_NOTIF_MAP, map);
+    }
+
+    /**
+     * {@code nixl_capi_get_notifs(agent, map, opt)}: <em>appends</em> the messages that reached the
+     * agent to {@code map} (agent name to messages) and forgets them in NIXL; without a progress
+     * thread it progresses the worker first. Takes the agent's lock exclusively.
+     */
+    public static int getNotifs(MemorySegment agent, MemorySegment map, MemorySegment optArgs) {
+        return call(GET_NOTIFS, agent, map, optArgs);
+    }
+
+    /** {@code nixl_capi_notif_map_size(map, size_t*)}: how many sending agents the map holds. */
+    public static int notifMapSize(MemorySegment map, MemorySegment outSize) {
+        return call(NOTIF_MAP_SIZE, map, outSize);
+    }
+
+    /**
+     * {@code nixl_capi_notif_map_get_agent_at(map, size_t index, const char**)}: the name is borrowed
+     * from the map (valid until it is cleared, appended to or destroyed); {@code index} must be below
+     * the size (the wrapper advances an iterator that many steps).
+     */
+    public static int notifMapGetAgentAt(MemorySegment map, long index, MemorySegment outName) {
+        return call(NOTIF_MAP_GET_AGENT_AT, map, index, outName);
+    }
+
+    /** {@code nixl_capi_notif_map_get_notifs_size(map, const char* agent, size_t*)}. */
+    public static int notifMapGetNotifsSize(MemorySegment map, MemorySegment agentName, MemorySegment outSize) {
+        return call(NOTIF_MAP_GET_NOTIFS_SIZE, map, agentName, outSize);
+    }
+
+    /**
+     * {@code nixl_capi_notif_map_get_notif(map, const char* agent, size_t index, const void** data,
+     * size_t* len)}: the bytes are borrowed from the map, as {@link #notifMapGetAgentAt} names are.
+     */
+    public static int notifMapGetNotif(MemorySegment map, MemorySegment agentName, long index, MemorySegment outData,
+            MemorySegment outLength) {
+        return call(NOTIF_MAP_GET_NOTIF, map, agentName, index, outData, outLength);
+    }
+
+    /** {@code nixl_capi_notif_map_clear(map)}. */
+    public static int notifMapClear(MemorySegment map) {
+        return call(NOTIF_MAP_CLEAR, map);
+    }
+
+    /**
+     * {@code nixl_capi_gen_notif(agent, const char* remote, const void* data, size_t len, opt)}: a
+     * message without a transfer to a loaded remote agent; UCX sends it without waiting.
+     */
+    public static int genNotif(MemorySegment agent, MemorySegment remoteName, MemorySegment data, long length,
+            MemorySegment optArgs) {
+        return call(GEN_NOTIF, agent, remoteName, data, length, optArgs);
     }
 }

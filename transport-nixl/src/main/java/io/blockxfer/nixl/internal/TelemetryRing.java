@@ -1,8 +1,11 @@
 package io.blockxfer.nixl.internal;
 
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
 import io.blockxfer.nixl.NixlTelemetry;
 import io.blockxfer.nixl.NixlTransferTelemetry;
 import io.blockxfer.transport.TransferOp;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -52,6 +55,23 @@ final class TelemetryRing implements NixlTelemetry {
         xfer = new long[n];
         bytes = new long[n];
         descs = new long[n];
+    }
+
+    /**
+     * Reads NIXL's telemetry of a transfer that completed into {@code x} ({@code get_xfer_telemetry})
+     * and records it.
+     */
+    void capture(MemorySegment agent, NixlXfer x) {
+        MemorySegment t = NixlScratch.get().telemetry;
+        if (NixlNative.getXferTelemetry(agent, x.request, t) == NixlStatus.SUCCESS) {
+            x.postMicros = t.get(JAVA_LONG, 8);
+            x.transferMicros = t.get(JAVA_LONG, 16);
+            x.bytes = t.get(JAVA_LONG, 24);
+            x.descriptors = t.get(JAVA_LONG, 32);
+            x.measured = true;
+            record(x.id, x.peer.peerId, x.op, x.blocks, t.get(JAVA_LONG, 0), x.postMicros, x.transferMicros, x.bytes,
+                    x.descriptors);
+        }
     }
 
     /** Records one finished transfer from NIXL's telemetry struct values. */

@@ -2,6 +2,8 @@ package io.blockxfer.nixl.churn;
 
 import io.blockxfer.nixl.NixlProvider;
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.Notification;
+import io.blockxfer.transport.NotificationStats;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
@@ -16,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 /**
@@ -26,7 +29,11 @@ import java.util.stream.Stream;
  *       a WRITE every 100th cycle);</li>
  *   <li>{@code restarts N}: opens a target, adds it, writes to it, removes it and closes it, N times
  *       (a peer that restarts: a new NIXL incarnation under the same agent name each time);</li>
- *   <li>{@code transports N}: opens and closes a transport N times.</li>
+ *   <li>{@code transports N}: opens and closes a transport N times;</li>
+ *   <li>{@code notifications N}: sends N messages of 1 KiB ({@code sendNotification}) to a target
+ *       that nobody polls (its queue holds 64, the rest are dropped and counted), waiting every
+ *       1,000 until the target's engine has taken them all out of NIXL; fails if it has not
+ *       within 10 s.</li>
  * </ul>
  * Samples open file descriptors, threads and RSS of this process 40 times over the run and prints
  * each as {@code SAMPLE cycle fds threads rssKiB} when taken, then {@code SLOPE fds threads rssKiB}
@@ -38,11 +45,15 @@ import java.util.stream.Stream;
  */
 public final class NixlChurn {
 
+    /** The queue of the target of {@code notifications}. */
+    static final int QUIET_QUEUE = 64;
+
     private NixlChurn() {
     }
 
     /**
-     * Arguments: {@code peers|restarts|transports N}; options with {@code -Dchurn.options=k=v,k=v}.
+     * Arguments: {@code peers|restarts|transports|notifications N [W]}: {@code W} cycles of warm-up first,
+     * not sampled (none by default); options with {@code -Dchurn.options=k=v,k=v}.
      *
      * @param args what to churn and how often
      * @throws IOException if /proc cannot be read
@@ -55,6 +66,9 @@ public final class NixlChurn {
         }
         long[][] samples;
         try (Run run = new Run(provider, args[0], System.out)) {
+            if (args.length > 2) {
+                run.cycles(Integer.parseInt(args[2]), 0);
+            }
             samples = run.cycles(Integer.parseInt(args[1]), 40);
         }
         System.out.printf("SLOPE %.2f %.2f %.1f%n", slope(samples, 1), slope(samples, 2), slope(samples, 3));
@@ -68,10 +82,12 @@ public final class NixlChurn {
         private final List<DataTransport> open = new ArrayList<>();
         private DataTransport initiator;
         private PeerDescriptor target;
+        private DataTransport quiet;
+        private final byte[] message = new byte[Notification.MAX_PAYLOAD_BYTES];
         private long done;
 
         /**
-         * @param what {@code peers}, {@code restarts} or {@code transports}
+         * @param what {@code peers}, {@code restarts}, {@code transports} or {@code notifications}
          * @param out where samples are printed as taken, or null
          */
         public Run(NixlProvider provider, String what, PrintStream out) {
@@ -87,7 +103,14 @@ public final class NixlChurn {
                 case "transports" -> {
                     // nothing stays open
                 }
-                default -> throw new IllegalArgumentException("churn what? peers, restarts or transports: " + what);
+                case "notifications" -> {
+                    initiator = open(config("churn-a"));
+                    quiet = open(TransportConfig.builder(RegionSpec.allocate(16, 4096)).agentName("churn-quiet")
+                            .notificationQueueCapacity(QUIET_QUEUE).closeTimeout(Duration.ofSeconds(5)).build());
+                    initiator.addPeer("q", quiet.localDescriptor());
+                }
+                default -> throw new IllegalArgumentException("churn what? peers, restarts, transports or"
+                        + " notifications: " + what);
             }
         }
 
@@ -104,6 +127,13 @@ public final class NixlChurn {
          * @return {cycle, fds, threads, rss KiB} per sample; cycles count from this run's start
          */
         public long[][] cycles(int n, int samples) throws IOException {
+            if (samples == 0) {
+                for (int i = 0; i < n; i++) {
+                    cycle();
+                    done++;
+                }
+                return new long[0][];
+            }
             int every = Math.max(1, n / samples);
             List<long[]> taken = new ArrayList<>();
             for (int i = 0; i <= n; i++) {
@@ -140,8 +170,39 @@ public final class NixlChurn {
                         initiator.removePeer("b");
                     }
                 }
+                case "notifications" -> {
+                    message[0] = (byte) done;
+                    if (!initiator.sendNotification("q", message)) {
+                        throw new IllegalStateException("message " + done + " was not handed to NIXL");
+                    }
+                    if ((done + 1) % 1_000 == 0) {
+                        awaitTaken(done + 1);
+                    }
+                }
                 default -> provider.open(config("churn-t")).close();
             }
+        }
+
+        /** Waits until the quiet target's engine took {@code sent} messages out of NIXL (nobody polls it). */
+        private void awaitTaken(long sent) {
+            long end = System.nanoTime() + 10_000_000_000L;
+            while (taken() < sent) {
+                if (System.nanoTime() > end) {
+                    throw new IllegalStateException("the target took " + taken() + " of " + sent + " messages out of"
+                            + " NIXL in 10 s while nobody polled it: " + quiet.notificationStats());
+                }
+                LockSupport.parkNanos(100_000);
+            }
+        }
+
+        private long taken() {
+            NotificationStats s = quiet.notificationStats();
+            return s.received() + s.dropped() + s.refused();
+        }
+
+        /** The quiet target's notification counts ({@code notifications} only). */
+        public NotificationStats quietStats() {
+            return quiet.notificationStats();
         }
 
         @Override

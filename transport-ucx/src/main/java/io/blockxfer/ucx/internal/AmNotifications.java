@@ -196,7 +196,7 @@ final class AmNotifications {
         while ((frame = arrived.pollFirst()) != null) {
             n++;
             if (s != null) {
-                s.received(frame, null);
+                s.received(frame, null, null);
             }
         }
         return n;

@@ -3,6 +3,7 @@ package io.blockxfer.cli.internal.remote;
 import io.blockxfer.cli.internal.CliException;
 import io.blockxfer.cli.internal.HostPort;
 import io.blockxfer.cli.internal.KeyFile;
+import io.blockxfer.cli.internal.NotifyTally;
 import io.blockxfer.cli.internal.SlotPlan;
 import io.blockxfer.cli.internal.WireProbe;
 import io.blockxfer.transport.PeerDescriptor;
@@ -43,6 +44,7 @@ public final class BenchClient implements AutoCloseable {
     private final Welcome welcome;
     private final DescriptorCodec codec;
     private final ScheduledExecutorService pinger;
+    private final HostClocks clocks = new HostClocks(this::clockSample);
     private boolean closed;
 
     /**
@@ -53,8 +55,10 @@ public final class BenchClient implements AutoCloseable {
      * @param server its host name
      * @param cpus its processors
      * @param backends every backend it found, served or not
+     * @param timesNotifications whether it times its targets' notifications ({@code clock}, {@code notify-arm},
+     *     {@code notify-disarm}; not a server of an earlier version)
      */
-    public record Welcome(String server, int cpus, List<ServedBackend> backends) {
+    public record Welcome(String server, int cpus, List<ServedBackend> backends, boolean timesNotifications) {
     }
 
     /**
@@ -65,8 +69,9 @@ public final class BenchClient implements AutoCloseable {
      * @param name the provider name
      * @param served whether the server opens targets of it
      * @param cause why not, or null
+     * @param notifications whether its transports carry notifications there
      */
-    public record ServedBackend(String name, boolean served, @Nullable String cause) {
+    public record ServedBackend(String name, boolean served, @Nullable String cause, boolean notifications) {
     }
 
     private BenchClient(HostPort address, Connection connection, Welcome welcome, DescriptorCodec codec) {
@@ -111,9 +116,11 @@ public final class BenchClient implements AutoCloseable {
                 throw new ProtocolException("welcome: a backend without a name or 'served'");
             }
             backends.add(new ServedBackend(b.get("name").stringValue(), b.get("served").booleanValue(),
-                    b.path("cause").isString() ? b.get("cause").stringValue() : null));
+                    b.path("cause").isString() ? b.get("cause").stringValue() : null,
+                    b.path("notifications").asBoolean(false)));
         }
-        return new Welcome(m.optionalText("server", "?"), m.integer("cpus", 0, 1 << 20), List.copyOf(backends));
+        return new Welcome(m.optionalText("server", "?"), m.integer("cpus", 0, 1 << 20), List.copyOf(backends),
+                m.node().path("notify").asBoolean(false));
     }
 
     /** The server's address as given. */
@@ -224,6 +231,48 @@ public final class BenchClient implements AutoCloseable {
             throw broken(e);
         }
         return new WireProbe.Rate(bytes, elapsed);
+    }
+
+    /** The offset between this host's clock and the server's, estimated on demand. */
+    HostClocks clocks() {
+        return clocks;
+    }
+
+    /** One {@code clock} round trip, timed by this host's clock on both ends. */
+    private synchronized HostClocks.Sample clockSample() {
+        long sent = System.nanoTime();
+        Message reply = request(Message.of("clock"), "clock");
+        long received = System.nanoTime();
+        try {
+            return new HostClocks.Sample(sent, reply.number("nanos", Long.MIN_VALUE, Long.MAX_VALUE), received,
+                    reply.optionalText("bootId").orElse(null));
+        } catch (ProtocolException e) {
+            throw broken(e);
+        }
+    }
+
+    /**
+     * Starts counting and timing a target's notifications stamped with {@code tag}, their submit
+     * times read there as {@code submit + offsetNanos}.
+     */
+    public void armNotifications(int target, long tag, long offsetNanos) {
+        Message m = Message.of("notify-arm");
+        m.node().put("target", target).put("tag", tag).put("offsetNanos", offsetNanos);
+        request(m, "ok");
+    }
+
+    /** What the target saw of the armed run, once {@code expected} notifications arrived or {@code limit} passed. */
+    public NotifyTally disarmNotifications(int target, long expected, Duration limit) {
+        Message m = Message.of("notify-disarm");
+        m.node().put("target", target).put("expected", expected).put("limitMillis", limit.toMillis());
+        Message reply = request(m, "tally");
+        try {
+            return NotifyTally.decode(reply.bytes("tally", NotifyTally.MAX_ENCODED_BYTES));
+        } catch (ProtocolException e) {
+            throw broken(e);
+        } catch (IllegalArgumentException e) {
+            throw broken(new ProtocolException("tally: " + e.getMessage()));
+        }
     }
 
     /** Closes a target. */

@@ -47,6 +47,14 @@ import tools.jackson.databind.node.ObjectNode;
  *   <li>{@code stream {target, op, window, batch, layout, nanos}} &rarr; {@code ready {token}},
  *       then one stream connection, then {@code streamed {bytes}}: the TCP ceiling, pushed by the
  *       client for {@code write} and by the server for {@code read};</li>
+ *   <li>{@code clock} &rarr; {@code clock {nanos, bootId}}: the server's {@code System.nanoTime()},
+ *       read last, and its kernel's boot id where it has one (see {@link HostClocks});</li>
+ *   <li>{@code notify-arm {target, tag, offsetNanos}} &rarr; {@code ok}: the target counts and times
+ *       from now on the notifications stamped with {@code tag}, by its clock less {@code offsetNanos};
+ *       {@code notify-disarm {target, expected, limitMillis}} &rarr; {@code tally {tally}}: once
+ *       {@code expected} arrived or the limit (at most 60 s) passed, what arrived (base64 of a
+ *       {@code NotifyTally}). A server that answers these says {@code notify: true} in its
+ *       {@code welcome}, and {@code notifications} for each backend that carries them;</li>
  *   <li>{@code close {target}}, {@code ping}, {@code bye} &rarr; {@code ok}; {@code bye} ends the
  *       session.</li>
  * </ul>

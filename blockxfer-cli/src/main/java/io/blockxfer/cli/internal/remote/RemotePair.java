@@ -2,8 +2,10 @@ package io.blockxfer.cli.internal.remote;
 
 import io.blockxfer.cli.internal.ArenaTransport;
 import io.blockxfer.cli.internal.CliException;
+import io.blockxfer.cli.internal.NotifyTally;
 import io.blockxfer.cli.internal.PeerPair;
 import io.blockxfer.cli.internal.SlotPlan;
+import io.blockxfer.cli.internal.TargetNotifications;
 import io.blockxfer.cli.internal.Tuning;
 import io.blockxfer.cli.internal.WireProbe;
 import io.blockxfer.transport.DataTransport;
@@ -11,13 +13,16 @@ import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.spi.TransportProvider;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
  * An initiator here and its target on a bench server's host, opened through a
  * {@link BenchClient}; block patterns are written and checked over there through the control
  * channel, and the {@link WireProbe} measures the link itself. The memcpy baseline copies between
- * the initiator's region and a stand-in of the same size here.
+ * the initiator's region and a stand-in of the same size here. The target's notifications are
+ * counted and timed over there, by its clock less the offset estimated before each run
+ * ({@link HostClocks}); another estimate after the run bounds the drift.
  *
  * <p><b>Thread safety:</b> see {@link PeerPair}.
  */
@@ -83,6 +88,34 @@ final class RemotePair implements PeerPair, WireProbe {
     @Override
     public long targetMismatch(int block, long seed) {
         return client.mismatch(target, block, seed);
+    }
+
+    @Override
+    public TargetNotifications notifications() {
+        return new TargetNotifications() {
+            private HostClocks.Estimate before = new HostClocks.Estimate(0, 0);
+            private long errorNanos;
+
+            @Override
+            public void arm(long tag) {
+                before = client.clocks().estimate();
+                client.armNotifications(target, tag, before.offsetNanos());
+            }
+
+            @Override
+            public NotifyTally disarm(long expected, Duration limit) {
+                NotifyTally tally = client.disarmNotifications(target, expected, limit);
+                HostClocks.Estimate after = client.clocks().estimate();
+                errorNanos = Math.max(before.errorNanos(), after.errorNanos())
+                        + Math.abs(after.offsetNanos() - before.offsetNanos());
+                return tally;
+            }
+
+            @Override
+            public long clockErrorNanos() {
+                return errorNanos;
+            }
+        };
     }
 
     @Override

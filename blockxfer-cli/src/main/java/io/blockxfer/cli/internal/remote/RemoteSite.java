@@ -71,6 +71,25 @@ public final class RemoteSite implements TargetSite {
     }
 
     @Override
+    public Optional<String> notifyRefusal(TransportProvider provider) {
+        Optional<String> here = TargetSite.super.notifyRefusal(provider);
+        if (here.isPresent()) {
+            return here;
+        }
+        if (!client.welcome().timesNotifications()) {
+            return Optional.of("the bench server at " + client.address() + " does not time notifications (an earlier"
+                    + " blockxfer version there)");
+        }
+        for (BenchClient.ServedBackend b : client.welcome().backends()) {
+            if (b.name().equals(provider.name()) && !b.notifications()) {
+                return Optional.of(provider.name() + " on " + client.welcome().server() + " does not carry"
+                        + " notifications (it lacks " + Capability.NOTIFICATIONS + " there)");
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
     public PeerPair open(TransportProvider provider, int numBlocks, long blockBytes, Tuning tuning) {
         return RemotePair.open(client, provider, numBlocks, blockBytes, tuning);
     }

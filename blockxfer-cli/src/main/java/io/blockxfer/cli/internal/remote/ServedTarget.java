@@ -2,19 +2,26 @@ package io.blockxfer.cli.internal.remote;
 
 import io.blockxfer.cli.internal.ArenaTransport;
 import io.blockxfer.cli.internal.MemcpyLoop;
+import io.blockxfer.cli.internal.NotificationCollector;
+import io.blockxfer.cli.internal.NotifyTally;
 import io.blockxfer.cli.internal.SlotPlan;
 import io.blockxfer.cli.internal.Tuning;
 import io.blockxfer.cli.internal.WireProbe;
 import io.blockxfer.tck.BlockPattern;
+import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.spi.TransportProvider;
+import java.time.Duration;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One target a bench server opened for an initiator: the transport (its region is what the
  * initiator's transfers land in), and a stand-in of the region's size for the memcpy ceiling, both
- * freed by {@link #close()}.
+ * freed by {@link #close()}; once the initiator arms it ({@code bench --notify}), a
+ * {@link NotificationCollector} that takes the transport's notifications and times them by this
+ * host's clock, corrected by the offset the initiator estimated.
  *
  * <p><b>Thread safety:</b> not thread-safe; used by its session's thread.
  */
@@ -24,10 +31,13 @@ final class ServedTarget implements AutoCloseable {
 
     private final ArenaTransport held;
     private final long bytes;
+    private final boolean notifications;
+    private @Nullable NotificationCollector collector;
 
-    private ServedTarget(ArenaTransport held, long bytes) {
+    private ServedTarget(ArenaTransport held, long bytes, boolean notifications) {
         this.held = held;
         this.bytes = bytes;
+        this.notifications = notifications;
     }
 
     /** Opens a target of {@code numBlocks} blocks of {@code blockBytes}, its region and stand-in touched. */
@@ -36,7 +46,8 @@ final class ServedTarget implements AutoCloseable {
         try {
             held.transport().region().segment().fill((byte) 2);
             held.standIn().fill((byte) 3);
-            return new ServedTarget(held, numBlocks * blockBytes);
+            return new ServedTarget(held, numBlocks * blockBytes,
+                    provider.capabilities().contains(Capability.NOTIFICATIONS));
         } catch (RuntimeException | Error e) {
             held.close();
             throw e;
@@ -84,8 +95,43 @@ final class ServedTarget implements AutoCloseable {
         return new WireProbe.Rate(loop.bytes(), loop.elapsedNanos());
     }
 
+    /**
+     * Counts and times from now on the notifications stamped with {@code tag}, whose submit times
+     * read by this host's clock are {@code submit + offsetNanos}.
+     *
+     * @throws IllegalStateException when the backend does not carry notifications
+     * @throws IllegalArgumentException for the unmeasured tag
+     */
+    void arm(long tag, long offsetNanos) {
+        NotificationCollector c = collector;
+        if (c == null) {
+            if (!notifications) {
+                throw new IllegalStateException(transport().backendName() + " does not carry notifications on this"
+                        + " server");
+            }
+            c = NotificationCollector.start(transport());
+            collector = c;
+        }
+        c.arm(tag, offsetNanos);
+    }
+
+    /** What arrived of the armed run, once {@code expected} did or {@code limit} passed. */
+    NotifyTally disarm(long expected, Duration limit) {
+        NotificationCollector c = collector;
+        if (c == null) {
+            throw new IllegalStateException("no notifications were armed on this target");
+        }
+        return c.disarm(expected, limit);
+    }
+
     @Override
     public void close() {
-        held.close();
+        try {
+            if (collector != null) {
+                collector.close();
+            }
+        } finally {
+            held.close();
+        }
     }
 }

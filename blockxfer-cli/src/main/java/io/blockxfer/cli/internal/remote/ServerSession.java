@@ -7,6 +7,7 @@ import io.blockxfer.cli.internal.ErrorHandlers;
 import io.blockxfer.cli.internal.SlotPlan;
 import io.blockxfer.cli.internal.Tuning;
 import io.blockxfer.cli.internal.WireProbe;
+import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.ProgressMode;
 import io.blockxfer.transport.ProviderInfo;
 import io.blockxfer.transport.TransferOp;
@@ -46,6 +47,8 @@ final class ServerSession implements AutoCloseable {
     static final int HELLO_MILLIS = 10_000;
     private static final long MAX_NANOS = TimeUnit.MINUTES.toNanos(10);
     private static final Duration STREAM_ARRIVAL = Duration.ofSeconds(15);
+    /** The longest a {@code notify-disarm} waits for a run's notifications. */
+    private static final long MAX_ARRIVAL_MILLIS = 60_000;
     private static final SecureRandom TOKENS = new SecureRandom();
 
     private final BenchServer server;
@@ -173,6 +176,20 @@ final class ServerSession implements AutoCloseable {
                     yield Message.of("ok");
                 }
                 case "ping" -> Message.of("ok");
+                case "clock" -> HostClocks.answer();
+                case "notify-arm" -> {
+                    ServedTarget t = target(request);
+                    t.arm(request.number("tag", Long.MIN_VALUE, Long.MAX_VALUE), request.number("offsetNanos",
+                            Long.MIN_VALUE, Long.MAX_VALUE));
+                    yield Message.of("ok");
+                }
+                case "notify-disarm" -> {
+                    ServedTarget t = target(request);
+                    Message m = Message.of("tally");
+                    m.putBytes("tally", t.disarm(request.number("expected", 0, Long.MAX_VALUE),
+                            Duration.ofMillis(request.number("limitMillis", 0, MAX_ARRIVAL_MILLIS))).encode());
+                    yield m;
+                }
                 default -> throw new ProtocolException("unknown request '" + request.type() + "'");
             };
         } catch (Refused e) {
@@ -295,6 +312,7 @@ final class ServerSession implements AutoCloseable {
         n.put("cpus", Runtime.getRuntime().availableProcessors());
         n.put("maxMemoryBytes", server.config().maxMemoryBytes());
         n.put("descriptors", server.config().codec().toString());
+        n.put("notify", true); // answers clock, notify-arm and notify-disarm
         ArrayNode backends = n.putArray("backends");
         for (ProviderInfo p : server.config().providers()) {
             Optional<String> refusal = server.config().refusal(p);
@@ -302,6 +320,7 @@ final class ServerSession implements AutoCloseable {
             b.put("name", p.name());
             b.put("served", refusal.isEmpty());
             b.put("cause", refusal.orElse(null));
+            b.put("notifications", p.capabilities().contains(Capability.NOTIFICATIONS));
         }
         return m;
     }

@@ -79,18 +79,19 @@ public final class NotificationReceiver implements NotificationSink {
     }
 
     @Override
-    public void received(byte[] message, @Nullable String backendSender) {
+    public void received(byte[] message, @Nullable String peerId, @Nullable String backendName) {
         try {
-            receive(message, backendSender);
+            receive(message, peerId, backendName);
         } catch (RuntimeException | Error e) {
             inbox.countRefused();
             LOG.log(Level.WARNING, () -> label + ": a received notification could not be handled: " + e);
         }
     }
 
-    private void receive(byte[] message, @Nullable String backendSender) {
+    private void receive(byte[] message, @Nullable String peerId, @Nullable String backendName) {
+        String backendSender = peerId != null ? peerId : backendName;
         if (!NotificationFrames.looksLikeFrame(message)) {
-            foreign(message, backendSender);
+            foreign(message, peerId, backendName);
             return;
         }
         NotificationFrames.Frame frame = NotificationFrames.decode(message);
@@ -132,16 +133,18 @@ public final class NotificationReceiver implements NotificationSink {
                 frame.payload(), authenticated);
     }
 
-    private void foreign(byte[] message, @Nullable String backendSender) {
-        if (backendSender == null || message.length > Notification.MAX_PAYLOAD_BYTES) {
-            refuse(Refusal.MALFORMED, backendSender, message.length);
+    private void foreign(byte[] message, @Nullable String peerId, @Nullable String backendName) {
+        String sender = peerId != null ? peerId : backendName;
+        String agent = backendName != null ? backendName : peerId;
+        if (sender == null || agent == null || message.length > Notification.MAX_PAYLOAD_BYTES) {
+            refuse(Refusal.MALFORMED, sender, message.length);
             return;
         }
         if (ring != null && !acceptUnsigned) {
-            refuse(Refusal.UNSIGNED, backendSender, message.length);
+            refuse(Refusal.UNSIGNED, sender, message.length);
             return;
         }
-        queue(backendSender, backendSender, Notification.Kind.FOREIGN, -1, message, false);
+        queue(sender, agent, Notification.Kind.FOREIGN, -1, message, false);
     }
 
     private void queue(String sender, String agent, Notification.Kind kind, long transferId, byte[] payload,
