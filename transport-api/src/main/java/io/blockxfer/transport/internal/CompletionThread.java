@@ -25,11 +25,14 @@ import org.jspecify.annotations.Nullable;
  *       attending as soon as every pending future has a thread blocked on it (which completes it
  *       itself, see {@link FutureJoins}), unless futures are lately left to it;</li>
  *   <li>while futures are pending, and {@link #WATCH_LINGER_NANOS} after, it watches: it looks
- *       every {@link #WATCH_NANOS}, and attends when some pending future has had no thread blocked
- *       on it for a moment ({@link #OBSERVE_NANOS}), which also makes later submits wake it at
- *       once. A joined future thus costs no wake-up of this thread, and a future nobody joins nor
- *       gives a dependent ({@code allOf}, a loop on {@code isDone}) completes within a watch
- *       period even when the transport's futures are mostly joined.</li>
+ *       every watch period, and attends when some pending future has had no thread blocked on it
+ *       for a moment ({@link #OBSERVE_NANOS}), which also makes later submits wake it at once. The
+ *       period is {@link #WATCH_NANOS} after a wake-up or a future it took over, and doubles with
+ *       each look that found nothing to take, up to {@link #MAX_WATCH_NANOS}, so that a stream of
+ *       joined futures costs a look every few milliseconds. A joined future thus costs no wake-up
+ *       of this thread, and a future nobody joins nor gives a dependent ({@code allOf}, a loop on
+ *       {@code isDone}) completes within a watch period even when the transport's futures are
+ *       mostly joined.</li>
  * </ul>
  * It respects the engine's threading rules as polls do (each peer's transfers under the peer's
  * lock), and completes futures holding no lock, on a Java thread with no native frame below.
@@ -41,8 +44,10 @@ public final class CompletionThread {
 
     /** How long the thread keeps waiting for signals after the last pending future completed. */
     static final long LINGER_NANOS = 2_000_000;
-    /** How often a watching thread looks for futures nobody blocks on. */
+    /** How often a watching thread looks for futures nobody blocks on, after a wake-up or a take-over. */
     static final long WATCH_NANOS = 1_000_000;
+    /** The longest watch period, reached after looks that found nothing to take over. */
+    static final long MAX_WATCH_NANOS = 8_000_000;
     /** How long the thread keeps watching after the last pending future completed. */
     static final long WATCH_LINGER_NANOS = 20_000_000;
     /**
@@ -68,6 +73,8 @@ public final class CompletionThread {
     private volatile boolean idle;
     /** When a pending future was last seen (confined to the thread). */
     private long lastPending;
+    /** The current watch period (confined to the thread). */
+    private long watchNanos = WATCH_NANOS;
 
     /**
      * @param engineSignals whether the engine fires the completion signal
@@ -195,23 +202,31 @@ public final class CompletionThread {
         } finally {
             idle = false;
         }
-        lastPending = System.nanoTime(); // whatever woke it, watch a while before idling again
+        lastPending = System.nanoTime(); // whatever woke it, watch a while, closely, before idling again
+        watchNanos = WATCH_NANOS;
     }
 
     /**
-     * One watch period: parks for {@link #WATCH_NANOS} (a wake-up ends it), then attends if a
-     * pending future stays without a thread blocked on it; that future was left to this thread,
-     * so later submits wake it at once again.
+     * One watch period: parks for the period (a wake-up ends it), then attends if a pending
+     * future stays without a thread blocked on it; that future was left to this thread, so later
+     * submits wake it at once again. A look that finds nothing to take doubles the period.
      */
     private void watchOnce() {
-        LockSupport.parkNanos(this, WATCH_NANOS);
+        LockSupport.parkNanos(this, watchNanos);
+        if (attending) {
+            watchNanos = WATCH_NANOS; // woken to attend: watch closely again afterwards
+            return;
+        }
         if (async.pending() > 0) {
             lastPending = System.nanoTime();
-            if (!attending && !stopped && unattendedFor(OBSERVE_NANOS)) {
+            if (!stopped && unattendedFor(OBSERVE_NANOS)) {
                 async.leftToTheCompletionThread();
                 attending = true;
+                watchNanos = WATCH_NANOS;
+                return;
             }
         }
+        watchNanos = Math.min(watchNanos * 2, MAX_WATCH_NANOS);
     }
 
     /** Whether some pending future stays without a thread blocked on it for {@code nanos}. */

@@ -67,33 +67,31 @@ public final class FutureJoins implements TransferFuture.Driver {
             throw new InterruptedException("interrupted before blocking on transfer " + future.transferId()
                     + " of " + label);
         }
+        // counted before the first look, so that the completion thread, which takes over a
+        // pending future nobody blocks on, sees this one attended from the start
+        async.joinStarted();
         CompletionScratch stats = CompletionScratch.acquire();
         try {
-            // the first look, before counting this thread or reading the clock: a transfer that
-            // ended by now costs no more
+            // the first look, before reading the clock: a transfer that ended by now costs no more
             if (!look(future, stats) || future.isDone()) {
                 return;
             }
             long start = System.nanoTime();
-            async.joinStarted();
-            try {
-                boolean limited = nanos < Long.MAX_VALUE / 2;
-                long spinEnd = start + Math.min(BlockingPolls.SPIN_NANOS, nanos);
-                while (System.nanoTime() - spinEnd < 0) {
-                    Thread.onSpinWait();
-                    if (!look(future, stats) || future.isDone()) {
-                        return;
-                    }
-                }
-                if (limited && System.nanoTime() - start >= nanos) {
+            boolean limited = nanos < Long.MAX_VALUE / 2;
+            long spinEnd = start + Math.min(BlockingPolls.SPIN_NANOS, nanos);
+            while (System.nanoTime() - spinEnd < 0) {
+                Thread.onSpinWait();
+                if (!look(future, stats) || future.isDone()) {
                     return;
                 }
-                parkUntilDone(future, stats, limited, start + nanos);
-            } finally {
-                async.joinEnded();
             }
+            if (limited && System.nanoTime() - start >= nanos) {
+                return;
+            }
+            parkUntilDone(future, stats, limited, start + nanos);
         } finally {
             stats.release();
+            async.joinEnded();
             if (!future.isDone()) {
                 completionThread.wake(); // left pending (limit, interrupt): the completion thread takes it over
             }
