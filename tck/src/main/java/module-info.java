@@ -1,12 +1,13 @@
 /**
  * The blockxfer conformance kit: an abstract JUnit 5 suite that certifies a backend, with the
  * harnesses that supply it transports in one JVM or in two processes, helpers for child JVMs and a
- * private etcd ({@code io.blockxfer.tck.process}), and the directory conformance suite
- * ({@code io.blockxfer.tck.directory}).
+ * private etcd ({@code io.blockxfer.tck.process}), the directory conformance suite
+ * ({@code io.blockxfer.tck.directory}) and the holds conformance suite ({@code io.blockxfer.tck.holds}).
  */
 module io.blockxfer.tck {
     requires transitive io.blockxfer.transport;
     requires transitive io.blockxfer.transport.directory;
+    requires transitive io.blockxfer.transport.holds;
     requires transitive org.junit.jupiter.api;
     // the rule that no waiting virtual thread pins its carrier records JFR events
     requires jdk.jfr;
@@ -19,6 +20,7 @@ module io.blockxfer.tck {
     exports io.blockxfer.tck;
     exports io.blockxfer.tck.process;
     exports io.blockxfer.tck.directory;
+    exports io.blockxfer.tck.holds;
 
     opens io.blockxfer.tck to org.junit.platform.commons;
 

@@ -1,4 +1,4 @@
-/** Optional Micrometer metrics for blockxfer transports and directory memberships. */
+/** Optional Micrometer metrics for blockxfer transports, directory memberships and holds. */
 // micrometer-core has no module descriptor but a stable Automatic-Module-Name, and users of this
 // module's API (a MeterRegistry goes in) need it too
 @SuppressWarnings("requires-transitive-automatic")
@@ -7,6 +7,8 @@ module io.blockxfer.transport.micrometer {
     requires transitive micrometer.core;
     // only MicrometerMembershipListener needs it, and whoever uses that has a Membership already
     requires static io.blockxfer.transport.directory;
+    // only MicrometerHoldObserver needs it, and whoever uses that has holds already
+    requires static io.blockxfer.transport.holds;
     requires static org.jspecify;
 
     exports io.blockxfer.micrometer;

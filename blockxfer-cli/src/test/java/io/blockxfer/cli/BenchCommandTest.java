@@ -17,7 +17,7 @@ class BenchCommandTest {
     private static final Set<String> FIELDS = Set.of("backend", "op", "placement", "poll", "progress", "hog",
             "blockBytes", "batchBlocks", "gbPerSec", "memcpyGbPerSec", "transfersPerSec", "p50Micros", "p99Micros",
             "p999Micros", "maxMicros", "cpuCores", "window", "ratio", "wireGbPerSec", "wireRatio", "cpuMicrosPerTransfer",
-            "pacedTransfersPerSec");
+            "pacedTransfersPerSec", "targetCpuMicrosPerTransfer");
 
     @Test
     void jsonHasOneRowPerPointWithPositiveThroughputAndOrderedPercentiles() {
@@ -42,6 +42,7 @@ class BenchCommandTest {
             assertTrue(0 < p50 && p50 <= p99 && p99 <= p999 && p999 <= max * 1.001, row::toString);
             assertTrue(row.get("wireGbPerSec").isNull() && row.get("wireRatio").isNull(), "no wire in one process");
             assertTrue(row.get("pacedTransfersPerSec").isNull(), "not paced: " + row);
+            assertTrue(row.get("targetCpuMicrosPerTransfer").isNull(), "no remote target: " + row);
             // CPU per transfer is the CPU time over the transfers, so it and the cores agree
             double cpuMicros = row.get("cpuMicrosPerTransfer").asDouble();
             double fromCores = row.get("cpuCores").asDouble() * row.get("seconds").asDouble() * 1e6

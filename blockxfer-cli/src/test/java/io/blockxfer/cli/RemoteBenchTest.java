@@ -56,7 +56,7 @@ class RemoteBenchTest {
                 for (JsonNode row : rows) {
                     assertEquals("remote", row.get("placement").stringValue(), row::toString);
                     for (String field : List.of("gbPerSec", "transfersPerSec", "memcpyGbPerSec", "wireGbPerSec",
-                            "wireRatio", "remoteMemcpyGbPerSec", "p999Micros")) {
+                            "wireRatio", "remoteMemcpyGbPerSec", "p999Micros", "targetCpuMicrosPerTransfer")) {
                         assertTrue(row.get(field).asDouble() > 0, () -> field + " in " + row);
                     }
                     assertEquals(row.get("gbPerSec").asDouble() / row.get("wireGbPerSec").asDouble(),
@@ -75,7 +75,8 @@ class RemoteBenchTest {
             Cli.Result table = Cli.run("bench", "--connect", address, "--backend", backends.getFirst(), "--ops",
                     "write", "--block-sizes", "16K,64K", "--batches", "2", "--window", "2", "--duration", "50ms");
             assertEquals(0, table.exitCode(), table::toString);
-            assertTrue(table.out().contains("TCP GB/s") && table.out().contains("xTCP"), table::toString);
+            assertTrue(table.out().contains("TCP GB/s") && table.out().contains("xTCP")
+                    && table.out().contains("TARGET CPU us/T"), table::toString);
             for (String block : List.of("16 KiB", "64 KiB")) {
                 assertTrue(table.out().lines().anyMatch(l -> l.startsWith("recommendation: write " + block + " x 2: "
                         + backends.getFirst()) && l.contains("of the TCP ceiling")), table::toString);

@@ -81,7 +81,7 @@ final class EngineFaults implements TransferEngine, InitiatorFaults {
 
     @Override
     public Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks) {
-        return submit(transferId, peer, op, localBlocks, remoteBlocks, null);
+        return submit(transferId, peer, op, localBlocks, remoteBlocks, (Object) null);
     }
 
     /** A notification rides with the backend's own transfer: it follows the bytes, whatever the delay. */

@@ -66,7 +66,7 @@ final class NotificationProbe {
         if (colon < 0) {
             return NO_CHECK;
         }
-        for (String pair : p.substring(colon + 1).split(",")) {
+        for (String pair : p.substring(colon + 1).split(",", -1)) {
             int eq = pair.indexOf('=');
             int b = Integer.parseInt(pair.substring(0, eq));
             long seed = Long.parseLong(pair.substring(eq + 1));
@@ -86,9 +86,11 @@ final class NotificationProbe {
         Notification n = r.notification();
         byte[] sender = n.sender().getBytes(StandardCharsets.UTF_8);
         byte[] agent = n.senderAgent().getBytes(StandardCharsets.UTF_8);
+        byte[] kind = n.kind().name().getBytes(StandardCharsets.US_ASCII);
         byte[] payload = n.payload();
-        ByteBuffer buf = ByteBuffer.allocate(4 * 4 + 8 * 3 + 2 + sender.length + agent.length + payload.length);
-        buf.putInt(sender.length).put(sender).putInt(agent.length).put(agent).putInt(n.kind().ordinal())
+        ByteBuffer buf = ByteBuffer.allocate(4 * 4 + 8 * 3 + 2 + sender.length + agent.length + kind.length
+                + payload.length);
+        buf.putInt(sender.length).put(sender).putInt(agent.length).put(agent).putInt(kind.length).put(kind)
                 .putLong(n.transferId()).putInt(payload.length).put(payload).put((byte) (n.authenticated() ? 1 : 0))
                 .putLong(n.droppedBefore()).putLong(r.mismatchedBlock());
         return Base64.getEncoder().encodeToString(buf.array());
@@ -99,7 +101,7 @@ final class NotificationProbe {
         ByteBuffer buf = ByteBuffer.wrap(Base64.getDecoder().decode(token));
         String sender = string(buf);
         String agent = string(buf);
-        Notification.Kind kind = Notification.Kind.values()[buf.getInt()];
+        Notification.Kind kind = Notification.Kind.valueOf(string(buf));
         long transferId = buf.getLong();
         byte[] payload = new byte[buf.getInt()];
         buf.get(payload);

@@ -208,7 +208,7 @@ abstract class NotificationRules extends RuleGroup {
         workers.forEach(CompletableFuture::join);
         fx.assertAllDone(fx.await(t, "a", polled));
         for (TransferFuture f : futures) {
-            assertTrue(f.isDone() && !f.isCompletedExceptionally() || waitFor(fx, f),
+            assertTrue((f.isDone() && !f.isCompletedExceptionally()) || waitFor(fx, f),
                     fx.msg("asynchronous transfer " + f.transferId() + " ends done: " + f));
         }
         Set<String> seen = new HashSet<>();
@@ -220,8 +220,9 @@ abstract class NotificationRules extends RuleGroup {
             Long id = idsByTag.get(tg);
             if (id == null) {
                 fail(fx.msg("a notification nobody sent arrived: " + r));
+                return;
             }
-            assertEquals((long) id, r.notification().transferId(), fx.msg("notification '" + tg + "' names transfer "
+            assertEquals(id.longValue(), r.notification().transferId(), fx.msg("notification '" + tg + "' names transfer "
                     + r.notification().transferId() + ", not its own " + id));
         }
         if (got.size() != expected) {
@@ -261,9 +262,11 @@ abstract class NotificationRules extends RuleGroup {
         all.add(goodId);
         Map<Long, Boolean> outcomes = fx.await(t, "a", all);
         for (long id : failedIds) {
-            assertFalse(outcomes.get(id), fx.msg("transfer " + id + " failed by an injected submit failure"));
+            assertEquals(false, outcomes.getOrDefault(id, true), fx.msg("transfer " + id + " failed by an injected"
+                    + " submit failure"));
         }
-        assertTrue(outcomes.get(goodId), fx.msg("transfer " + goodId + " after them is done"));
+        assertEquals(true, outcomes.getOrDefault(goodId, false), fx.msg("transfer " + goodId + " after them is"
+                + " done"));
         List<ReceivedNotification> got = new ArrayList<>(take(fx, a, 1, "the done transfer's notification"));
         got.addAll(a.takeNotifications(4, fx.env.quiet()));
         for (ReceivedNotification r : got) {
@@ -289,7 +292,9 @@ abstract class NotificationRules extends RuleGroup {
         long submittedBefore = t.traffic("a").orElseThrow().submitted();
         List<Runnable> calls = List.of(
                 () -> t.writeBlocks("a", new int[] {0}, new int[] {0}, tooLong),
-                () -> t.writeBlocksAsync("a", new int[] {0}, new int[] {0}, tooLong),
+                () -> {
+                    var unused = t.writeBlocksAsync("a", new int[] {0}, new int[] {0}, tooLong);
+                },
                 () -> t.sendNotification("a", tooLong));
         for (Runnable call : calls) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run,
@@ -316,6 +321,7 @@ abstract class NotificationRules extends RuleGroup {
     }
 
     @RuleTest(N6)
+    @SuppressWarnings("NullAway") // passes null where the API forbids it, on purpose: the rule is that it is refused
     public final void n6_messagesWithoutATransfer() {
         require(Capability.NOTIFICATIONS);
         Fixture fx = fx();

@@ -213,7 +213,7 @@ abstract class NotificationWaitRules extends RuleGroup {
         secondSignalled.await(fx.env.shortWait().toMillis(), TimeUnit.MILLISECONDS);
         assertTrue(refused.get() instanceof IllegalStateException,
                 fx.msg("a second concurrent subscriber is refused with IllegalStateException: " + refused.get()));
-        subscription.get().cancel();
+        java.util.Objects.requireNonNull(subscription.get(), "the first subscriber's subscription").cancel();
         fx.sleep(fx.env.quiet());
         List<Notification> rest = new CopyOnWriteArrayList<>();
         b.pollNotifications(rest::add);

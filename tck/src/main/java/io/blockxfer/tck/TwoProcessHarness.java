@@ -226,7 +226,7 @@ public final class TwoProcessHarness implements TckHarness {
 
         @Override
         public io.blockxfer.transport.NotificationStats notificationStats() {
-            String[] f = request("NSTATS").split(" ");
+            String[] f = request("NSTATS").split(" ", -1);
             return new io.blockxfer.transport.NotificationStats(Long.parseLong(f[1]), Long.parseLong(f[2]),
                     Long.parseLong(f[3]), Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]),
                     Long.parseLong(f[7]));

@@ -112,7 +112,7 @@ class NixlNotificationsAcrossProcessesTest {
     }
 
     @Test
-    void writesThatFailAtTheirDeadlineNotifyNothingAndTheDoneOnesNotifyOnce() {
+    void writesThatFailAtTheirDeadlineNotifyAtMostOnceAndTheDoneOnesExactlyOnce() {
         TransportConfig.Builder config = NixlTests.config("notify-frozen", BLOCKS, BLOCK).transferTimeout(DEADLINE)
                 .option("nixl.ucx.engine_config", "TLS=tcp");
         DataTransport initiator = initiator(config.build());
@@ -146,15 +146,22 @@ class NixlNotificationsAcrossProcessesTest {
 
         List<ReceivedNotification> got = new ArrayList<>(target.takeNotifications(done.size(), Duration.ofSeconds(20)));
         got.addAll(target.takeNotifications(1, Duration.ofSeconds(1)));
+        // A WRITE failed by its deadline has an unknown outcome (the README's contract): what the frozen
+        // target's kernel had already buffered, bytes and message, still lands when it runs again. Such a
+        // message may arrive, at most once; every done WRITE's arrives exactly once, and nothing else does.
         Set<Long> seen = new HashSet<>();
+        int ofFailed = 0;
         for (ReceivedNotification r : got) {
             long id = r.notification().transferId();
-            assertTrue(!failed.contains(id), "transfer " + id + " was reported failed, yet its message arrived: "
-                    + r.text());
+            assertTrue(done.contains(id) || failed.contains(id), "a message of no transfer of this test: " + r.text());
             assertTrue(seen.add(id), "transfer " + id + " notified twice");
+            if (failed.contains(id)) {
+                ofFailed++;
+            }
         }
         System.out.printf("SIGSTOP over TCP: %d of %d notified WRITEs failed at the deadline, %d done in all; %d"
-                + " messages arrived, none of a failed WRITE%n", failed.size(), frozen.size(), done.size(), got.size());
-        assertEquals(done, seen, failed.size() + " WRITEs failed; every done one notifies once");
+                + " messages arrived, %d of them of a failed WRITE%n", failed.size(), frozen.size(), done.size(),
+                got.size(), ofFailed);
+        assertTrue(seen.containsAll(done), failed.size() + " WRITEs failed; every done one notifies once: " + seen);
     }
 }

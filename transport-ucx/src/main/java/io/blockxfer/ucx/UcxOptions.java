@@ -13,8 +13,10 @@ package io.blockxfer.ucx;
  *       nothing and UCX reads it);</li>
  *   <li>the backend's default, where it has one.</li>
  * </ol>
- * Any other UCX setting can be passed as {@code ucx.config.NAME=value} (UCX's variable name without
- * {@code UCX_}, e.g. {@code ucx.config.PROTO_INFO=y}). Unknown {@code ucx.*} keys are rejected.
+ * {@link #LISTEN} is the backend's own (no UCX variable): option, property, default. Any other UCX
+ * setting can be passed as {@code ucx.config.NAME=value} (UCX's variable name without {@code UCX_},
+ * e.g. {@code ucx.config.PROTO_INFO=y}); a default of the backend for the same UCX setting then
+ * steps aside. Unknown {@code ucx.*} keys are rejected.
  *
  * <p>Where UCX comes from, first match wins: {@value #LIBDIR_PROPERTY}, {@value #LIBDIR_ENV}, then
  * {@code <natives>/ucx/libucx/lib} where {@code <natives>} is {@value #NATIVES_DIR_PROPERTY},
@@ -35,9 +37,10 @@ public final class UcxOptions {
     public static final String KEEPALIVE = "ucx.keepalive";
     /**
      * Whether shared-memory transports advertise peer-failure handling
-     * ({@code UCX_MM_ERROR_HANDLING}); default {@value #DEFAULT_MM_ERROR_HANDLING}. Without it, the
-     * peer error mode this backend needs excludes shared memory and puts between processes of one
-     * host fall back to tcp.
+     * ({@code UCX_MM_ERROR_HANDLING}); default {@value #DEFAULT_MM_ERROR_HANDLING}, set only where
+     * UCX may use shared memory ({@link #TLS}: UCX warns of a setting no transport reads). Without
+     * it, the peer error mode this backend needs excludes shared memory and puts between processes
+     * of one host fall back to tcp.
      */
     public static final String MM_ERROR_HANDLING = "ucx.mm_error_handling";
     /**
@@ -48,6 +51,31 @@ public final class UcxOptions {
      * device ({@code /sys/class/infiniband}), UCX's own default ({@code try}).
      */
     public static final String RCACHE = "ucx.rcache";
+    /**
+     * The size of UCX's TCP send segments ({@code UCX_TCP_TX_SEG_SIZE}); default
+     * {@value #DEFAULT_TCP_TX_SEG_SIZE}, set only where UCX may use tcp ({@link #TLS}). Over TCP UCX
+     * emulates READs (the target sends the data back) and, without a listener ({@link #LISTEN}),
+     * WRITEs with messages of one segment each: UCX's own 8 KiB made that a message, a copy and
+     * (for WRITEs) an acknowledgement per 8 KiB. 64 KiB is what every UCX receives by default
+     * ({@code UCX_TCP_RX_SEG_SIZE}), so a peer on UCX's defaults still reads these messages; a
+     * larger value needs {@code ucx.config.TCP_RX_SEG_SIZE} at least as large on every peer.
+     */
+    public static final String TCP_TX_SEG_SIZE = "ucx.tcp_tx_seg_size";
+    /** Default of {@link #TCP_TX_SEG_SIZE}. */
+    public static final String DEFAULT_TCP_TX_SEG_SIZE = "64k";
+    /**
+     * Where this transport listens for peers on other hosts that reach it over TCP: {@code auto}
+     * (the default: where UCX may use tcp, on the address of its one TCP interface, or on every
+     * interface when it has several, at a port the system picks), {@code off}, or
+     * {@code [HOST][:PORT]} (e.g. {@code 198.18.0.5:7800} where a firewall opens one port). A peer
+     * connected through a listener gets zero-copy RMA over TCP: UCX 1.18 selects its TCP put only
+     * for endpoints connected that way when errors are handled per peer, and emulates RMA with
+     * messages for endpoints connected by worker address. Peers on this host (shared memory) and
+     * peers reached by other transports (RDMA) are connected by worker address whatever this says.
+     */
+    public static final String LISTEN = "ucx.listen";
+    /** Default of {@link #LISTEN}. */
+    public static final String DEFAULT_LISTEN = "auto";
     /** Default of {@link #RCACHE} on hosts without an RDMA device. */
     public static final String DEFAULT_RCACHE_WITHOUT_RDMA = "n";
     /** Prefix of pass-through UCX settings: {@code ucx.config.NAME=value} sets {@code UCX_NAME}. */

@@ -39,6 +39,9 @@ import org.jspecify.annotations.Nullable;
  *     NaN where the JDK does not report process CPU time
  * @param pacedTransfersPerSec the submission rate asked for ({@code --rate}), or NaN when the window
  *     was kept full; {@link #transfersPerSec()} is the rate achieved
+ * @param targetCpuMicrosPerTransfer CPU time of the target's process (all its threads) while
+ *     transfers were measured, over the transfers reported done, in microseconds; NaN unless the
+ *     target was remote and its server reports its CPU time
  * @param notified when every transfer carried a notification ({@code --notify}), what the target saw
  *     of them; null for transfers without one
  */
@@ -46,17 +49,19 @@ public record BenchRow(String backend, String op, String placement, String layou
         boolean hog, long blockBytes, int batchBlocks, int window, long transfers, long failed, double seconds,
         double gbPerSec, double memcpyGbPerSec, double transfersPerSec, double p50Micros, double p99Micros,
         double p999Micros, double maxMicros, double cpuCores, double wireGbPerSec, double remoteMemcpyGbPerSec,
-        double cpuMicrosPerTransfer, double pacedTransfersPerSec, @Nullable NotifyFigures notified) {
+        double cpuMicrosPerTransfer, double pacedTransfersPerSec, double targetCpuMicrosPerTransfer,
+        @Nullable NotifyFigures notified) {
 
     /** A row of transfers without notifications. */
     public BenchRow(String backend, String op, String placement, String layout, String poll, String progress,
             boolean hog, long blockBytes, int batchBlocks, int window, long transfers, long failed, double seconds,
             double gbPerSec, double memcpyGbPerSec, double transfersPerSec, double p50Micros, double p99Micros,
             double p999Micros, double maxMicros, double cpuCores, double wireGbPerSec, double remoteMemcpyGbPerSec,
-            double cpuMicrosPerTransfer, double pacedTransfersPerSec) {
+            double cpuMicrosPerTransfer, double pacedTransfersPerSec, double targetCpuMicrosPerTransfer) {
         this(backend, op, placement, layout, poll, progress, hog, blockBytes, batchBlocks, window, transfers, failed,
                 seconds, gbPerSec, memcpyGbPerSec, transfersPerSec, p50Micros, p99Micros, p999Micros, maxMicros,
-                cpuCores, wireGbPerSec, remoteMemcpyGbPerSec, cpuMicrosPerTransfer, pacedTransfersPerSec, null);
+                cpuCores, wireGbPerSec, remoteMemcpyGbPerSec, cpuMicrosPerTransfer, pacedTransfersPerSec,
+                targetCpuMicrosPerTransfer, null);
     }
 
     /** {@link #gbPerSec()} over {@link #memcpyGbPerSec()}. */
@@ -139,6 +144,7 @@ public record BenchRow(String backend, String op, String placement, String layou
         m.put("remoteMemcpyGbPerSec", JsonOutput.measured(remoteMemcpyGbPerSec));
         m.put("cpuMicrosPerTransfer", JsonOutput.measured(cpuMicrosPerTransfer));
         m.put("pacedTransfersPerSec", JsonOutput.measured(pacedTransfersPerSec));
+        m.put("targetCpuMicrosPerTransfer", JsonOutput.measured(targetCpuMicrosPerTransfer));
         NotifyFigures n = notified;
         m.put("notify", n != null);
         m.put("notifications", n == null ? null : n.notifications());

@@ -23,7 +23,8 @@ import org.HdrHistogram.Histogram;
  * and batch size it opens one {@link PeerPair} (regions of {@code batch x window} blocks, touched
  * before measuring), then for each operation: one verified transfer (the bytes must land), a
  * warm-up of every poll style (unpaced, then as measured until the JIT is quiet), and two rounds, each of memcpy baseline, the wire's ceilings when the
- * target is remote (TCP stream, memcpy over there), and transfers with every poll style, in an order
+ * target is remote (TCP stream, memcpy over there), and transfers with every poll style (with a
+ * remote target, between two readings of its process's CPU time), in an order
  * that rotates from round to round, so that background load hits them all alike. With
  * {@code --notify}, each poll style runs twice per round on a backend that carries notifications,
  * without and with a notification on every transfer ({@link NotifyMeter}), in the same rotation,
@@ -227,6 +228,7 @@ public final class BenchRunner {
         MemcpyLoop memcpy = new MemcpyLoop(initiator.region().segment(), pair.baselineTarget(), write, plan,
                 p.blockBytes());
         Optional<WireProbe> wire = pair.wire();
+        long[] targetCpu = new long[loops.size()]; // -1 once the target could not tell
 
         progress.show(label + ": verifying");
         verify(pair, op, plan, loops.getFirst().loop());
@@ -263,7 +265,9 @@ public final class BenchRunner {
             }
             progress.step();
             for (int i = 0; i < loops.size(); i++) {
-                Contender c = loops.get((i + round) % loops.size());
+                int s = (i + round) % loops.size();
+                Contender c = loops.get(s);
+                long cpuBefore = wire.map(WireProbe::targetCpuNanos).orElse(-1L);
                 progress.show(label + ": transfers, " + c.label());
                 NotifyMeter meter = c.meter();
                 if (meter != null) {
@@ -271,15 +275,19 @@ public final class BenchRunner {
                 } else {
                     c.loop().run(durationNanos * 3 / 5 / ROUNDS, 1);
                 }
+                long cpuAfter = cpuBefore < 0 ? -1 : wire.get().targetCpuNanos();
+                targetCpu[s] = cpuAfter < 0 || targetCpu[s] < 0 ? -1 : targetCpu[s] + cpuAfter - cpuBefore;
                 progress.step();
             }
         }
 
         List<BenchRow> rows = new ArrayList<>();
         BenchRow plain = null;
-        for (Contender c : loops) {
+        for (int s = 0; s < loops.size(); s++) {
+            Contender c = loops.get(s);
             NotifyMeter meter = c.meter();
-            BenchRow r = row(p, op, plan, c.loop(), c.style(), memcpy, stream, remoteMemcpy, label,
+            BenchRow r = row(p, op, plan, c.loop(), c.style(), memcpy, stream, remoteMemcpy,
+                    wire.isPresent() && targetCpu[s] >= 0 ? targetCpu[s] : -1, label,
                     meter == null || plain == null ? null : meter.figures(plain.transfersPerSec()));
             if (meter == null) {
                 plain = r;
@@ -294,7 +302,7 @@ public final class BenchRunner {
     }
 
     private BenchRow row(Point p, TransferOp op, SlotPlan plan, TransferLoop transfers, PollStyle style,
-            MemcpyLoop memcpy, WireProbe.Rate stream, WireProbe.Rate remoteMemcpy, String label,
+            MemcpyLoop memcpy, WireProbe.Rate stream, WireProbe.Rate remoteMemcpy, long targetCpuNanos, String label,
             @Nullable NotifyFigures notified) {
         String opName = op.name().toLowerCase(Locale.ROOT);
         if (transfers.done() == 0) {
@@ -316,7 +324,8 @@ public final class BenchRunner {
                 h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3,
                 h.getValueAtPercentile(99.9) / 1e3, h.getMaxValue() / 1e3, transfers.cpuCores(), stream.gbPerSec(),
                 remoteMemcpy.gbPerSec(), transfers.cpuNanosPerTransfer() / 1e3,
-                settings.rate() > 0 ? settings.rate() : Double.NaN, notified);
+                settings.rate() > 0 ? settings.rate() : Double.NaN,
+                targetCpuNanos < 0 ? Double.NaN : targetCpuNanos / 1e3 / transfers.done(), notified);
     }
 
     /** One transfer of slot 0 whose bytes are checked, so a backend cannot win by not moving them. */

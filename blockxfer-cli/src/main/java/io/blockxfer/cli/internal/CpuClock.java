@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Thread safety:</b> thread-safe.
  */
-final class CpuClock {
+public final class CpuClock {
 
     private static final int CLOCK_PROCESS_CPUTIME_ID = 2;
     private static final @Nullable MethodHandle CLOCK_GETTIME = clockGettime();
@@ -33,7 +33,7 @@ final class CpuClock {
     }
 
     /** The clock of this JVM. */
-    static CpuClock ofThisProcess() {
+    public static CpuClock ofThisProcess() {
         return new CpuClock(ManagementFactory.getOperatingSystemMXBean()
                 instanceof com.sun.management.OperatingSystemMXBean os ? os : null);
     }
@@ -44,7 +44,7 @@ final class CpuClock {
     }
 
     /** CPU nanoseconds used so far, or -1 when unknown. */
-    long nanos() {
+    public long nanos() {
         if (CLOCK_GETTIME != null) {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment ts = arena.allocate(16, 8);

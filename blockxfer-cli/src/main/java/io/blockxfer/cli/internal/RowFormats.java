@@ -61,6 +61,9 @@ public final class RowFormats {
         columns.add(new Column("MAX us", true, r -> fixed(r.maxMicros(), 1)));
         columns.add(new Column("CPU", true, r -> fixed(r.cpuCores(), 2)));
         columns.add(new Column("CPU us/T", true, r -> fixed(r.cpuMicrosPerTransfer(), 2)));
+        if (rows.stream().anyMatch(r -> !Double.isNaN(r.targetCpuMicrosPerTransfer()))) {
+            columns.add(new Column("TARGET CPU us/T", true, r -> fixed(r.targetCpuMicrosPerTransfer(), 2)));
+        }
         boolean notified = rows.stream().anyMatch(BenchRow::notifies);
         if (notified) {
             columns.add(2, new Column("NOTIFY", false, r -> r.notifies() ? "on" : "off"));

@@ -22,6 +22,14 @@ public interface WireProbe {
     Rate remoteMemcpy(TransferOp op, SlotPlan plan, long blockBytes, long nanos);
 
     /**
+     * The CPU time the target's process has used so far (all its threads, the backend's native ones
+     * included), or -1 where it cannot be told; the bench reads it before and after transfers.
+     */
+    default long targetCpuNanos() {
+        return -1;
+    }
+
+    /**
      * Bytes moved in a time.
      *
      * <p><b>Thread safety:</b> immutable.

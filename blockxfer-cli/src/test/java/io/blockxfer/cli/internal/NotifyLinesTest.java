@@ -17,7 +17,7 @@ class NotifyLinesTest {
             double p50, NotifyFigures notified) {
         return new BenchRow("ucx", "write", placement, "shuffled", "backoff", "auto", false, blockBytes, batch, 16,
                 transfers, 0, 1, 1, 2, perSec, p50, p50 * 2, p50 * 3, p50 * 4, 0.5, Double.NaN, Double.NaN, 5,
-                Double.NaN, notified);
+                Double.NaN, Double.NaN, notified);
     }
 
     @Test

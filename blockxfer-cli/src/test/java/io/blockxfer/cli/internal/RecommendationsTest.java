@@ -13,7 +13,7 @@ class RecommendationsTest {
     private static BenchRow row(String backend, String placement, String poll, long blockBytes, double gbPerSec,
             double memcpy, double wire) {
         return new BenchRow(backend, "write", placement, "shuffled", poll, "auto", false, blockBytes, 64, 4, 100, 0, 1,
-                gbPerSec, memcpy, 100, 1, 2, 3, 4, 0.5, wire, Double.NaN, 5, Double.NaN);
+                gbPerSec, memcpy, 100, 1, 2, 3, 4, 0.5, wire, Double.NaN, 5, Double.NaN, Double.NaN);
     }
 
     @Test

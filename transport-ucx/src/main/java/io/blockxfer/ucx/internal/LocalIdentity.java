@@ -2,8 +2,10 @@ package io.blockxfer.ucx.internal;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.util.Arrays;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,10 +35,12 @@ final class LocalIdentity {
     final long regionBytes;
     /** This worker, as {@link LocalWorkers} lists it. */
     final LocalWorkers.Worker worker;
+    /** The device addresses of this worker's tcp loopback interfaces (flags, family, host id). */
+    private final List<byte[]> tcpLoopbacks;
 
     private LocalIdentity(UcpWorkerAddress address, byte @Nullable [] smDevice, boolean hasSysv,
             boolean hasPosix, long sysvFifoBytes, long posixFifoBytes, @Nullable String regionSegment, long regionBase,
-            long regionBytes) {
+            long regionBytes, @Nullable InetSocketAddress listener) {
         this.smDevice = smDevice;
         this.hasSysv = hasSysv;
         this.hasPosix = hasPosix;
@@ -46,11 +50,22 @@ final class LocalIdentity {
         this.regionSegment = regionSegment;
         this.regionBase = regionBase;
         this.regionBytes = regionBytes;
-        this.worker = new LocalWorkers.Worker(address, regionBase, regionBytes, regionSegment);
+        this.worker = new LocalWorkers.Worker(address, regionBase, regionBytes, regionSegment, listener);
+        this.tcpLoopbacks = address.entriesOf(UcpWorkerAddress.TCP).stream().filter(PeerRoute::isLoopback)
+                .map(UcpWorkerAddress.Entry::device).toList();
     }
 
     /** The identity of a worker with address {@code workerAddress} and region key {@code rkey}. */
     static LocalIdentity of(byte[] workerAddress, byte[] rkey, long regionBase, long regionBytes) {
+        return of(workerAddress, rkey, regionBase, regionBytes, null);
+    }
+
+    /**
+     * The identity of a worker with address {@code workerAddress}, region key {@code rkey} and
+     * {@code listener} (where it listens for peers, or null).
+     */
+    static LocalIdentity of(byte[] workerAddress, byte[] rkey, long regionBase, long regionBytes,
+            @Nullable InetSocketAddress listener) {
         UcpWorkerAddress address = UcpWorkerAddress.parse(workerAddress);
         byte[] smDevice = null;
         for (UcpWorkerAddress.Entry e : address.entries()) {
@@ -92,7 +107,12 @@ final class LocalIdentity {
         }
         return new LocalIdentity(address, smDevice, !address.entriesOf(UcpWorkerAddress.SYSV).isEmpty(),
                 !address.entriesOf(UcpWorkerAddress.POSIX).isEmpty(), sysvFifo, posixFifo, regionSegment, regionBase,
-                regionBytes);
+                regionBytes, listener);
+    }
+
+    /** Whether {@code entry} (a tcp loopback interface of a peer) is a loopback interface of this host. */
+    boolean ownTcpLoopback(UcpWorkerAddress.Entry entry) {
+        return tcpLoopbacks.stream().anyMatch(d -> Arrays.equals(d, entry.device()));
     }
 
     /** Whether {@code entry} (a shared-memory transport of a peer) is on this host, as UCX decides it. */

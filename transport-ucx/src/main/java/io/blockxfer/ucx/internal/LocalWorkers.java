@@ -1,5 +1,9 @@
 package io.blockxfer.ucx.internal;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -21,15 +25,17 @@ import org.jspecify.annotations.Nullable;
 final class LocalWorkers {
 
     /**
-     * An open transport's worker: its address, region, and the shared-memory segment of its region
-     * ({@link #segmentKey}, null for caller memory).
+     * An open transport's worker: its address, region, the shared-memory segment of its region
+     * ({@link #segmentKey}, null for caller memory), and where it listens for peers.
      *
      * @param address the worker address
      * @param base the region's base address
      * @param bytes the region's size
      * @param segmentKey the region's segment, or null
+     * @param listener the listener's bound address and port, or null when it does not listen
      */
-    record Worker(UcpWorkerAddress address, long base, long bytes, @Nullable String segmentKey) {
+    record Worker(UcpWorkerAddress address, long base, long bytes, @Nullable String segmentKey,
+            @Nullable InetSocketAddress listener) {
     }
 
     private static final CopyOnWriteArrayList<Worker> WORKERS = new CopyOnWriteArrayList<>();
@@ -63,6 +69,39 @@ final class LocalWorkers {
             }
         }
         return null;
+    }
+
+    /**
+     * The workers of this process whose listener a connection to {@code target} reaches: the same
+     * port, and {@code target} an address of this host that the listener takes (its bound address,
+     * or any, for one on every interface).
+     */
+    static Set<Worker> reachedByListener(InetSocketAddress target) {
+        Set<Worker> found = new LinkedHashSet<>();
+        InetAddress to = target.getAddress();
+        if (to == null || !isLocal(to)) {
+            return found;
+        }
+        for (Worker w : WORKERS) {
+            InetSocketAddress l = w.listener();
+            if (l != null && l.getPort() == target.getPort()
+                    && (l.getAddress().isAnyLocalAddress() || l.getAddress().equals(to))) {
+                found.add(w);
+            }
+        }
+        return found;
+    }
+
+    /** Whether {@code address} is one of this host's: loopback, the wildcard, or an interface's. */
+    static boolean isLocal(InetAddress address) {
+        if (address.isLoopbackAddress() || address.isAnyLocalAddress()) {
+            return true;
+        }
+        try {
+            return NetworkInterface.getByInetAddress(address) != null;
+        } catch (SocketException e) {
+            return true; // cannot tell: treat as this host's, so its region is checked
+        }
     }
 
     /**

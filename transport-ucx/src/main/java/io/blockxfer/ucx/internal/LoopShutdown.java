@@ -8,7 +8,8 @@ import org.openucx.jucx.ucp.UcpWorker;
 
 /**
  * The end of a {@link ProgressLoop}: when its thread leaves the loop, it keeps the worker, rejects
- * queued commands, closes every endpoint (bounded), and then destroys the worker, but only when
+ * queued commands, closes every endpoint (bounded; the listener too, and the endpoints it
+ * accepted that failed), and then destroys the worker, but only when
  * no request of this loop is left in UCX and the worker has gone quiet (flushed, and no event for
  * a while: UCX's own replies to peers, such as software-emulated read data and put
  * acknowledgements, are then sent): destroying a worker fails its queued requests, and UCX 1.18
@@ -37,14 +38,16 @@ final class LoopShutdown {
     private final CommandIntake commands;
     private final WorkerDriver driver;
     private final PeerConnections peers;
+    private final PeerListener incoming;
     private final RequestTracker transfers;
     private final EndSignal ends;
     private volatile boolean workerDestroyed;
 
     /** The end of the loop that drives {@code worker} with these parts. */
     LoopShutdown(String name, UcpWorker worker, CommandIntake commands, WorkerDriver driver, PeerConnections peers,
-            RequestTracker transfers, EndSignal ends) {
+            PeerListener incoming, RequestTracker transfers, EndSignal ends) {
         this.name = name;
+        this.incoming = incoming;
         this.worker = worker;
         this.commands = commands;
         this.driver = driver;
@@ -73,21 +76,24 @@ final class LoopShutdown {
         boolean drained = false;
         try {
             peers.disconnectAll();
+            incoming.close();
             long deadline = System.nanoTime() + SHUTDOWN_NANOS;
-            while (peers.closesPending() && System.nanoTime() - deadline < 0) {
+            while ((peers.closesPending() || incoming.closesPending()) && System.nanoTime() - deadline < 0) {
                 worker.progress();
                 peers.afterProgress(transfers);
+                incoming.afterProgress();
             }
-            if (peers.noneClosing()) {
+            if (peers.noneClosing() && !incoming.closesPending()) {
                 drained = quiesce(deadline);
             }
         } catch (Throwable t) {
             LOG.log(Level.WARNING, name + ": closing endpoints at shutdown failed", t);
         }
         // said before the loops below fail what the closing peers still hold
-        String held = drained ? "" : peers.noneClosing()
-                ? "the worker never went quiet: a flush or UCX's own sends to its peers did not finish"
-                : "endpoints still closing: " + peers.describeClosing();
+        String held = drained ? "" : !peers.noneClosing() ? "endpoints still closing: " + peers.describeClosing()
+                : incoming.closesPending() ? incoming.acceptedNow() + " endpoints accepted through the listener still"
+                        + " closing"
+                : "the worker never went quiet: a flush or UCX's own sends to its peers did not finish";
         // nobody progresses the worker any more: what it still holds never moves again
         peers.failInFlight(transfers);
         ends.fireIfEnded();

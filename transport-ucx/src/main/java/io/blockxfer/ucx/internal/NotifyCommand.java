@@ -8,6 +8,7 @@ import java.lang.System.Logger.Level;
  *
  * <p><b>Thread safety:</b> immutable; handed over through the loop's queue.
  */
+@SuppressWarnings("ArrayRecordComponent") // the frame is handed on as it is, never compared
 record NotifyCommand(UcxPeer peer, byte[] frame) implements LoopCommand {
 
     @Override

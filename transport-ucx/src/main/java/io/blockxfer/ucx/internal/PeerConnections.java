@@ -2,8 +2,10 @@ package io.blockxfer.ucx.internal;
 
 import io.blockxfer.transport.PeerRegistrationException;
 import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -29,6 +31,11 @@ final class PeerConnections {
     private static final System.Logger LOG = System.getLogger(ProgressLoop.class.getName());
     /** After how long an endpoint close that still waits is worth a log line. */
     private static final long SLOW_CLOSE_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /**
+     * How long a connection through a listener may take once its registering thread stopped
+     * waiting (it waits 15 s) before the loop gives up on it and closes its endpoints.
+     */
+    private static final long CONNECT_GIVE_UP_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private final String name;
     private final UcpWorker worker;
@@ -37,6 +44,8 @@ final class PeerConnections {
     private final ArrayList<UcxPeer> peers = new ArrayList<>();
     private final ArrayDeque<UcxPeer> toForceClose = new ArrayDeque<>();
     private final ArrayList<UcxPeer> closing = new ArrayList<>();
+    /** Peers whose endpoints connect through their listener, until both are wired up. */
+    private final ArrayList<ConnectCommand> connecting = new ArrayList<>();
 
     /** The peers reached through {@code worker}. */
     PeerConnections(String name, UcpWorker worker) {
@@ -44,9 +53,18 @@ final class PeerConnections {
         this.worker = worker;
     }
 
-    /** Builds the write endpoint and remote key of a peer, and asks where its region is mapped. */
+    /**
+     * Builds the write endpoint and remote key of a peer, and asks where its region is mapped; for
+     * a peer reached through its listener, starts connecting both its endpoints, which
+     * {@link #afterProgress} finishes.
+     */
     void connect(ConnectCommand c) {
         UcxPeer p = c.peer;
+        InetSocketAddress via = c.via;
+        if (via != null) {
+            connectThroughListener(c, via);
+            return;
+        }
         try {
             p.writes = PeerEndpoint.open(worker, "blockxfer:" + p.peerId, p.metadata,
                     (ep, status, message) -> endpointError(p, status, message));
@@ -69,6 +87,83 @@ final class PeerConnections {
             // the registering thread gave up waiting: nothing will use or disconnect this peer
             disconnect(p);
         }
+    }
+
+    private void connectThroughListener(ConnectCommand c, InetSocketAddress via) {
+        UcxPeer p = c.peer;
+        try {
+            p.writes = PeerEndpoint.connect(worker, "blockxfer:" + p.peerId, via,
+                    (ep, status, message) -> endpointError(p, status, message));
+            p.reads = PeerEndpoint.connect(worker, "blockxfer-read:" + p.peerId, via,
+                    (ep, status, message) -> endpointError(p, status, message));
+        } catch (RuntimeException | LinkageError e) {
+            p.state = UcxPeer.FAILED;
+            p.failure = "registration failed";
+            p.disconnectRequested = true;
+            startClose(p, true);
+            c.result.completeExceptionally(new PeerRegistrationException("UCX could not connect to peer '"
+                    + p.peerId + "' through its listener at " + via + ": " + UcsStatus.describe(e)
+                    + ResourceShortage.describe(), e));
+            return;
+        }
+        c.startedNanos = System.nanoTime();
+        connecting.add(c);
+    }
+
+    /**
+     * Moves connections through listeners on: once both endpoints of a peer are wired up, unpacks
+     * their keys and hands the peer out; fails the registration when an endpoint failed, and gives
+     * up on one that the registering thread no longer waits for after {@link #CONNECT_GIVE_UP_NANOS}.
+     */
+    private int connectingProgress(long now) {
+        int work = 0;
+        for (int i = connecting.size() - 1; i >= 0; i--) {
+            ConnectCommand c = connecting.get(i);
+            UcxPeer p = c.peer;
+            PeerEndpoint w = Objects.requireNonNull(p.writes, "a connecting peer has its write endpoint");
+            PeerEndpoint r = Objects.requireNonNull(p.reads, "a connecting peer has its read endpoint");
+            boolean writesWired = w.wiredUp(); // both asked: each counts its ended wireup off
+            boolean readsWired = r.wiredUp();
+            boolean wired = writesWired && readsWired;
+            String failure = null;
+            if (p.state != UcxPeer.ALIVE) {
+                failure = p.failure;
+            } else if (wired && (w.wireupStatus() != UcsStatus.OK || r.wireupStatus() != UcsStatus.OK)) {
+                failure = "connecting failed (" + UcsStatus.describe(w.wireupStatus() != UcsStatus.OK
+                        ? w.wireupStatus() : r.wireupStatus()) + ")";
+            } else if (!wired && c.result.isDone() && now - c.startedNanos > CONNECT_GIVE_UP_NANOS) {
+                failure = "not connected after " + TimeUnit.NANOSECONDS.toSeconds(CONNECT_GIVE_UP_NANOS) + " s";
+            } else if (!wired) {
+                continue;
+            }
+            connecting.remove(i);
+            work++;
+            if (failure == null) {
+                try {
+                    w.unpack(p.metadata);
+                    r.unpack(p.metadata);
+                } catch (RuntimeException | LinkageError e) {
+                    failure = "unpacking its remote key failed: " + UcsStatus.describe(e);
+                }
+            }
+            if (failure != null) {
+                if (p.state == UcxPeer.ALIVE) {
+                    p.state = UcxPeer.FAILED;
+                    p.failure = failure;
+                }
+                p.disconnectRequested = true;
+                startClose(p, true);
+                c.result.completeExceptionally(new PeerRegistrationException("UCX could not connect to peer '"
+                        + p.peerId + "' through its listener at " + c.via + ": " + failure
+                        + ResourceShortage.describe()));
+                continue;
+            }
+            peers.add(p);
+            if (!c.result.complete(p)) {
+                disconnect(p); // the registering thread gave up waiting
+            }
+        }
+        return work;
     }
 
     /** The peer's read endpoint, built on first use; null (and the peer failed) if that fails. */
@@ -176,7 +271,7 @@ final class PeerConnections {
      * @return how many peers started or finished closing
      */
     int afterProgress(RequestTracker transfers) {
-        int work = 0;
+        int work = connecting.isEmpty() ? 0 : connectingProgress(System.nanoTime());
         UcxPeer p;
         while ((p = toForceClose.poll()) != null) {
             startClose(p, true);
@@ -207,9 +302,9 @@ final class PeerConnections {
         return work;
     }
 
-    /** Whether a peer's endpoints are still to be force-closed or still closing. */
+    /** Whether a peer's endpoints are still connecting, to be force-closed or closing. */
     boolean closesPending() {
-        return !closing.isEmpty() || !toForceClose.isEmpty();
+        return !closing.isEmpty() || !toForceClose.isEmpty() || !connecting.isEmpty();
     }
 
     /** Whether no peer's endpoints are still closing. */
@@ -222,8 +317,20 @@ final class PeerConnections {
         return closing.stream().map(p -> p + " (" + p.inFlight + " transfers)").collect(Collectors.joining(", "));
     }
 
-    /** At shutdown: disconnects every peer. */
+    /** At shutdown: disconnects every peer, and fails the registrations still connecting. */
     void disconnectAll() {
+        for (ConnectCommand c : connecting) {
+            UcxPeer p = c.peer;
+            if (p.state == UcxPeer.ALIVE) {
+                p.state = UcxPeer.ABORTED;
+                p.failure = "the transport closed while connecting";
+            }
+            p.disconnectRequested = true;
+            startClose(p, true);
+            c.result.completeExceptionally(new PeerRegistrationException("registering peer '" + p.peerId
+                    + "' failed: the transport closed while its endpoints connected"));
+        }
+        connecting.clear();
         for (UcxPeer p : new ArrayList<>(peers)) {
             disconnect(p);
         }

@@ -1,6 +1,7 @@
 package io.blockxfer.ucx.internal;
 
 import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -29,6 +30,13 @@ import org.openucx.jucx.ucp.UcpWorker;
  * reads it when it is finally sent); before a graceful close, nothing is in flight, so it goes
  * first.
  *
+ * <p><b>Through a listener.</b> An endpoint connected to a peer's listener ({@link #connect})
+ * is wired up by UCX over the progress that follows, and a remote key unpacked before that is bound
+ * to the endpoint's configuration of the moment (UCX 1.18 then emulates RMA with messages even
+ * after the endpoint connected). So such an endpoint first flushes (a flush ends once the
+ * endpoint is connected), and its key is unpacked only then ({@link #wiredUp},
+ * {@link #unpack}); the flush counts as outstanding, so a close waits for it.
+ *
  * <p><b>Thread safety:</b> owner of the loop's worker only.
  */
 final class PeerEndpoint {
@@ -42,15 +50,75 @@ final class PeerEndpoint {
     /** Requests of transfers issued on this endpoint that UCX has not ended. */
     int outstanding;
     private @Nullable UcpRemoteKey rkey;
+    /** The flush that ends once an endpoint connected through a listener is wired up; null after. */
+    private @Nullable UcpRequest wireup;
+    private int wireupStatus = UcsStatus.OK;
     private @Nullable UcpRequest closeRequest;
     private boolean closeAsked;
     private long closeAskedNanos;
     private boolean force;
     private boolean closeIssued;
 
-    private PeerEndpoint(UcpEndpoint endpoint, UcpRemoteKey rkey) {
+    private PeerEndpoint(UcpEndpoint endpoint, @Nullable UcpRemoteKey rkey) {
         this.endpoint = endpoint;
         this.rkey = rkey;
+    }
+
+    /**
+     * Creates an endpoint to the listener at {@code listener} and starts its wireup (a flush); the
+     * remote key is unpacked by {@link #unpack} once {@link #wiredUp}. On failure closes what it
+     * built and throws.
+     */
+    static PeerEndpoint connect(UcpWorker worker, String name, InetSocketAddress listener,
+            UcpEndpointErrorHandler onError) {
+        UcpEndpoint ep = worker.newEndpoint(new UcpEndpointParams()
+                .setSocketAddress(listener)
+                .setPeerErrorHandlingMode()
+                .setName(name)
+                .setErrorHandler(onError));
+        PeerEndpoint pe = new PeerEndpoint(ep, null);
+        try {
+            pe.wireup = ep.flushNonBlocking(null);
+            pe.outstanding++;
+        } catch (RuntimeException e) {
+            try {
+                ep.closeNonBlockingForce();
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        return pe;
+    }
+
+    /**
+     * Whether the endpoint is wired up, or its wireup failed ({@link #wireupStatus}); counts the
+     * wireup flush off once it ended. True at once for an endpoint built by worker address.
+     */
+    boolean wiredUp() {
+        UcpRequest w = wireup;
+        if (w == null) {
+            return true;
+        }
+        if (!w.isCompleted()) {
+            return false;
+        }
+        wireupStatus = w.getStatus();
+        wireup = null;
+        outstanding--;
+        return true;
+    }
+
+    /** How the wireup ended: {@link UcsStatus#OK}, or UCX's error. */
+    int wireupStatus() {
+        return wireupStatus;
+    }
+
+    /** Unpacks the peer's remote key on the wired-up endpoint. */
+    void unpack(UcxMetadata metadata) {
+        if (rkey == null) {
+            rkey = endpoint.unpackRemoteKey(direct(metadata.rkey()));
+        }
     }
 
     /**
@@ -116,6 +184,7 @@ final class PeerEndpoint {
      * wait for the peer, a state the force-close handles; the dangerous one lasts a progress call.
      */
     void closeWhenIdle(long now) {
+        wiredUp(); // counts a wireup flush that ended off
         if (!closeAsked || closeIssued || (outstanding > 0 && now - closeAskedNanos < CLOSE_WAIT_NANOS)) {
             return;
         }

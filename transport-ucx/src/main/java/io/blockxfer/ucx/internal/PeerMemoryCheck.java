@@ -5,14 +5,17 @@ import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PeerRegistrationException;
 import io.blockxfer.transport.TransportException;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks a peer's advertised region against what the kernel says about the memory UCX will map to
@@ -36,7 +39,8 @@ import java.util.Set;
  *   <li>a segment this process created is only this transport's own region.</li>
  * </ul>
  * A peer address that leads to a worker of this process (its self id, a FIFO segment, its TCP
- * listener; see {@link LocalWorkers}) is that transport: its region must lie inside that
+ * interface, or the listener it is connected through; see {@link LocalWorkers}) is that
+ * transport: its region must lie inside that
  * transport's region, since UCX's self transport and its software-emulated RMA copy to the
  * remote address as an address of this process. All shared-memory transports of one address must
  * name one host.
@@ -58,7 +62,18 @@ final class PeerMemoryCheck {
      * @throws IncompatiblePeerException naming the field and the fact that contradicts it
      */
     static void check(String peerId, PeerDescriptor peer, UcxMetadata metadata, LocalIdentity local) {
-        new PeerMemoryCheck.Run(peerId, peer, metadata, local).check();
+        check(peerId, peer, metadata, local, null);
+    }
+
+    /**
+     * Checks {@code peer}, whose metadata is {@code metadata}, against this transport, where the
+     * peer's endpoints connect {@code via} a listener (null: by its worker address).
+     *
+     * @throws IncompatiblePeerException naming the field and the fact that contradicts it
+     */
+    static void check(String peerId, PeerDescriptor peer, UcxMetadata metadata, LocalIdentity local,
+            @Nullable InetSocketAddress via) {
+        new PeerMemoryCheck.Run(peerId, peer, metadata, local, via).check();
     }
 
     private static final class Run {
@@ -68,12 +83,15 @@ final class PeerMemoryCheck {
         private final UcpWorkerAddress address;
         private final PackedRkey rkey;
         private final LocalIdentity local;
+        private final @Nullable InetSocketAddress via;
         private final List<Long> owners = new ArrayList<>();
         private final List<String> ownerSources = new ArrayList<>();
         private final List<Long> fifoSysv = new ArrayList<>();
         private final List<Long> fifoPosix = new ArrayList<>();
 
-        Run(String peerId, PeerDescriptor peer, UcxMetadata metadata, LocalIdentity local) {
+        Run(String peerId, PeerDescriptor peer, UcxMetadata metadata, LocalIdentity local,
+                @Nullable InetSocketAddress via) {
+            this.via = via;
             this.peerId = peerId;
             this.base = peer.baseAddress();
             this.size = (long) peer.numBlocks() * peer.blockLength();
@@ -165,7 +183,10 @@ final class PeerMemoryCheck {
          * be inside that transport's region, and nothing of it may lead elsewhere.
          */
         private void checkLocalWorker() {
-            Set<LocalWorkers.Worker> reached = LocalWorkers.reachedBy(address);
+            Set<LocalWorkers.Worker> reached = new LinkedHashSet<>(LocalWorkers.reachedBy(address));
+            if (via != null) {
+                reached.addAll(LocalWorkers.reachedByListener(via));
+            }
             boolean ownPid = owners.contains(local.pid);
             if (reached.isEmpty() && !ownPid) {
                 return;

@@ -22,6 +22,8 @@ import org.openucx.jucx.ucp.UcpWorker;
  *   <li>{@link RequestTracker}: a transfer's UCX requests, from issue to the transfer's end;</li>
  *   <li>{@link MappedCopier}: transfers with a peer whose region is mapped in this process;</li>
  *   <li>{@link PeerConnections}: the peers' endpoints, their failures and closes;</li>
+ *   <li>{@link PeerListener}: the endpoints that initiators on other hosts connected through this
+ *       transport's listener;</li>
  *   <li>{@link LoopShutdown}: closing the endpoints and destroying the worker when the loop ends.</li>
  * </ul>
  * A round runs queued commands, calls {@code progress()} (where UCX ends requests), moves endpoint
@@ -42,6 +44,7 @@ final class ProgressLoop implements Runnable {
     private final Thread thread;
     private final MappedCopier copier;
     private final PeerConnections peers;
+    private final PeerListener incoming;
     private final RequestTracker transfers;
     private final WorkerDriver driver;
     private final CommandIntake commands;
@@ -65,7 +68,15 @@ final class ProgressLoop implements Runnable {
      */
     ProgressLoop(String name, UcpWorker worker, MemorySegment local, long blockLength, boolean pollersDrive,
             int queueCapacity, long queueFullWaitMillis, long pollerGraceNanos) {
+        this(name, worker, PeerListener.none(name, worker), local, blockLength, pollersDrive, queueCapacity,
+                queueFullWaitMillis, pollerGraceNanos);
+    }
+
+    /** The same, for a worker that listens for peers on other hosts through {@code incoming}. */
+    ProgressLoop(String name, UcpWorker worker, PeerListener incoming, MemorySegment local, long blockLength,
+            boolean pollersDrive, int queueCapacity, long queueFullWaitMillis, long pollerGraceNanos) {
         this.name = name;
+        this.incoming = incoming;
         this.worker = worker;
         this.thread = Thread.ofPlatform().name(name).daemon().unstarted(this);
         this.notifications = new AmNotifications(name, worker);
@@ -75,7 +86,7 @@ final class ProgressLoop implements Runnable {
         MpscRing<LoopCommand> queue = new MpscRing<>(queueCapacity);
         this.driver = new WorkerDriver(worker, thread, queue, this::round, pollersDrive, pollerGraceNanos);
         this.commands = new CommandIntake(name, queue, queueFullWaitMillis, driver, ends);
-        this.shutdown = new LoopShutdown(name, worker, commands, driver, peers, transfers, ends);
+        this.shutdown = new LoopShutdown(name, worker, commands, driver, peers, incoming, transfers, ends);
     }
 
     void start() {
@@ -159,7 +170,8 @@ final class ProgressLoop implements Runnable {
         work += transfers.sendDueNotifications();
         work += notifications.deliverArrived();
         work += peers.afterProgress(transfers);
-        driver.publishBusy(transfers.anyInFlight() || peers.closesPending());
+        work += incoming.afterProgress();
+        driver.publishBusy(transfers.anyInFlight() || peers.closesPending() || incoming.closesPending());
         ends.fireIfEnded();
         return work;
     }
@@ -230,6 +242,11 @@ final class ProgressLoop implements Runnable {
     /** How many submits found the command queue full and had to wait (for tests). */
     long queueFullWaits() {
         return commands.queueFullWaits();
+    }
+
+    /** How many endpoints initiators connected through the listener are open or closing (for tests). */
+    int acceptedNow() {
+        return incoming.acceptedNow();
     }
 
     /** How many READs were copies from a peer's mapped region (for tests). */

@@ -244,8 +244,8 @@ final class RequestTracker {
                 continue; // its peer failed it meanwhile
             }
             UcxPeer p = t.peer;
-            PeerEndpoint pe = p == null ? null : p.writes;
-            if (pe == null || !p.usable() || !notifications.sendFor(pe.endpoint, t)) {
+            PeerEndpoint pe = p == null || !p.usable() ? null : p.writes;
+            if (pe == null || !notifications.sendFor(pe.endpoint, t)) {
                 complete(t, TransferEngine.FAILED);
             }
             n++;

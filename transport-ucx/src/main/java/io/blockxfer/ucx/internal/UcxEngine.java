@@ -13,6 +13,7 @@ import io.blockxfer.transport.spi.OutboundNotification;
 import io.blockxfer.transport.spi.TransferEngine;
 import io.blockxfer.ucx.UcxProvider;
 import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.ExecutionException;
@@ -32,7 +33,9 @@ import org.openucx.jucx.ucp.UcpWorkerParams;
  * place its region is mapped in this process when UCX maps it here ({@link PeerMapping}); READs of
  * other peers get a second endpoint and key, built on the first one. A transfer is queued to the
  * loop and issued there as one implicit put per contiguous run plus one flush (a READ: a copy from
- * the mapped region, or one get per run); {@link #status} is a volatile read. The loop fires the
+ * the mapped region, or one get per run); {@link #status} is a volatile read. A peer on another host
+ * that UCX reaches over TCP is connected through its listener ({@link PeerRoute}, {@link PeerListener}),
+ * which makes its puts zero-copy; the engine listens for such peers itself. The loop fires the
  * transport's completion signal when transfers end, and sleeps on the worker's event descriptor
  * when it has nothing to do, so a waiting caller needs no status thread.
  *
@@ -114,28 +117,46 @@ public final class UcxEngine implements TransferEngine {
                     + UcsStatus.describe(e), e);
         }
         UcpWorker worker = null;
+        PeerListener incoming = null;
         LocalRegion mapped = null;
+        String name = "blockxfer-ucx-" + agentName;
         try {
             worker = context.newWorker(new UcpWorkerParams());
-            mapped = LocalRegion.map(context, config.region());
-            BlockRegion r = mapped.region();
             ByteBuffer address = worker.getAddress();
             byte[] workerAddress = new byte[address.remaining()];
             address.duplicate().get(workerAddress);
-            this.metadata = new UcxMetadata(r.baseAddress(), r.byteSize(), workerAddress, mapped.packedRkey()).encode();
+            UcpWorkerAddress own;
             try {
-                this.identity = LocalIdentity.of(workerAddress, mapped.packedRkey(), r.baseAddress(), r.byteSize());
+                own = UcpWorkerAddress.parse(workerAddress);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException("this UCX's own worker address does not parse as UCX 1.18's format,"
+                        + " so peer descriptors cannot be checked (" + e.getMessage() + ")", e);
+            }
+            incoming = PeerListener.open(name, worker, settings.listen(), own);
+            mapped = LocalRegion.map(context, config.region());
+            BlockRegion r = mapped.region();
+            this.metadata = new UcxMetadata(r.baseAddress(), r.byteSize(), workerAddress, mapped.packedRkey(),
+                    incoming.metadata()).encode();
+            try {
+                this.identity = LocalIdentity.of(workerAddress, mapped.packedRkey(), r.baseAddress(), r.byteSize(),
+                        incoming.address());
             } catch (IllegalArgumentException e) {
                 throw new IllegalStateException("this UCX's own worker address or remote key does not parse as UCX "
                         + "1.18 formats, so peer descriptors cannot be checked (" + e.getMessage() + ")", e);
             }
             this.region = mapped;
             this.progressMode = resolve(config.progressMode());
-            this.loop = new ProgressLoop("blockxfer-ucx-" + agentName, worker, r.segment(), r.blockLength(),
+            this.loop = new ProgressLoop(name, worker, incoming, r.segment(), r.blockLength(),
                     progressMode == ProgressMode.POLLING_THREAD, CommandIntake.QUEUE_CAPACITY,
                     CommandIntake.QUEUE_FULL_WAIT_MILLIS, pollerGraceNanos);
+        } catch (IllegalArgumentException e) {
+            closeQuietly(incoming, mapped, worker, e);
+            throw e; // a setting that cannot be honoured (a listen host that does not resolve)
         } catch (RuntimeException | Error e) {
-            closeQuietly(mapped, worker, e);
+            closeQuietly(incoming, mapped, worker, e);
+            if (e instanceof TransportException te) {
+                throw te;
+            }
             throw new TransportException("opening a UCX transport for " + config.region() + " failed: "
                     + UcsStatus.describe(e) + ResourceShortage.describe(), e);
         }
@@ -143,8 +164,12 @@ public final class UcxEngine implements TransferEngine {
         loop.start();
     }
 
-    private void closeQuietly(@Nullable LocalRegion mapped, @Nullable UcpWorker worker, Throwable failure) {
+    private void closeQuietly(@Nullable PeerListener incoming, @Nullable LocalRegion mapped, @Nullable UcpWorker worker,
+            Throwable failure) {
         try {
+            if (incoming != null) {
+                incoming.close();
+            }
             if (worker != null) {
                 worker.close();
             }
@@ -218,8 +243,10 @@ public final class UcxEngine implements TransferEngine {
     public Object connect(String peerId, PeerDescriptor peer) {
         UcxMetadata remote = UcxMetadata.decode(peerId, peer.metadata());
         remote.checkCovers(peerId, peer);
-        PeerMemoryCheck.check(peerId, peer, remote, identity);
-        ConnectCommand command = new ConnectCommand(new UcxPeer(peerId, peer.baseAddress(), peer.numBlocks(), remote));
+        InetSocketAddress via = PeerRoute.choose(remote, identity);
+        PeerMemoryCheck.check(peerId, peer, remote, identity, via);
+        ConnectCommand command = new ConnectCommand(new UcxPeer(peerId, peer.baseAddress(), peer.numBlocks(), remote),
+                via);
         try {
             loop.execute(command);
         } catch (IllegalStateException e) {

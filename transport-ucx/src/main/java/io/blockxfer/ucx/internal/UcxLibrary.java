@@ -160,7 +160,7 @@ public final class UcxLibrary {
                     + " descriptors are checked against UCX 1.18's formats, which this UCX may not use.");
         }
         installLogFilter(lookup).ifPresent(why -> LOG.log(System.Logger.Level.DEBUG,
-                "JUCX's line per failed request stays in the log: " + why));
+                "UCX prints its own log, JUCX's line per failed request included: " + why));
         try {
             // the first JUCX class touched: its static initialiser loads libjucx, whose NEEDED
             // libucp.so.0 now resolves to the library loaded above
@@ -198,6 +198,37 @@ public final class UcxLibrary {
     private static Probe unavailable(String cause, @Nullable Throwable error, String version, String where) {
         return new Probe(error == null ? Availability.unavailable(cause) : Availability.unavailable(cause, error),
                 version, where, null);
+    }
+
+    /** libc's {@code vsnprintf}, for UCX's log messages ({@link UcxLogFilter}); null where libc lacks it. */
+    private static final @Nullable MethodHandle VSNPRINTF = LINKER.defaultLookup().find("vsnprintf")
+            .map(f -> LINKER.downcallHandle(f, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS)))
+            .orElse(null);
+    /** The longest UCX log message kept whole ({@code UCX_LOG_BUFFER}'s default is 1 KiB). */
+    private static final int LOG_MESSAGE_BYTES = 4096;
+
+    /**
+     * A UCX log message: {@code format} (a C string) with its {@code va_list} {@code args}, as
+     * {@code vsnprintf} prints it, cut at {@value #LOG_MESSAGE_BYTES} bytes; null where this
+     * platform has no {@code vsnprintf} or passes a {@code va_list} otherwise than by address
+     * (x86-64 and aarch64 Linux pass it so).
+     */
+    static @Nullable String format(MemorySegment format, MemorySegment args) {
+        MethodHandle vsnprintf = VSNPRINTF;
+        String arch = System.getProperty("os.arch", "");
+        if (vsnprintf == null || !(arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64"))) {
+            return null;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buffer = arena.allocate(LOG_MESSAGE_BYTES);
+            int n = (int) vsnprintf.invokeExact(buffer, (long) LOG_MESSAGE_BYTES, format, args);
+            if (n < 0) {
+                return null;
+            }
+            return buffer.getString(0, java.nio.charset.StandardCharsets.UTF_8);
+        } catch (Throwable t) {
+            return null;
+        }
     }
 
     /**

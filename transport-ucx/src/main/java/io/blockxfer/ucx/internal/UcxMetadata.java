@@ -13,12 +13,15 @@ import org.jspecify.annotations.Nullable;
  * The agent metadata a UCX transport publishes: what a remote needs to reach its worker and write
  * into its registered memory.
  *
- * <p>Layout, version 1, little-endian: magic {@code "BXUC"}, u16 version, u16 flags (0), u64 address
+ * <p>Layout, version 1, little-endian: magic {@code "BXUC"}, u16 version, u16 flags, u64 address
  * and u64 length of the registered memory, u32 length + packed worker address (1 to
  * {@value #MAX_ADDRESS_BYTES} bytes), u32 length + packed remote key (9 to {@value #MAX_RKEY_BYTES}
- * bytes), u32 CRC-32C of everything before it. Nothing may follow. The checksum catches garbling in
- * transit; {@link UcpWorkerAddress} and {@link PackedRkey} check UCX's own formats field by field,
- * before a byte reaches UCX.
+ * bytes), with flag {@value #FLAG_LISTENER} the transport's listener for peers on other hosts (u16
+ * port, 1 to 65535; u8 address length, 0, 4 or 16; the IPv4 or IPv6 address it is bound to, none
+ * when it listens on every interface: then its TCP interfaces are those of the worker address), u32
+ * CRC-32C of everything before it. No other flag is defined and nothing may follow. The checksum
+ * catches garbling in transit; {@link UcpWorkerAddress} and {@link PackedRkey} check UCX's own
+ * formats field by field, before a byte reaches UCX.
  *
  * <p><b>Thread safety:</b> immutable; accessors return copies.
  */
@@ -29,29 +32,90 @@ public final class UcxMetadata {
     /** The largest packed remote key accepted. */
     public static final int MAX_RKEY_BYTES = 4 * 1024;
 
+    /** The flag of metadata that carries a listener. */
+    static final int FLAG_LISTENER = 1;
+
     private static final int MAGIC = 0x43555842; // "BXUC" little-endian
     private static final int VERSION = 1;
     private static final int FIXED_BYTES = 4 + 2 + 2 + 8 + 8 + 4 + 4 + 4;
+
+    /**
+     * Where a transport listens for peers on other hosts.
+     *
+     * <p><b>Thread safety:</b> immutable; the accessor of the address returns a copy.
+     *
+     * @param port the port, 1 to 65535
+     * @param boundAddress the IPv4 (4 bytes) or IPv6 (16 bytes) address the listener is bound to,
+     *     or empty when it listens on every interface
+     */
+    @SuppressWarnings("ArrayRecordComponent") // compared and hashed through the metadata's own equals
+    record Listener(int port, byte[] boundAddress) {
+        Listener {
+            if (port < 1 || port > 65535 || (boundAddress.length != 0 && boundAddress.length != 4
+                    && boundAddress.length != 16)) {
+                throw new IllegalArgumentException("a listener is a port of 1 to 65535 and an address of 0, 4 or 16"
+                        + " bytes, not port " + port + " and " + boundAddress.length + " bytes");
+            }
+            boundAddress = boundAddress.clone();
+        }
+
+        @Override
+        public byte[] boundAddress() {
+            return boundAddress.clone();
+        }
+
+        /** Whether the listener takes connections on every interface. */
+        boolean everyInterface() {
+            return boundAddress.length == 0;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Listener l && l.port == port && Arrays.equals(l.boundAddress, boundAddress);
+        }
+
+        @Override
+        public int hashCode() {
+            return port * 31 + Arrays.hashCode(boundAddress);
+        }
+
+        @Override
+        public String toString() {
+            return (everyInterface() ? "*" : PeerListener.describe(boundAddress)) + ":" + port;
+        }
+    }
 
     private final long memoryAddress;
     private final long memoryLength;
     private final byte[] workerAddress;
     private final byte[] rkey;
+    private final @Nullable Listener listener;
     private final @Nullable UcpWorkerAddress address;
     private final @Nullable PackedRkey packedRkey;
 
     UcxMetadata(long memoryAddress, long memoryLength, byte[] workerAddress, byte[] rkey) {
-        this(memoryAddress, memoryLength, workerAddress, rkey, null, null);
+        this(memoryAddress, memoryLength, workerAddress, rkey, null);
+    }
+
+    UcxMetadata(long memoryAddress, long memoryLength, byte[] workerAddress, byte[] rkey,
+            @Nullable Listener listener) {
+        this(memoryAddress, memoryLength, workerAddress, rkey, listener, null, null);
     }
 
     private UcxMetadata(long memoryAddress, long memoryLength, byte[] workerAddress, byte[] rkey,
-            @Nullable UcpWorkerAddress address, @Nullable PackedRkey packedRkey) {
+            @Nullable Listener listener, @Nullable UcpWorkerAddress address, @Nullable PackedRkey packedRkey) {
         this.memoryAddress = memoryAddress;
         this.memoryLength = memoryLength;
         this.workerAddress = workerAddress.clone();
         this.rkey = rkey.clone();
+        this.listener = listener;
         this.address = address;
         this.packedRkey = packedRkey;
+    }
+
+    /** Where the transport listens for peers on other hosts, or null when it does not. */
+    @Nullable Listener listener() {
+        return listener;
     }
 
     /** The parsed worker address (metadata from {@link #decode} only). */
@@ -92,12 +156,17 @@ public final class UcxMetadata {
 
     /** The metadata as bytes. */
     public byte[] encode() {
-        ByteBuffer buf = ByteBuffer.allocate(FIXED_BYTES + workerAddress.length + rkey.length)
+        Listener l = listener;
+        int listenerBytes = l == null ? 0 : 2 + 1 + l.boundAddress.length;
+        ByteBuffer buf = ByteBuffer.allocate(FIXED_BYTES + workerAddress.length + rkey.length + listenerBytes)
                 .order(ByteOrder.LITTLE_ENDIAN);
-        buf.putInt(MAGIC).putShort((short) VERSION).putShort((short) 0);
+        buf.putInt(MAGIC).putShort((short) VERSION).putShort((short) (l == null ? 0 : FLAG_LISTENER));
         buf.putLong(memoryAddress).putLong(memoryLength);
         buf.putInt(workerAddress.length).put(workerAddress);
         buf.putInt(rkey.length).put(rkey);
+        if (l != null) {
+            buf.putShort((short) l.port).put((byte) l.boundAddress.length).put(l.boundAddress);
+        }
         CRC32C crc = new CRC32C();
         crc.update(buf.array(), 0, buf.position());
         buf.putInt((int) crc.getValue());
@@ -123,17 +192,35 @@ public final class UcxMetadata {
             throw new MalformedPeerDescriptorException(who + " has a bad magic 0x" + Integer.toHexString(magic)
                     + " (not produced by the ucx backend)");
         }
-        if (version != VERSION || flags != 0) {
+        if (version != VERSION || (flags & ~FLAG_LISTENER) != 0) {
             throw new MalformedPeerDescriptorException(who + " has version " + version + " flags " + flags
-                    + "; this backend reads version " + VERSION + " flags 0");
+                    + "; this backend reads version " + VERSION + " flags 0 or " + FLAG_LISTENER + " (a listener)");
         }
         long address = buf.getLong();
         long length = buf.getLong();
         byte[] worker = lengthPrefixed(buf, who, "worker address", 1, MAX_ADDRESS_BYTES);
         byte[] key = lengthPrefixed(buf, who, "remote key", 9, MAX_RKEY_BYTES);
+        Listener listener = null;
+        if ((flags & FLAG_LISTENER) != 0) {
+            if (buf.remaining() < 4 + 3) {
+                throw new MalformedPeerDescriptorException(who + " is truncated before its listener");
+            }
+            int port = Short.toUnsignedInt(buf.getShort());
+            int n = Byte.toUnsignedInt(buf.get());
+            if (port == 0 || (n != 0 && n != 4 && n != 16)) {
+                throw new MalformedPeerDescriptorException(who + " has a listener at port " + port + " with a "
+                        + n + "-byte address; expected a port of 1 to 65535 and 0, 4 or 16 bytes");
+            }
+            if (buf.remaining() < n + 4) {
+                throw new MalformedPeerDescriptorException(who + " is truncated in its listener's address");
+            }
+            byte[] bound = new byte[n];
+            buf.get(bound);
+            listener = new Listener(port, bound);
+        }
         if (buf.remaining() != 4) {
-            throw new MalformedPeerDescriptorException(who + " has " + (buf.remaining() - 4)
-                    + " bytes after its remote key; expected only the checksum");
+            throw new MalformedPeerDescriptorException(who + " has " + (buf.remaining() - 4) + " bytes after its "
+                    + (listener == null ? "remote key" : "listener") + "; expected only the checksum");
         }
         CRC32C crc = new CRC32C();
         crc.update(bytes, 0, buf.position());
@@ -154,7 +241,7 @@ public final class UcxMetadata {
         } catch (IllegalArgumentException e) {
             throw new MalformedPeerDescriptorException(who + ": " + e.getMessage(), e);
         }
-        return new UcxMetadata(address, length, worker, key, parsedAddress, parsedKey);
+        return new UcxMetadata(address, length, worker, key, listener, parsedAddress, parsedKey);
     }
 
     private static byte[] lengthPrefixed(ByteBuffer buf, String who, String what, int min, int max) {
@@ -195,7 +282,8 @@ public final class UcxMetadata {
     @Override
     public boolean equals(Object o) {
         return o instanceof UcxMetadata m && m.memoryAddress == memoryAddress && m.memoryLength == memoryLength
-                && Arrays.equals(m.workerAddress, workerAddress) && Arrays.equals(m.rkey, rkey);
+                && Arrays.equals(m.workerAddress, workerAddress) && Arrays.equals(m.rkey, rkey)
+                && java.util.Objects.equals(m.listener, listener);
     }
 
     @Override
@@ -206,6 +294,7 @@ public final class UcxMetadata {
     @Override
     public String toString() {
         return "UcxMetadata[" + memoryLength + " B at 0x" + Long.toHexString(memoryAddress) + ", worker address "
-                + workerAddress.length + " B, rkey " + rkey.length + " B]";
+                + workerAddress.length + " B, rkey " + rkey.length + " B" + (listener == null ? ""
+                        : ", listener " + listener) + "]";
     }
 }

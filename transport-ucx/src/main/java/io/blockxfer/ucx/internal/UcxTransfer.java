@@ -25,6 +25,8 @@ final class UcxTransfer implements LoopCommand {
     byte @Nullable [] notification;
     /** Counts fills: a late notification callback of an earlier use of this pooled object finds another. */
     volatile int epoch;
+    /** The fills so far; written by the one thread that fills this object at a time. */
+    private int fills;
     volatile int status = TransferEngine.PENDING;
 
     // ---- owner of the loop's worker only
@@ -46,7 +48,7 @@ final class UcxTransfer implements LoopCommand {
         this.op = op;
         this.count = local.length;
         this.notification = notification;
-        this.epoch = epoch + 1; // before the status, which late callbacks read first
+        this.epoch = ++fills; // before the status, which late callbacks read first
         this.status = TransferEngine.PENDING;
     }
 

@@ -66,6 +66,54 @@ class UcxMetadataTest {
     }
 
     @Test
+    void aListenerRoundTripsAndIsCheckedLikeTheRest() {
+        UcxMetadata.Listener at = new UcxMetadata.Listener(7800, new byte[] {(byte) 198, 18, 0, 5});
+        UcxMetadata m = new UcxMetadata(BASE, LENGTH, ADDRESS, RKEY, at);
+        UcxMetadata back = UcxMetadata.decode("p", m.encode());
+        assertEquals(m, back);
+        assertEquals(at, back.listener());
+        assertEquals("198.18.0.5:7800", at.toString());
+        UcxMetadata anywhere = UcxMetadata.decode("p", new UcxMetadata(BASE, LENGTH, ADDRESS, RKEY,
+                new UcxMetadata.Listener(1, new byte[0])).encode());
+        assertTrue(anywhere.listener() != null && anywhere.listener().everyInterface());
+        assertEquals(null, good().listener(), "metadata without the flag has no listener");
+        byte[] bytes = m.encode();
+        for (int n = 0; n < bytes.length; n++) {
+            malformed(Arrays.copyOf(bytes, n), "listener metadata truncated to " + n);
+        }
+        for (int i = 0; i < bytes.length; i++) {
+            byte[] b = bytes.clone();
+            b[i] ^= 0x10;
+            malformed(b, "listener metadata with byte " + i + " flipped");
+        }
+        byte[] plain = good().encode();
+        byte[] body = Arrays.copyOf(plain, plain.length - 4);
+        body[6] = (byte) UcxMetadata.FLAG_LISTENER;
+        malformed(reframed(body, new byte[] {0, 0, 0}), "listener at port 0");
+        malformed(reframed(body, new byte[] {1, 0, 5, 1, 2, 3, 4, 5}), "a 5-byte listener address");
+        malformed(reframed(body, new byte[] {1, 0, 4, 1, 2}), "a listener address cut short");
+        malformed(reframed(body, new byte[] {1, 0}), "a listener cut short");
+        malformed(reframed(body, new byte[] {1, 0, 0, 9}), "a byte after the listener");
+        body[6] = 2;
+        malformed(reframed(body, new byte[0]), "an unknown flag");
+        body[6] = 0;
+        malformed(reframed(body, new byte[] {1, 0, 0}), "a listener without its flag");
+        assertThrows(IllegalArgumentException.class, () -> new UcxMetadata.Listener(0, new byte[0]));
+        assertThrows(IllegalArgumentException.class, () -> new UcxMetadata.Listener(70000, new byte[0]));
+        assertThrows(IllegalArgumentException.class, () -> new UcxMetadata.Listener(1, new byte[3]));
+    }
+
+    /** {@code body} (metadata without its checksum), then {@code tail}, then a correct checksum. */
+    private static byte[] reframed(byte[] body, byte[] tail) {
+        ByteBuffer b = ByteBuffer.allocate(body.length + tail.length + 4).order(ByteOrder.LITTLE_ENDIAN);
+        b.put(body).put(tail);
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), 0, body.length + tail.length);
+        b.putInt((int) crc.getValue());
+        return b.array();
+    }
+
+    @Test
     void everyFlippedBitIsCaught() {
         byte[] good = good().encode();
         for (int i = 0; i < good.length; i++) {

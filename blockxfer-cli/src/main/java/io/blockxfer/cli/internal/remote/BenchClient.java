@@ -290,6 +290,19 @@ public final class BenchClient implements AutoCloseable {
         return m;
     }
 
+    /**
+     * The server process's CPU time so far (all its threads), or -1 where it does not say (a server
+     * of an earlier build) or the session broke.
+     */
+    public long serverCpuNanos() {
+        try {
+            Message reply = request(Message.of("ping"), "ok");
+            return reply.node().has("cpuNanos") ? reply.number("cpuNanos", -1, Long.MAX_VALUE) : -1;
+        } catch (ProtocolException | RuntimeException e) {
+            return -1; // the next real request reports a broken session
+        }
+    }
+
     private void ping() {
         try {
             request(Message.of("ping"), "ok");

@@ -134,6 +134,11 @@ final class RemotePair implements PeerPair, WireProbe {
     }
 
     @Override
+    public long targetCpuNanos() {
+        return client.serverCpuNanos();
+    }
+
+    @Override
     public void close() {
         if (!local.isOpen()) {
             return;

@@ -3,6 +3,7 @@ package io.blockxfer.cli.internal.remote;
 import io.blockxfer.cli.internal.BlockLayout;
 import io.blockxfer.cli.internal.ByteSizes;
 import io.blockxfer.cli.internal.CliException;
+import io.blockxfer.cli.internal.CpuClock;
 import io.blockxfer.cli.internal.ErrorHandlers;
 import io.blockxfer.cli.internal.SlotPlan;
 import io.blockxfer.cli.internal.Tuning;
@@ -40,6 +41,9 @@ import tools.jackson.databind.node.ObjectNode;
  * thread.
  */
 final class ServerSession implements AutoCloseable {
+
+    /** This process's CPU time, which {@code ping} reports. */
+    private static final CpuClock CPU = CpuClock.ofThisProcess();
 
     /** The longest a client may stay silent; clients send a ping every 20 s while they measure. */
     static final int IDLE_MILLIS = 120_000;
@@ -175,7 +179,12 @@ final class ServerSession implements AutoCloseable {
                     }
                     yield Message.of("ok");
                 }
-                case "ping" -> Message.of("ok");
+                case "ping" -> {
+                    // the server's own CPU time: the initiator asks before and after it measures
+                    Message m = Message.of("ok");
+                    m.node().put("cpuNanos", CPU.nanos());
+                    yield m;
+                }
                 case "clock" -> HostClocks.answer();
                 case "notify-arm" -> {
                     ServedTarget t = target(request);

@@ -132,7 +132,9 @@ class BenchServerProtocolTest {
             fill.node().put("seed", 1);
             assertTrue(c.ask(fill).optionalText("message", "").contains("no open target 7"));
 
-            assertEquals("ok", c.ask(Message.of("ping")).type(), "the session is still usable");
+            Message pong = c.ask(Message.of("ping"));
+            assertEquals("ok", pong.type(), "the session is still usable");
+            assertTrue(pong.number("cpuNanos", 1, Long.MAX_VALUE) > 0, "a ping tells the server's CPU time: " + pong);
         }
     }
 

@@ -51,7 +51,11 @@ public final class NotificationFrames {
     private NotificationFrames() {
     }
 
-    /** A frame taken apart; {@code macOffset} is -1 when unsigned. */
+    /**
+     * A frame taken apart; {@code macOffset} is -1 when unsigned. Its payload array is the frame's
+     * own copy, handed on as it is; frames are never compared.
+     */
+    @SuppressWarnings("ArrayRecordComponent")
     public record Frame(Notification.Kind kind, long sender, long receiver, long stream, long sequence, long transferId,
             long sentAtMillis, String agentName, byte[] payload, @Nullable String keyId, int macOffset) {
 

@@ -1,0 +1,113 @@
+package io.blockxfer.holds.example;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blockxfer.holds.HoldEnd;
+import io.blockxfer.holds.Lease;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.RegionSpec;
+import io.blockxfer.transport.TransportConfig;
+import io.blockxfer.transport.Transports;
+import java.io.IOException;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's hand-offs, run: a prefill and a decode worker on loopback pull a request's blocks,
+ * then push another's; and the Java the README shows is these examples' own lines.
+ */
+class HandOffExampleTest {
+
+    private static DataTransport open(String agent) {
+        return Transports.open(TransportConfig.builder(RegionSpec.allocate(32, 4096)).agentName(agent)
+                .transport("loopback").build());
+    }
+
+    @Test
+    void theDecodeWorkerPullsThePrefillsBlocksAndThePrefillFreesThemOnce() throws Exception {
+        try (DataTransport p = open("prefill-0"); DataTransport d = open("decode-0")) {
+            p.addPeer("decode-0", d.localDescriptor());
+            d.addPeer("prefill-0", p.localDescriptor());
+            p.region().segment().asSlice(3 * 4096L, 4096).fill((byte) 33);
+            try (PullHandOff.Prefill prefill = new PullHandOff.Prefill(p);
+                    PullHandOff.Decode decode = new PullHandOff.Decode(d)) {
+                byte[] grant = prefill.lend("decode-0", new int[] {3, 4});
+                decode.pull("prefill-0", grant, new int[] {20, 21}).get(10, TimeUnit.SECONDS);
+                assertEquals(33, d.region().segment().get(ValueLayout.JAVA_BYTE, 20 * 4096L));
+                List<Integer> freed = new ArrayList<>();
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (freed.size() < 2 && System.nanoTime() < until) {
+                    prefill.step(freed::add);
+                    Thread.sleep(5);
+                }
+                assertEquals(List.of(3, 4), freed);
+            }
+        }
+    }
+
+    @Test
+    void thePrefillPushesIntoTheDecodeWorkersBlocksAndTheDecodeWorkerLearnsTheyAreWritten() throws Exception {
+        try (DataTransport p = open("prefill-0"); DataTransport d = open("decode-0")) {
+            p.addPeer("decode-0", d.localDescriptor());
+            d.addPeer("prefill-0", p.localDescriptor());
+            p.region().segment().asSlice(0, 4096).fill((byte) 44);
+            try (PushHandOff.Decode decode = new PushHandOff.Decode(d);
+                    PushHandOff.Prefill prefill = new PushHandOff.Prefill(p)) {
+                decode.expect("prefill-0", "req-7", new int[] {9});
+                Map<String, Lease> leases = new HashMap<>();
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (leases.isEmpty() && System.nanoTime() < until) {
+                    prefill.take(leases::put);
+                    Thread.sleep(5);
+                }
+                prefill.push(leases.get("req-7"), new int[] {0}).get(10, TimeUnit.SECONDS);
+                List<HoldEnd> ends = new ArrayList<>();
+                List<Boolean> written = new ArrayList<>();
+                while (ends.isEmpty() && System.nanoTime() < until) {
+                    decode.step((end, ok) -> {
+                        ends.add(end);
+                        written.add(ok);
+                    });
+                    Thread.sleep(5);
+                }
+                assertEquals(List.of(true), written);
+                assertEquals(44, d.region().segment().get(ValueLayout.JAVA_BYTE, 9 * 4096L));
+            }
+        }
+    }
+
+    @Test
+    void theJavaTheReadmeShowsIsTheseExamplesOwn() throws IOException {
+        Path readme = Path.of("..", "README.md");
+        String text = Files.readString(readme, StandardCharsets.UTF_8);
+        int from = text.indexOf("\n## Holds");
+        assertTrue(from > 0, "the README has a Holds section");
+        int to = text.indexOf("\n## ", from + 4);
+        String section = text.substring(from, to < 0 ? text.length() : to);
+        String examples = Files.readString(Path.of("src/test/java/io/blockxfer/holds/example/PullHandOff.java"))
+                + Files.readString(Path.of("src/test/java/io/blockxfer/holds/example/PushHandOff.java"));
+        List<String> missing = new ArrayList<>();
+        int blocks = 0;
+        for (int at = section.indexOf("```java"); at >= 0; at = section.indexOf("```java", at + 1)) {
+            blocks++;
+            int end = section.indexOf("```", at + 7);
+            for (String line : section.substring(at + 7, end).split("\n", -1)) {
+                String l = line.strip();
+                if (!l.isEmpty() && !l.equals("...") && !examples.contains(l)) {
+                    missing.add(l);
+                }
+            }
+        }
+        assertTrue(blocks >= 2, "the section shows the pull and the push");
+        assertEquals(List.of(), missing, "lines the README shows that the compiled examples do not have");
+    }
+}
