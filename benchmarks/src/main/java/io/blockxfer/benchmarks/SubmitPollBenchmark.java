@@ -18,7 +18,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The overhead of one small transfer: {@code writeBlocks} of one block, then
  * {@code poll(peer, handler)} until that transfer is reported (or, in {@link #writeOneBlockAndWait},
- * waiting for it with {@code poll(peer, handler, limit)}), per backend ({@code backend} is
+ * waiting for it with {@code poll(peer, handler, limit)}; in {@link #writeOneBlockAndJoin},
+ * {@code writeBlocksAsync} and {@code join()} of its future), per backend ({@code backend} is
  * filled with every available backend by {@link BenchmarksMain}; loopback always). With
  * {@code -prof gc}, {@code gc.alloc.rate.norm} is the allocation per transfer (target: 0).
  *
@@ -86,5 +87,15 @@ public class SubmitPollBenchmark {
         long id = pair.initiator.writeBlocks(Pair.PEER, local[i], remote[i]);
         completion.awaitBlocking(pair.initiator, Pair.PEER, id);
         return id;
+    }
+
+    /** Submit one one-block WRITE asynchronously and {@code join()} its future. */
+    @Benchmark
+    public long writeOneBlockAndJoin() {
+        int i = next;
+        next = i + 1 == BLOCKS ? 0 : i + 1;
+        io.blockxfer.transport.TransferFuture f = pair.initiator.writeBlocksAsync(Pair.PEER, local[i], remote[i]);
+        f.join();
+        return f.transferId();
     }
 }

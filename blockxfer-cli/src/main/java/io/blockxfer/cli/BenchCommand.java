@@ -154,8 +154,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--poll", split = ",", paramLabel = "STYLE", defaultValue = "backoff",
             description = "The caller's loop, comma separated to compare: spin (poll again at once), backoff (spin,"
                     + " yield, then park a few us), interval (poll once per --poll-interval), wait (block in the"
-                    + " transport's wait until a transfer ended), async (submit asynchronously, block on the"
-                    + " futures). Default: ${DEFAULT-VALUE}.")
+                    + " transport's wait until a transfer ended), join (submit asynchronously, block on the"
+                    + " oldest future), callback (submit asynchronously, a dependent of each future hands it"
+                    + " back). Default: ${DEFAULT-VALUE}.")
     private List<PollStyle> polls;
 
     @Option(names = "--poll-interval", paramLabel = "TIME", defaultValue = "100us",

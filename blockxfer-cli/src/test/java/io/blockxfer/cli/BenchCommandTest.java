@@ -71,13 +71,13 @@ class BenchCommandTest {
     }
 
     @Test
-    void waitingAndAsynchronousCallersAreRowsOfTheirOwn() {
+    void waitingJoiningAndCallbackCallersAreRowsOfTheirOwn() {
         Cli.Result r = Cli.run("bench", "--json", "--ops", "write,read", "--block-sizes", "4K", "--batches", "1",
-                "--window", "4", "--duration", "40ms", "--poll", "wait,async");
+                "--window", "4", "--duration", "40ms", "--poll", "wait,join,callback");
         assertEquals(0, r.exitCode(), r::toString);
         List<JsonNode> rows = JsonTree.rows(r.out());
-        assertEquals(List.of("wait", "async", "wait", "async"), rows.stream().map(n -> n.get("poll").stringValue())
-                .toList());
+        assertEquals(List.of("wait", "join", "callback", "wait", "join", "callback"), rows.stream()
+                .map(n -> n.get("poll").stringValue()).toList());
         for (JsonNode row : rows) {
             assertTrue(row.get("transfersPerSec").asDouble() > 0, row::toString);
             assertTrue(row.get("failed").asLong() == 0, row::toString);

@@ -25,7 +25,7 @@ class NotifyBenchTest {
     @Test
     void eachCallerLoopHasANotifiedTwinThatCountsOneNotificationPerTransfer() {
         Cli.Result r = Cli.run("bench", "--json", "--notify", "--ops", "write,read", "--block-sizes", "4K",
-                "--batches", "1,4", "--window", "4", "--duration", "60ms", "--poll", "backoff,async");
+                "--batches", "1,4", "--window", "4", "--duration", "60ms", "--poll", "backoff,callback");
         assertEquals(0, r.exitCode(), r::toString);
         List<JsonNode> rows = JsonTree.rows(r.out());
         assertEquals(16, rows.size(), r::toString);
@@ -54,7 +54,7 @@ class NotifyBenchTest {
             assertEquals(0.0, notified.get("clockErrorMicros").asDouble(), "one process, one clock");
             assertEquals(0, notified.get("notificationsDropped").asLong(), notified::toString);
         }
-        assertEquals(List.of("backoff", "backoff", "async", "async"), rows.subList(0, 4).stream()
+        assertEquals(List.of("backoff", "backoff", "callback", "callback"), rows.subList(0, 4).stream()
                 .map(n -> n.get("poll").stringValue()).toList(), r::toString);
     }
 

@@ -371,15 +371,32 @@ public enum ConformanceRules {
             "TransferFuture.cancel must cancel the transfer in the transport; both cancel modes must reach futures",
             "future-cancel-leaves-the-transfer"),
     A7(Area.AWAITS, Kind.TIMING,
-            "a thousand virtual threads, each waiting for its own transfers (futures and waits), all finish, and"
-                    + " no carrier thread is pinned (JFR jdk.VirtualThreadPinned records nothing)",
-            "park with java.util.concurrent (LockSupport), never inside native code or an upcall",
-            "waits-pin-the-carrier"),
+            "a thousand virtual threads, each waiting for its own transfers (futures joined or blocked on with get,"
+                    + " and waits), all finish, and no carrier thread is pinned (JFR jdk.VirtualThreadPinned records"
+                    + " nothing)",
+            "park with java.util.concurrent (LockSupport), never inside native code or an upcall; a thread blocked"
+                    + " on a future drives the transport as a wait does, outside every native frame",
+            "waits-pin-the-carrier, joins-pin-the-carrier"),
     A8(Area.AWAITS, Kind.REQUIRED,
             "under the stress run with polls, waits and futures mixed on one transport, every id ends exactly"
                     + " once, on the surface it was submitted for",
             "each id to exactly one surface; waits report exactly what a poll would",
             "wait-drops-a-report-now-and-then"),
+    A9(Area.AWAITS, Kind.TIMING,
+            "a thread blocked in get, get with a limit or join of a transfer's future returns within the wake bound"
+                    + " of A1 after the transfer ended, also when it parked first, with the future complete and the"
+                    + " bytes landed",
+            "a thread blocked on a future must be woken as a waiter is: by the completion signal (drive and look as"
+                    + " a wait does: TransferFuture.Driver) or by the future's completion, never only by a timer",
+            "join-sleeps-through-the-wake-up"),
+    A10(Area.AWAITS, Kind.TIMING,
+            "blocking on a held transfer's future honours limits, interrupts and close as a wait does: get with a"
+                    + " limit throws TimeoutException no sooner than its limit, an interrupted get throws"
+                    + " InterruptedException with the status cleared, join is not interruptible and keeps the"
+                    + " interrupt, neither ends the transfer, and close wakes a blocked join, whose future fails",
+            "a Driver must return at the limit and on an interrupt, leaving the future pending; join retries and"
+                    + " sets the interrupt again; close must wake threads blocked on futures and fail the futures",
+            "timed-get-ignores-its-limit"),
 
     // ------------------------------------------------------------------ N: notifications
     N1(Area.NOTIFICATIONS, Kind.CAPABILITY,
@@ -541,10 +558,11 @@ public enum ConformanceRules {
      * own process: where their bytes are, under load, against its key ring and its queue (N1-N3, N7,
      * N8). The stall and kill rules are skipped
      * where all targets share the initiator's JVM, so a backend certified in one JVM needs these in
-     * two processes too. A new set on each call.
+     * two processes too. A thread blocked on a transfer's future is woken as a waiter is (A9). A new
+     * set on each call.
      */
     public static Set<ConformanceRules> acrossProcesses() {
-        return EnumSet.of(W1, W12, R1, W8, X4, F1, F2, T2, K2, A1, N1, N2, N3, N7, N8);
+        return EnumSet.of(W1, W12, R1, W8, X4, F1, F2, T2, K2, A1, N1, N2, N3, N7, N8, A9);
     }
 
     /**

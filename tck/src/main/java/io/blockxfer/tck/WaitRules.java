@@ -21,7 +21,6 @@ import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.TransferFailedException;
 import io.blockxfer.transport.TransferFuture;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -37,24 +36,18 @@ import java.util.concurrent.TimeoutException;
  * A: waits and futures: a parked waiter wakes when a transfer of its scope ends, honours its
  * limit, is interrupted and woken by close without losing a report; futures complete once, on
  * their own surface, and cancel their transfers; a thousand virtual threads wait without pinning
- * a carrier; and the stress ledger holds with polls, waits and futures mixed.
+ * a carrier; and the stress ledger holds with polls, waits and futures mixed. The rules of
+ * blocking on a future (A9, A10) are inherited from {@link JoinRules}.
  *
  * <p>A waiter is parked on a peer with nothing in flight, so every backend can be checked, not only
  * those whose targets can be held: a transfer another thread submits afterwards must wake it.
  *
  * <p><b>Thread safety:</b> JUnit makes one instance per rule; not shared.
  */
-abstract class WaitRules extends RuleGroup {
+abstract class WaitRules extends JoinRules {
 
     WaitRules(TransportConformanceSuite suite) {
         super(suite);
-    }
-
-    /** A transfer deadline far beyond every wait of these rules, so only a signal can end a park early. */
-    private static final Duration LONG_DEADLINE = Duration.ofMinutes(2);
-
-    private static DataTransport longDeadlineInitiator(Fixture fx) {
-        return fx.initiator(fx.config(Fixture.BLOCKS, Fixture.BLOCK_LENGTH, LONG_DEADLINE));
     }
 
     @RuleTest(A1)

@@ -1,6 +1,7 @@
 package io.blockxfer.tck;
 
 import static io.blockxfer.tck.ConformanceRules.A1;
+import static io.blockxfer.tck.ConformanceRules.A10;
 import static io.blockxfer.tck.ConformanceRules.A2;
 import static io.blockxfer.tck.ConformanceRules.A3;
 import static io.blockxfer.tck.ConformanceRules.A4;
@@ -8,6 +9,7 @@ import static io.blockxfer.tck.ConformanceRules.A5;
 import static io.blockxfer.tck.ConformanceRules.A6;
 import static io.blockxfer.tck.ConformanceRules.A7;
 import static io.blockxfer.tck.ConformanceRules.A8;
+import static io.blockxfer.tck.ConformanceRules.A9;
 import static io.blockxfer.tck.ConformanceRules.C1;
 import static io.blockxfer.tck.ConformanceRules.C2;
 import static io.blockxfer.tck.ConformanceRules.C3;
@@ -273,6 +275,9 @@ final class BrokenBackends {
                 transport("future-cancel-leaves-the-transfer", A6, BrokenWaits.futureCancelLeavesTheTransfer()),
                 transport("waits-pin-the-carrier", A7, BrokenWaits.waitsPinTheCarrier()),
                 transport("wait-drops-a-report-now-and-then", A8, BrokenWaits.waitDropsAReportNowAndThen()),
+                transport("joins-pin-the-carrier", A7, BrokenWaits.joinsPinTheCarrier()),
+                transport("join-sleeps-through-the-wake-up", A9, BrokenWaits.joinSleepsThroughTheWakeUp()),
+                transport("timed-get-ignores-its-limit", A10, BrokenWaits.timedGetIgnoresItsLimit()),
 
                 engine("notifies-before-the-bytes-land", N1, BrokenNotifications.notifiesBeforeTheBytesLand()),
                 engine("notifies-before-the-bytes-land", N2, BrokenNotifications.notifiesBeforeTheBytesLand()),

@@ -17,13 +17,16 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.UnaryOperator;
 
 /**
- * The broken waits and futures of the kit's own tests (rules A1 to A8): decorators of a working
+ * The broken waits and futures of the kit's own tests (rules A1 to A10): decorators of a working
  * loopback initiator or engine, each with one defect real implementations make.
  */
 final class BrokenWaits {
@@ -168,6 +171,65 @@ final class BrokenWaits {
             @Override
             public int pollAll(CompletionHandler h, long timeout, TimeUnit unit) throws InterruptedException {
                 return delegate.pollAll(dropping(h), timeout, unit);
+            }
+        };
+    }
+
+    /** A9: a thread blocked on a future sleeps in slices of twice the wake bound, deaf to the future's completion. */
+    static UnaryOperator<DataTransport> joinSleepsThroughTheWakeUp() {
+        long sliceMillis = TckEnvironment.fromSystem().wake().toMillis() * 2;
+        return mirroringFutures(real -> (f, nanos) -> {
+            long end = System.nanoTime() + nanos;
+            while (!f.isDone() && System.nanoTime() - end < 0) {
+                Thread.sleep(sliceMillis);
+            }
+        });
+    }
+
+    /** A10: a get with a limit waits for the transfer up to twice the wake bound, whatever its limit. */
+    static UnaryOperator<DataTransport> timedGetIgnoresItsLimit() {
+        long waitMillis = TckEnvironment.fromSystem().wake().toMillis() * 2;
+        return mirroringFutures(real -> (f, nanos) -> {
+            try {
+                real.get(waitMillis, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | CancellationException | TimeoutException e) {
+                // the future reports it
+            }
+        });
+    }
+
+    /** A7: a thread blocked on a future waits inside a native upcall, pinning its carrier. */
+    static UnaryOperator<DataTransport> joinsPinTheCarrier() {
+        return mirroringFutures(real -> (f, nanos) -> InsideUpcall.run(() -> {
+            LockSupport.parkNanos(1_000_000);
+            try {
+                real.get(nanos, TimeUnit.NANOSECONDS);
+            } catch (ExecutionException | CancellationException | TimeoutException e) {
+                // the future reports it
+            }
+        }));
+    }
+
+    /**
+     * An initiator whose asynchronous WRITEs return a future of their own, completed when the real
+     * one is, whose blocked threads go through the driver made for the real future.
+     */
+    private static UnaryOperator<DataTransport> mirroringFutures(
+            java.util.function.Function<TransferFuture, TransferFuture.Driver> driver) {
+        return t -> new ForwardingTransport(t) {
+            @Override
+            public TransferFuture writeBlocksAsync(String peerId, int[] l, int[] r) {
+                TransferFuture real = delegate.writeBlocksAsync(peerId, l, r);
+                TransferFuture mirror = new TransferFuture(real.transferId(), real.peerId(), id -> real.cancel(false),
+                        driver.apply(real));
+                var unused = real.whenComplete((v, e) -> {
+                    if (e == null) {
+                        mirror.complete(null);
+                    } else {
+                        mirror.completeExceptionally(e);
+                    }
+                });
+                return mirror;
             }
         };
     }

@@ -4,8 +4,8 @@ import java.util.Locale;
 
 /**
  * How a benchmark's caller learns that its transfers ended: the three polling callers the progress
- * model is measured with (DESIGN.md, "Progress model"), and the two that wait without polling
- * ("Waiting model").
+ * model is measured with (DESIGN.md, "Progress model"), and the three that wait without polling
+ * ("Waiting model"): a wait, a future blocked on, a future's dependent.
  *
  * <p><b>Thread safety:</b> an enum; immutable.
  */
@@ -28,10 +28,18 @@ public enum PollStyle {
      */
     WAIT,
     /**
-     * Submits with {@code writeBlocksAsync}/{@code readBlocksAsync} and blocks until one of the
-     * transfers' futures completes; the transport's completion thread completes them.
+     * Submits with {@code writeBlocksAsync}/{@code readBlocksAsync} and blocks on the oldest
+     * future in flight ({@code get} with a limit): the blocked thread drives the transport as a
+     * wait does, and completes the future itself.
      */
-    ASYNC;
+    JOIN,
+    /**
+     * Submits with {@code writeBlocksAsync}/{@code readBlocksAsync} and adds a non-async dependent
+     * ({@code whenComplete}) to each future, which hands the ended slot to the caller; the
+     * transport's completion thread completes the futures, and runs the dependents. The latency
+     * ends when the dependent runs.
+     */
+    CALLBACK;
 
     /** The name in options and reports. */
     public String label() {

@@ -53,7 +53,7 @@ final class Poller {
                     LockSupport.parkNanos(PARK_NANOS);
                 }
             }
-            case WAIT, ASYNC -> {
+            case WAIT, JOIN, CALLBACK -> {
                 // the transport blocked the caller until something ended
             }
             case INTERVAL -> {

@@ -6,7 +6,9 @@ import io.blockxfer.transport.TransferFuture;
 import io.blockxfer.transport.TransferOp;
 import java.util.Arrays;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.HdrHistogram.Histogram;
 import org.jspecify.annotations.Nullable;
 
@@ -18,8 +20,11 @@ import org.jspecify.annotations.Nullable;
  * uses the allocation-free {@link DataTransport#poll(String, CompletionHandler)}, and recording
  * allocates nothing, so nothing in the loop allocates. {@link PollStyle#WAIT} blocks in
  * {@link DataTransport#poll(String, CompletionHandler, long, TimeUnit)} instead of polling;
- * {@link PollStyle#ASYNC} submits asynchronously and blocks until a future completes (its latency
- * ends when the future completes; a future and its callback are allocated per transfer). With a
+ * {@link PollStyle#JOIN} submits asynchronously and blocks on the oldest future in flight (its
+ * latency ends when the blocked call returns; a future is allocated per transfer);
+ * {@link PollStyle#CALLBACK} submits asynchronously and adds a dependent to each future that hands
+ * its slot back (its latency ends when the dependent runs; a future and its dependent are
+ * allocated per transfer). With a
  * {@link Pacer} ({@code --rate}) it submits on the pacer's schedule instead of as soon as a slot is
  * free, and idles between submissions as its caller would (a spinning caller spins, the others park).
  * A notifying loop ({@code --notify}) sends a notification with every transfer, stamped
@@ -47,7 +52,9 @@ final class TransferLoop implements CompletionHandler {
     /** The notification every transfer carries, rewritten before each submit; null when none. */
     private final byte @Nullable [] stamp;
     private long tag = NotifyStamp.UNMEASURED;
-    // ---- PollStyle.ASYNC: futures' callbacks hand ended slots to the loop through the queue
+    // ---- PollStyle.JOIN: each slot's future
+    private final @Nullable TransferFuture[] slotFuture;
+    // ---- PollStyle.CALLBACK: futures' dependents hand ended slots to the loop through the queue
     private final long[] slotEnd;
     private final boolean[] slotOk;
     private final ArrayBlockingQueue<Integer> ended;
@@ -76,6 +83,7 @@ final class TransferLoop implements CompletionHandler {
         this.slotStart = new long[plan.window()];
         this.slotEnd = new long[plan.window()];
         this.slotOk = new boolean[plan.window()];
+        this.slotFuture = new TransferFuture[plan.window()];
         this.ended = new ArrayBlockingQueue<>(plan.window());
         Arrays.fill(slotId, -1);
     }
@@ -140,7 +148,8 @@ final class TransferLoop implements CompletionHandler {
                     : TimeUnit.SECONDS.toNanos(1);
             int reported = switch (poller.style()) {
                 case WAIT -> awaitReports(limitNanos);
-                case ASYNC -> awaitFutures(limitNanos);
+                case JOIN -> joinOldest(limitNanos);
+                case CALLBACK -> awaitFutures(limitNanos);
                 default -> transport.poll(PeerPair.PEER, this);
             };
             if (reported == 0 && System.nanoTime() - lastReport > STUCK_NANOS) {
@@ -161,6 +170,42 @@ final class TransferLoop implements CompletionHandler {
             Thread.currentThread().interrupt();
             throw new CliException("interrupted while waiting for transfers");
         }
+    }
+
+    /**
+     * Blocks on the future of the oldest transfer in flight for at most {@code limitNanos}, then
+     * takes every slot whose future is done.
+     */
+    private int joinOldest(long limitNanos) {
+        int oldest = -1;
+        for (int s = 0; s < slotId.length; s++) {
+            if (slotId[s] >= 0 && (oldest < 0 || slotStart[s] - slotStart[oldest] < 0)) {
+                oldest = s;
+            }
+        }
+        TransferFuture f = slotFuture[oldest];
+        if (f == null) {
+            throw new IllegalStateException("slot " + oldest + " has a transfer in flight and no future");
+        }
+        try {
+            f.get(limitNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliException("interrupted while waiting for transfers");
+        } catch (ExecutionException | TimeoutException e) {
+            // a failed transfer is recorded below; a limit that passed reports nothing
+        }
+        long now = System.nanoTime();
+        int n = 0;
+        for (int s = 0; s < slotId.length; s++) {
+            TransferFuture done = slotFuture[s];
+            if (slotId[s] >= 0 && done != null && done.isDone()) {
+                slotFuture[s] = null;
+                record(s, now, !done.isCompletedExceptionally());
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Blocks until at least one future completed, or {@code limitNanos} passed; takes every ended slot. */
@@ -199,6 +244,10 @@ final class TransferLoop implements CompletionHandler {
         }
         slotId[s] = f.transferId();
         inFlight++;
+        if (poller.style() == PollStyle.JOIN) {
+            slotFuture[s] = f;
+            return;
+        }
         // the callback hands the slot over; the dependent future it returns carries nothing more
         var unused = f.whenComplete((v, e) -> {
             slotEnd[s] = System.nanoTime();
@@ -208,7 +257,7 @@ final class TransferLoop implements CompletionHandler {
     }
 
     private void submit(int s) {
-        if (poller.style() == PollStyle.ASYNC) {
+        if (poller.style() == PollStyle.JOIN || poller.style() == PollStyle.CALLBACK) {
             submitAsync(s);
             return;
         }

@@ -16,7 +16,9 @@ import org.jspecify.annotations.Nullable;
  * thread whose {@link #completeReady()} returns knows that every outcome queued before it began is
  * complete, even one another thread was completing at the same moment: a cancel that found its
  * transfer already ended returns with the future done. Counts the asynchronous transfers not yet
- * completed, which keeps the transport's completion thread running while any is pending.
+ * completed and the threads blocked on a future ({@link #joinStarted()}), which tell the
+ * transport's completion thread whether a pending future has nobody to complete it but itself,
+ * and keeps the hint of whether a submit should wake that thread ({@link #wakeAtSubmit()}).
  *
  * <p><b>Thread safety:</b> thread-safe. A transport that never submits asynchronously pays one
  * volatile read per poll here and allocates nothing.
@@ -43,6 +45,9 @@ public final class AsyncCompletions {
 
     private final ConcurrentLinkedQueue<Outcome> ready = new ConcurrentLinkedQueue<>();
     private final AtomicInteger pending = new AtomicInteger();
+    private final AtomicInteger joining = new AtomicInteger();
+    /** Whether lately a future was left to the completion thread (true) or joined (false). */
+    private volatile boolean wakeAtSubmit = true;
     private final String label;
 
     /** @param label how the transport names itself in messages */
@@ -58,6 +63,51 @@ public final class AsyncCompletions {
     /** How many asynchronous transfers are submitted and not yet completed. */
     public int pending() {
         return pending.get();
+    }
+
+    /**
+     * A thread blocks on a future (or calls get or join on one already done): the transport's
+     * futures are now expected to be joined ({@link #wakeAtSubmit()} turns false).
+     */
+    public void joinSeen() {
+        if (wakeAtSubmit) {
+            wakeAtSubmit = false;
+        }
+    }
+
+    /** A thread starts blocking on a future still pending: it completes that future itself. */
+    public void joinStarted() {
+        joining.incrementAndGet();
+    }
+
+    /** A thread stopped blocking on a future. */
+    public void joinEnded() {
+        joining.decrementAndGet();
+    }
+
+    /**
+     * Whether more futures are pending than threads block on futures: some pending future may
+     * have nobody to complete it but the completion thread (or is between its submit and its
+     * join).
+     */
+    public boolean unattended() {
+        return pending.get() > joining.get();
+    }
+
+    /**
+     * Whether an asynchronous submit should wake the completion thread at once (the futures of
+     * this transport were lately left to it), or leave the future to the thread that will block
+     * on it (they were lately joined).
+     */
+    public boolean wakeAtSubmit() {
+        return wakeAtSubmit;
+    }
+
+    /** The completion thread found a future nobody blocked on for a while: wake it at submits again. */
+    public void leftToTheCompletionThread() {
+        if (!wakeAtSubmit) {
+            wakeAtSubmit = true;
+        }
     }
 
     /** The transfer of {@code future} ended; {@code why} says how it failed (null when done). */

@@ -15,22 +15,46 @@ import org.jspecify.annotations.Nullable;
  *       is the status thread: it drives the engine and reads transfer states with an adaptive
  *       back-off ({@link Backoff}), moves what ended into the peers' owed reports and signals the
  *       waiters;</li>
- *   <li>while asynchronous transfers are pending, it completes their futures: on an engine that
- *       signals, it drives the engine as a poll would and then waits for the signal like a caller
- *       (so the engine drives transfers to their end), staying so for {@link #LINGER_NANOS} after
- *       the last future, so that a stream of asynchronous submits does not start and stop it each
- *       time; otherwise it polls as the status thread does.</li>
+ *   <li>while it attends to futures ({@link #wake()}: an asynchronous submit of a transport whose
+ *       futures were lately left to it, a dependent added to a pending future, a thread that
+ *       stopped blocking on a future still pending), it completes their futures: on an engine
+ *       that signals, it drives the engine as a poll would and then waits for the signal like a
+ *       caller (so the engine drives transfers to their end), staying so for
+ *       {@link #LINGER_NANOS} after the last future, so that a stream of asynchronous submits does
+ *       not start and stop it each time; otherwise it polls as the status thread does. It stops
+ *       attending as soon as every pending future has a thread blocked on it (which completes it
+ *       itself, see {@link FutureJoins}), unless futures are lately left to it;</li>
+ *   <li>while futures are pending, and {@link #WATCH_LINGER_NANOS} after, it watches: it looks
+ *       every watch period, and attends when some pending future has had no thread blocked on it
+ *       for a moment ({@link #OBSERVE_NANOS}), which also makes later submits wake it at once. The
+ *       period is {@link #WATCH_NANOS} after a wake-up or a future it took over, and doubles with
+ *       each look that found nothing to take, up to {@link #MAX_WATCH_NANOS}, so that a stream of
+ *       joined futures costs a look every few milliseconds. A joined future thus costs no wake-up
+ *       of this thread, and a future nobody joins nor gives a dependent ({@code allOf}, a loop on
+ *       {@code isDone}) completes within a watch period even when the transport's futures are
+ *       mostly joined.</li>
  * </ul>
- * An asynchronous submit wakes it ({@link #wake()}), so the new transfer is driven at once.
  * It respects the engine's threading rules as polls do (each peer's transfers under the peer's
  * lock), and completes futures holding no lock, on a Java thread with no native frame below.
  *
- * <p><b>Thread safety:</b> thread-safe; {@link #wake()} and {@link #stop} from any thread.
+ * <p><b>Thread safety:</b> thread-safe; {@link #wake()}, {@link #watch()} and {@link #stop} from
+ * any thread.
  */
 public final class CompletionThread {
 
     /** How long the thread keeps waiting for signals after the last pending future completed. */
     static final long LINGER_NANOS = 2_000_000;
+    /** How often a watching thread looks for futures nobody blocks on, after a wake-up or a take-over. */
+    static final long WATCH_NANOS = 1_000_000;
+    /** The longest watch period, reached after looks that found nothing to take over. */
+    static final long MAX_WATCH_NANOS = 8_000_000;
+    /** How long the thread keeps watching after the last pending future completed. */
+    static final long WATCH_LINGER_NANOS = 20_000_000;
+    /**
+     * How long a future must stay without a thread blocked on it before a watching thread takes
+     * it over: more than the moment between a submit and the join that follows it.
+     */
+    static final long OBSERVE_NANOS = 5_000;
 
     private final CompletionTracker completions;
     private final CompletionWaiters waiters;
@@ -43,6 +67,14 @@ public final class CompletionThread {
     private volatile boolean stopped;
     /** Set by {@link #wake()}: something new to look at, so the back-off starts over. */
     private volatile boolean kicked;
+    /** Set by {@link #wake()}: pending futures may have nobody but this thread to complete them. */
+    private volatile boolean attending;
+    /** The thread is parked with nothing to watch: {@link #watch()} must unpark it. */
+    private volatile boolean idle;
+    /** When a pending future was last seen (confined to the thread). */
+    private long lastPending;
+    /** The current watch period (confined to the thread). */
+    private long watchNanos = WATCH_NANOS;
 
     /**
      * @param engineSignals whether the engine fires the completion signal
@@ -61,25 +93,47 @@ public final class CompletionThread {
     }
 
     /**
-     * Starts the thread if it is not started, or makes it look now: it leaves its idle park, its
-     * back-off or its wait for a signal (a wake-up that finds it running makes its next park return
-     * at once, so none is lost).
+     * Starts the thread if it is not started, and makes it attend to futures and look now: it
+     * leaves its idle park, its watch, its back-off or its wait for a signal (a wake-up that finds
+     * it running makes its next park return at once, so none is lost). A wake-up that finds the
+     * last one not yet taken (the thread clears it before it looks) unparks nothing again.
      */
     public void wake() {
-        Thread t = thread;
-        if (t == null) {
-            synchronized (startLock) {
-                if (stopped || thread != null) {
-                    return;
-                }
-                t = Thread.ofPlatform().name(name).daemon().unstarted(this::run);
-                thread = t;
-                t.start();
-            }
+        if (kicked) {
             return;
         }
         kicked = true;
+        attending = true;
+        Thread t = thread;
+        if (t == null) {
+            start();
+            return;
+        }
         LockSupport.unpark(t);
+    }
+
+    /**
+     * Makes sure the thread at least watches the pending futures: starts it, or unparks it if it
+     * is idle; costs a volatile read when it already runs.
+     */
+    public void watch() {
+        Thread t = thread;
+        if (t == null) {
+            start();
+        } else if (idle) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    private void start() {
+        synchronized (startLock) {
+            if (stopped || thread != null) {
+                return;
+            }
+            Thread t = Thread.ofPlatform().name(name).daemon().unstarted(this::run);
+            thread = t;
+            t.start();
+        }
     }
 
     /** Stops the thread and waits (up to {@code timeoutNanos}) for it to end; idempotent. */
@@ -104,35 +158,25 @@ public final class CompletionThread {
         return !engineSignals && waiters.callers() > 0;
     }
 
-    private boolean needed() {
-        return pollingNeeded() || async.pending() > 0;
-    }
-
     private void run() {
         try {
             Backoff backoff = new Backoff();
             CompletionScratch stats = CompletionScratch.acquire();
+            lastPending = System.nanoTime();
             try {
                 while (!stopped) {
-                    if (!needed()) {
-                        idle();
-                        backoff.reset();
-                        continue;
-                    }
-                    if (engineSignals) {
+                    if (pollingNeeded() || (attending && !engineSignals)) {
+                        pollOnce(backoff, stats);
+                    } else if (attending) {
                         awaitSignals(stats);
-                        continue;
-                    }
-                    if (kicked) {
-                        kicked = false;
-                        backoff.reset();
-                    }
-                    if (completions.harvest(true, stats) > 0) {
-                        backoff.reset();
                     } else {
-                        backoff.idle();
+                        backoff.reset();
+                        if (async.pending() > 0 || System.nanoTime() - lastPending < WATCH_LINGER_NANOS) {
+                            watchOnce();
+                        } else {
+                            idle();
+                        }
                     }
-                    stats.anyPending = false;
                 }
             } finally {
                 stats.release();
@@ -146,32 +190,118 @@ public final class CompletionThread {
 
     /**
      * Parks until needed again; a wake-up or stop ends it. A wake-up sent after the check below
-     * leaves the permit that makes the park return at once.
+     * leaves the permit that makes the park return at once, and a submit that finds the thread
+     * not yet idle counted its future before this check, which sees it.
      */
     private void idle() {
-        if (!stopped && !needed()) {
-            LockSupport.park(this);
+        idle = true;
+        try {
+            if (!stopped && !pollingNeeded() && !attending && async.pending() == 0) {
+                LockSupport.park(this);
+            }
+        } finally {
+            idle = false;
+        }
+        lastPending = System.nanoTime(); // whatever woke it, watch a while, closely, before idling again
+        watchNanos = WATCH_NANOS;
+    }
+
+    /**
+     * One watch period: parks for the period (a wake-up ends it), then attends if a pending
+     * future stays without a thread blocked on it; that future was left to this thread, so later
+     * submits wake it at once again. A look that finds nothing to take doubles the period.
+     */
+    private void watchOnce() {
+        LockSupport.parkNanos(this, watchNanos);
+        if (attending) {
+            watchNanos = WATCH_NANOS; // woken to attend: watch closely again afterwards
+            return;
+        }
+        if (async.pending() > 0) {
+            lastPending = System.nanoTime();
+            if (!stopped && unattendedFor(OBSERVE_NANOS)) {
+                async.leftToTheCompletionThread();
+                attending = true;
+                watchNanos = WATCH_NANOS;
+                return;
+            }
+        }
+        watchNanos = Math.min(watchNanos * 2, MAX_WATCH_NANOS);
+    }
+
+    /** Whether some pending future stays without a thread blocked on it for {@code nanos}. */
+    private boolean unattendedFor(long nanos) {
+        long end = System.nanoTime() + nanos;
+        while (async.unattended()) {
+            if (System.nanoTime() - end >= 0) {
+                return true;
+            }
+            Thread.onSpinWait();
+        }
+        return false;
+    }
+
+    /**
+     * Whether to go on attending: while a pending future may need this thread (every pending one,
+     * when futures are lately left to it; one without a thread blocked on it, otherwise), and for
+     * {@code lingerNanos} after the last, when futures are lately left to it.
+     */
+    private boolean stillAttending(long now, long lingerNanos) {
+        if (async.pending() > 0) {
+            lastPending = now;
+            return async.wakeAtSubmit() || unattendedFor(OBSERVE_NANOS);
+        }
+        return async.wakeAtSubmit() && now - lastPending < lingerNanos;
+    }
+
+    /** Stops attending, unless a wake-up came meanwhile (it set the flag before this cleared it). */
+    private void stopAttending() {
+        attending = false;
+        if (kicked) {
+            attending = true;
+        }
+    }
+
+    /** The engine does not signal: one round of the status thread's back-off polling. */
+    private void pollOnce(Backoff backoff, CompletionScratch stats) {
+        if (kicked) {
+            kicked = false;
+            backoff.reset();
+        }
+        if (completions.harvest(true, stats) > 0) {
+            backoff.reset();
+        } else {
+            backoff.idle();
+        }
+        stats.anyPending = false;
+        if (attending && !stillAttending(System.nanoTime(), 0)) {
+            stopAttending();
         }
     }
 
     /**
-     * The engine signals: while asynchronous transfers are pending (and {@link #LINGER_NANOS} after),
-     * drives the engine as a poll would, completes the futures of what ended, and waits for the
-     * signal as a caller would, or for a submit's wake-up.
+     * The engine signals: while attending (and {@link #LINGER_NANOS} after, when futures are
+     * lately left to it), drives the engine as a poll would, completes the futures of what ended,
+     * and waits for the signal as a caller would, or for a wake-up.
      */
     private void awaitSignals(CompletionScratch stats) {
         CompletionWaiters.Waiter w = waiters.enter(false);
         try {
-            long lastPending = System.nanoTime();
             while (!stopped) {
                 long seen = waiters.epoch();
                 kicked = false;
                 stats.anyPending = false;
                 completions.harvest(true, stats);
                 long now = System.nanoTime();
+                if (!stillAttending(now, LINGER_NANOS)) {
+                    stopAttending();
+                    if (!attending) {
+                        return;
+                    }
+                    continue;
+                }
                 long park;
                 if (async.pending() > 0) {
-                    lastPending = now;
                     park = recheckNanos;
                     if (stats.anyPending) {
                         park = Math.min(park, stats.earliestStart + completions.transferTimeoutNanos() - now
@@ -179,9 +309,6 @@ public final class CompletionThread {
                     }
                 } else {
                     park = lastPending + LINGER_NANOS - now;
-                    if (park <= 0) {
-                        return;
-                    }
                 }
                 if (!kicked) {
                     waiters.park(w, seen, Math.max(park, 1));

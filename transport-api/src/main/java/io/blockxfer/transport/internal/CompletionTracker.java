@@ -169,6 +169,28 @@ public final class CompletionTracker {
     }
 
     /**
+     * For a thread blocked on a future of {@code peerId}: {@link #harvest} of that one peer, the
+     * calling thread driving the engine first.
+     *
+     * @return false if the transport is closed or {@code peerId} has no slot (its transfers were
+     *     ended by its removal, and their futures completed)
+     */
+    public boolean harvest(String peerId, CompletionScratch stats) {
+        if (!state.isOpen()) {
+            return false;
+        }
+        engine.progress();
+        PeerSlot slot = peers.get(peerId);
+        int found = slot == null ? 0 : pollSlot(slot, stats, true);
+        orphans.reap();
+        async.completeReady();
+        if (found > 0) {
+            waiters.signal();
+        }
+        return slot != null;
+    }
+
+    /**
      * What the current registration of {@code peerId} has submitted and still has in flight, from
      * the peer's own bookkeeping (no engine call); empty when it has no registration. The caller
      * checked the argument.

@@ -29,6 +29,7 @@ public final class TransferSubmitter {
     private final LongConsumer cancelHook;
     private final Runnable completionThread;
     private final TransportNotifications notifications;
+    private final TransferFuture.Driver futureDriver;
     private final int localBlocks;
     private final long blockLength;
     private final AtomicLong nextId = new AtomicLong();
@@ -37,10 +38,12 @@ public final class TransferSubmitter {
      * @param cancelHook cancels one transfer immediately, for {@link TransferFuture#cancel}
      * @param completionThread makes sure the transport's completion thread runs (after an
      *     asynchronous submit)
+     * @param futureDriver what a thread blocked on an asynchronous transfer's future drives
      */
     public TransferSubmitter(PeerTable peers, TransportState state, TransferEngine engine, PeerHealth health,
             Telemetry telemetry, AsyncCompletions async, LongConsumer cancelHook, Runnable completionThread,
-            TransportNotifications notifications, int localBlocks, long blockLength) {
+            TransportNotifications notifications, int localBlocks, long blockLength,
+            TransferFuture.Driver futureDriver) {
         this.peers = peers;
         this.state = state;
         this.engine = engine;
@@ -50,6 +53,7 @@ public final class TransferSubmitter {
         this.cancelHook = cancelHook;
         this.completionThread = completionThread;
         this.notifications = notifications;
+        this.futureDriver = futureDriver;
         this.localBlocks = localBlocks;
         this.blockLength = blockLength;
     }
@@ -146,7 +150,7 @@ public final class TransferSubmitter {
             long bytes = localBlocks.length * blockLength;
             TransferFuture f = null;
             if (future != null) {
-                f = new TransferFuture(id, peerId, cancelHook);
+                f = new TransferFuture(id, peerId, cancelHook, futureDriver);
                 future[0] = f;
                 async.submitted();
             }

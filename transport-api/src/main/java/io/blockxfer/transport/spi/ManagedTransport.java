@@ -21,6 +21,7 @@ import io.blockxfer.transport.internal.Canceller;
 import io.blockxfer.transport.internal.CompletionThread;
 import io.blockxfer.transport.internal.CompletionTracker;
 import io.blockxfer.transport.internal.CompletionWaiters;
+import io.blockxfer.transport.internal.FutureJoins;
 import io.blockxfer.transport.internal.GuardedEngine;
 import io.blockxfer.transport.internal.OrphanKeeper;
 import io.blockxfer.transport.internal.PeerAdmission;
@@ -77,7 +78,9 @@ import java.util.function.UnaryOperator;
  * {@link CompletionSignal} (see {@link TransferEngine#bindCompletionSignal}); for an engine that
  * does not fire it, one completion thread per transport polls the engine with an adaptive back-off
  * while callers wait or futures are pending. Futures are completed after the transport's locks are
- * released, by the thread that finds their transfer ended or by that completion thread.
+ * released, by the thread that finds their transfer ended or by that completion thread; a thread
+ * blocked on a future ({@code get}, {@code join}) drives and waits as a wait does, and completes
+ * its future itself.
  *
  * <p>Notifications: the transport frames, signs (with a key ring) and counts what it sends, and
  * the engine carries the frame with its transfer or on its own
@@ -158,11 +161,12 @@ public final class ManagedTransport implements DataTransport {
             waiters.onFirstCaller(completionThread::wake);
         }
         this.waits = new BlockingPolls(completions, waiters, state, recheck, label);
+        FutureJoins joins = new FutureJoins(completions, waiters, async, completionThread, recheck, label);
         this.canceller = new Canceller(peers, state, guarded, orphans, async, telemetry);
         this.notifications = notifications(config, guarded, peers, health, telemetry, waiters, label);
         this.submitter = new TransferSubmitter(peers, state, this.engine, health, telemetry, async,
-                id -> cancel(new long[] {id}, CancelMode.IMMEDIATE), completionThread::wake, notifications,
-                region.numBlocks(), region.blockLength());
+                id -> cancel(new long[] {id}, CancelMode.IMMEDIATE), joins::submitted, notifications,
+                region.numBlocks(), region.blockLength(), joins);
         this.registrar = new PeerRegistrar(peers, state, guarded, completions, orphans, health, telemetry,
                 new PeerAdmission(backend, region.blockLength(), fingerprint, config.keyRing().orElse(null),
                         config.acceptUnsignedPeers()),

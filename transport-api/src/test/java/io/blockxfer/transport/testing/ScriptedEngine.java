@@ -50,6 +50,14 @@ public final class ScriptedEngine implements TransferEngine {
     public volatile boolean completeOnAbort;
     public volatile boolean closed;
     public volatile boolean closedLeaked;
+    /**
+     * When not {@link #PENDING}: {@link #progress()} ends every pending transfer with this status,
+     * as an engine its callers drive, except on threads whose name contains
+     * {@link #notDrivenBy}.
+     */
+    public volatile int progressEnds = PENDING;
+    /** Threads whose name contains this do not drive {@link #progress()}. */
+    public volatile String notDrivenBy = "\0";
     /** Every {@code callersWaiting} call, in order. */
     public final List<Boolean> callersWaiting = new CopyOnWriteArrayList<>();
     private final boolean signals;
@@ -79,6 +87,25 @@ public final class ScriptedEngine implements TransferEngine {
     public void complete(Transfer t, int status) {
         t.status = status;
         signal.signal();
+    }
+
+    @Override
+    public int progress() {
+        int ends = progressEnds;
+        if (ends == PENDING || Thread.currentThread().getName().contains(notDrivenBy)) {
+            return 0;
+        }
+        int n = 0;
+        for (Transfer t : transfers) {
+            if (t.status == PENDING) {
+                t.status = ends;
+                n++;
+            }
+        }
+        if (n > 0) {
+            signal.signal();
+        }
+        return n;
     }
 
     @Override
