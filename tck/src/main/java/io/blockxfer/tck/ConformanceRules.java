@@ -494,16 +494,11 @@ public enum ConformanceRules {
     public enum Kind {
         /** Every backend must pass it. */
         REQUIRED,
-        /**
-         * Runs only where the backend declares a capability (READ, FAULT_INJECTION) or what a rule
-         * about its promises needs ({@link TckDeclarations}), or the harness can stall targets;
-         * skipped with the reason otherwise.
-         */
+        /** Runs where the backend declares a capability or promise ({@link TckDeclarations}) or the harness
+         * can stall targets; skipped with the reason otherwise. */
         CAPABILITY,
-        /**
-         * Asserts a time bound (deadline, close timeout) or waits for a completion to settle; needs a
-         * machine that is not starved for minutes, and its settings are in {@link TckEnvironment}.
-         */
+        /** Asserts a time bound or waits for a completion to settle; needs a machine not starved for
+         * minutes ({@link TckEnvironment}). */
         TIMING
     }
 
@@ -554,12 +549,11 @@ public enum ConformanceRules {
      * them in that placement ({@link TransportConformanceSuite#rules()}) beside a whole-kit suite
      * in one JVM: bytes that cross into another address space (W1, W12, R1), a target process that
      * is stalled (W8, X4, F2, T2) or killed (F1), a key ring held by another process (K2), a
-     * waiter woken by a transfer to another process (A1), and notifications checked in the target's
-     * own process: where their bytes are, under load, against its key ring and its queue (N1-N3, N7,
-     * N8). The stall and kill rules are skipped
-     * where all targets share the initiator's JVM, so a backend certified in one JVM needs these in
-     * two processes too. A thread blocked on a transfer's future is woken as a waiter is (A9). A new
-     * set on each call.
+     * waiter woken by a transfer to another process (A1), a thread blocked on a transfer's future
+     * woken as a waiter is (A9), and notifications checked in the target's own process: where their
+     * bytes are, under load, against its key ring and its queue (N1-N3, N7, N8). The stall and kill
+     * rules are skipped where all targets share the initiator's JVM, so a backend certified in one
+     * JVM needs these in two processes too. A new set on each call.
      */
     public static Set<ConformanceRules> acrossProcesses() {
         return EnumSet.of(W1, W12, R1, W8, X4, F1, F2, T2, K2, A1, N1, N2, N3, N7, N8, A9);
@@ -571,9 +565,9 @@ public enum ConformanceRules {
      * whole-kit suite in backend memory on the same engine path: the region and its descriptor (G1,
      * G2), a peer's region replaced (P6), every rule that checks where bytes land (W1-W4, W9, W10,
      * W12, R1, R2, R4), the bounds a descriptor claims (M3), close releasing the registration
-     * under a transfer (L3), and the bytes a notification must find (N1, N2). A backend whose engine takes another path for caller memory (UCX
-     * emulates RMA with messages there) runs the whole kit in caller memory instead. A new set on
-     * each call.
+     * under a transfer (L3), and the bytes a notification must find (N1, N2). A backend whose engine
+     * takes another path for caller memory (UCX emulates RMA with messages there) runs the whole kit
+     * in caller memory instead. A new set on each call.
      */
     public static Set<ConformanceRules> regionMemory() {
         return EnumSet.of(G1, G2, P6, W1, W2, W3, W4, W9, W10, W12, R1, R2, R4, M3, L3, N1, N2);
@@ -586,9 +580,10 @@ public enum ConformanceRules {
      * status reports, handle releases, threads and failure detection decide (geometry, registration
      * and replacement, every byte-moving rule, completions as the library reports them, cancels of
      * native handles in flight, dead and stalled peers, garbled and lying metadata handed to the
-     * library, the timeliness and close rules, the stress runs, the notifications the library carries). Left out are the rules the managed
-     * layer above every engine decides alone, whatever the library: argument checks, ids,
-     * bookkeeping of reports, envelopes and key rings, waits and futures. A new set on each call.
+     * library, the timeliness and close rules, the stress runs, the notifications the library
+     * carries). Left out are the rules the managed layer above every engine decides alone, whatever
+     * the library: argument checks, ids, bookkeeping of reports, envelopes and key rings, waits and
+     * futures. A new set on each call.
      */
     public static Set<ConformanceRules> nativeLibrary() {
         return EnumSet.of(G1, G2, P2, P3, P5, P6, P7, W1, W2, W3, W4, W8, W9, W10, W12, R1, R2, R4, C7, C8, X1,

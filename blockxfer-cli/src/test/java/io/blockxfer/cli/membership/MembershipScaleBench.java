@@ -138,7 +138,8 @@ public final class MembershipScaleBench {
         int extraJoins = intOption("joins", 5);
         int probes = intOption("probes", 50);
         int steady = intOption("steady", Math.max(20, ttl / 2)); // a keep-alive every TTL/3: some in it
-        int convergeTimeout = intOption("converge-timeout", 300);
+        // the joins alone take members / rate seconds: the wait for convergence runs two minutes past them
+        int convergeTimeout = intOption("converge-timeout", Math.max(300, (int) Math.ceil(n / rate) + 120));
         int perConnection = intOption("per-connection", 1);
         long seed = Long.parseLong(option("seed", "1"));
         String xmx = option("xmx", "1g");
