@@ -70,6 +70,13 @@ final class Registrations {
     private final Map<String, Ticket> tickets = new ConcurrentHashMap<>();
     /** Members whose registration is being replaced, with the epoch they were registered with. */
     private final Map<String, Long> replacing = new HashMap<>();
+    /**
+     * The epoch the listeners last heard each member registered with (added, updated or
+     * re-registered). A registration becomes writable on the transport's thread before the loop
+     * tells the listeners, so {@link #registered} may hold a member they never heard of: their
+     * added, updated and removed follow this map, never that one. Loop only.
+     */
+    private final Map<String, Long> told = new HashMap<>();
     /** The publication count at which each member's latest registration began. */
     private final Map<String, Long> registeredAt = new HashMap<>();
     private long publications;
@@ -247,22 +254,25 @@ final class Registrations {
         if (cause instanceof RegistrationSupersededException) {
             return; // a later registration of the member, or its removal, takes over
         }
-        Long before = replacing.remove(id);
+        replacing.remove(id);
         if (cause == null) {
             registered.put(id, e);
-            if (again && before != null && before == e) {
+            Long known = told.put(id, e);
+            if (again && known != null && known == e) {
                 signals.reRegistered(id, e);
             } else {
-                // a re-registration that superseded the member's first registration, or its update, still in flight
-                signals.added(id, e, before != null);
+                // an update of a member the listeners heard of; else its first registration they hear of
+                // (also one that superseded a first registration still in flight)
+                signals.added(id, e, known != null);
             }
             observer.registered(id, e); // after the listeners heard of it
         } else {
             tickets.remove(id, ticket);
             ticket.supersede();
             signals.registrationFailed(id, e, cause);
-            if (before != null) {
-                signals.removed(id, before);
+            Long known = told.remove(id);
+            if (known != null) {
+                signals.removed(id, known);
             }
             observer.registrationFailed(id, e, cause);
         }
@@ -270,9 +280,10 @@ final class Registrations {
 
     private void unregister(Accepted entry) {
         String id = entry.memberId();
-        Long before = remove(id);
-        if (before != null) {
-            signals.removed(id, before);
+        Long known = told.get(id);
+        remove(id);
+        if (known != null) {
+            signals.removed(id, known);
         }
         observer.left(id);
     }
@@ -292,6 +303,7 @@ final class Registrations {
             LOG.log(Level.WARNING, "membership '" + self + "' could not remove peer '" + id + "': " + e);
         }
         registeredAt.remove(id);
+        told.remove(id);
         Long before = registered.remove(id);
         Long replaced = replacing.remove(id);
         return before != null ? before : replaced;
