@@ -71,10 +71,10 @@ final class Registrations {
     /** Members whose registration is being replaced, with the epoch they were registered with. */
     private final Map<String, Long> replacing = new HashMap<>();
     /**
-     * The epoch the listeners last heard each member registered with (added, updated or
-     * re-registered). A registration becomes writable on the transport's thread before the loop
-     * tells the listeners, so {@link #registered} may hold a member they never heard of: their
-     * added, updated and removed follow this map, never that one. Loop only.
+     * The epoch the listeners last heard each member added or updated with. A registration becomes
+     * writable on the transport's thread before the loop tells the listeners, so
+     * {@link #registered} may hold a member they never heard added: whether a registration is told
+     * as added or as updated follows this map. Loop only.
      */
     private final Map<String, Long> told = new HashMap<>();
     /** The publication count at which each member's latest registration began. */
@@ -254,25 +254,25 @@ final class Registrations {
         if (cause instanceof RegistrationSupersededException) {
             return; // a later registration of the member, or its removal, takes over
         }
-        replacing.remove(id);
+        Long before = replacing.remove(id);
         if (cause == null) {
             registered.put(id, e);
             Long known = told.put(id, e);
-            if (again && known != null && known == e) {
+            if (again && before != null && before == e) {
                 signals.reRegistered(id, e);
             } else {
-                // an update of a member the listeners heard of; else its first registration they hear of
-                // (also one that superseded a first registration still in flight)
+                // an update of a member the listeners heard added; else the first registration they hear
+                // of, also one that superseded a first registration still in flight (writable, never told)
                 signals.added(id, e, known != null);
             }
             observer.registered(id, e); // after the listeners heard of it
         } else {
             tickets.remove(id, ticket);
             ticket.supersede();
+            told.remove(id);
             signals.registrationFailed(id, e, cause);
-            Long known = told.remove(id);
-            if (known != null) {
-                signals.removed(id, known);
+            if (before != null) {
+                signals.removed(id, before);
             }
             observer.registrationFailed(id, e, cause);
         }
@@ -280,10 +280,9 @@ final class Registrations {
 
     private void unregister(Accepted entry) {
         String id = entry.memberId();
-        Long known = told.get(id);
-        remove(id);
-        if (known != null) {
-            signals.removed(id, known);
+        Long before = remove(id);
+        if (before != null) {
+            signals.removed(id, before);
         }
         observer.left(id);
     }
