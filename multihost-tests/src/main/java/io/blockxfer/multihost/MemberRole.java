@@ -9,6 +9,7 @@ import io.blockxfer.tck.BlockPattern;
 import io.blockxfer.transport.DataTransport;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -33,9 +34,11 @@ import org.jspecify.annotations.Nullable;
  * pattern, so the bytes that arrived are verified. One round per peer is under way at a time, a new
  * one at most every {@value #ROUND_MILLIS} ms. Every id a submit returns must end exactly once; a
  * report of an id that is not in flight is a violation. The contract lets the bytes of a failed
- * transfer land later (a cut peer's TCP delivers them once the cut heals): a read-back that holds
- * exactly the pattern of an earlier failed write of this member to that block is counted as
- * {@code late}, not as a mismatch; any other wrong byte is a mismatch.
+ * transfer land later (a cut peer's TCP delivers them once the cut heals): those of a failed WRITE
+ * in the peer's block, those of a failed READ in this member's read-back block. So a read-back that
+ * holds exactly the pattern of an earlier failed write of this member to that block, or exactly the
+ * pattern an earlier failed read of it was reading, is counted as {@code late}, not as a mismatch;
+ * any other wrong byte is a mismatch, and its event says what the block held instead.
  *
  * <p>Commands: {@code ETCD <name> <address> <initial-cluster> <token> [<tls-folder>]} (starts the etcd
  * member, with mutual TLS from the folder's files ({@link EtcdMember.Tls}) where one is named;
@@ -63,7 +66,7 @@ final class MemberRole implements PeerMain.Role {
     /** The region: blocks others write, sources of this member's writes, targets of its read-backs. */
     static final int BLOCKS = 3 * MAX_MEMBERS;
     private static final long ROUND_MILLIS = 20;
-    private static final int MAX_FAILED_WRITES = 4096;
+    private static final int MAX_LATE_CANDIDATES = 4096;
     private static final String ETCD_BINARY = "/usr/bin/etcd";
 
     private final DataTransport transport;
@@ -246,6 +249,25 @@ final class MemberRole implements PeerMain.Role {
         c.busy = true;
         c.submitted++;
         inFlight.put(id, new Pending(peer, true, seed));
+        c.earlier.add(seed);
+        if (c.earlier.size() > MAX_LATE_CANDIDATES) {
+            c.earlier.remove(c.earlier.iterator().next());
+        }
+    }
+
+    /**
+     * What a mismatched read-back held: {@code zeros} (nothing landed), {@code an_earlier_round}
+     * (the whole pattern of an earlier round of this member to that peer) or {@code other}.
+     */
+    private static String heldInstead(MemorySegment got, PeerCounts c) {
+        boolean zeros = true;
+        for (long i = 0; i < got.byteSize() && zeros; i++) {
+            zeros = got.get(ValueLayout.JAVA_BYTE, i) == 0;
+        }
+        if (zeros) {
+            return "zeros";
+        }
+        return c.earlier.stream().anyMatch(old -> BlockPattern.firstMismatch(got, old) < 0) ? "an_earlier_round" : "other";
     }
 
     private void onTerminal(long id, boolean success) {
@@ -261,11 +283,11 @@ final class MemberRole implements PeerMain.Role {
             if (!success) {
                 c.failed++;
                 c.busy = false;
-                if (p.write) {
-                    c.failedWrites.add(p.seed);
-                    if (c.failedWrites.size() > MAX_FAILED_WRITES) {
-                        c.failedWrites.remove(c.failedWrites.iterator().next());
-                    }
+                // a failed write's pattern may land in the peer's block, and a failed read's (the
+                // pattern its write had put there) in the read-back block, later
+                c.lateCandidates.add(p.seed);
+                if (c.lateCandidates.size() > MAX_LATE_CANDIDATES) {
+                    c.lateCandidates.remove(c.lateCandidates.iterator().next());
                 }
                 return;
             }
@@ -288,12 +310,12 @@ final class MemberRole implements PeerMain.Role {
             if (at < 0) {
                 c.verified++;
                 c.lastVerifiedMillis = System.currentTimeMillis();
-            } else if (c.failedWrites.stream().anyMatch(old -> BlockPattern.firstMismatch(got, old) < 0)) {
+            } else if (c.lateCandidates.stream().anyMatch(old -> BlockPattern.firstMismatch(got, old) < 0)) {
                 c.late++;
-                events.emit("E LATE peer=" + p.peer + " what=the_block_holds_an_earlier_failed_write");
+                events.emit("E LATE peer=" + p.peer + " what=the_block_holds_the_pattern_of_an_earlier_failed_transfer");
             } else {
                 c.mismatched++;
-                events.emit("E MISMATCH peer=" + p.peer + " at=" + at);
+                events.emit("E MISMATCH peer=" + p.peer + " at=" + at + " held=" + heldInstead(got, c));
             }
             c.busy = false;
         }
@@ -358,8 +380,13 @@ final class MemberRole implements PeerMain.Role {
         long notSubmitted;
         long lastVerifiedMillis;
         long late;
-        /** The patterns of this member's failed writes to the peer, oldest first. */
-        final Set<Long> failedWrites = new LinkedHashSet<>();
+        /**
+         * The patterns a failed transfer of this member to the peer may still land, oldest first:
+         * each failed write's, and for each failed read the pattern its round had written.
+         */
+        final Set<Long> lateCandidates = new LinkedHashSet<>();
+        /** The patterns of this member's earlier rounds to the peer, for a mismatch's diagnosis. */
+        final Set<Long> earlier = new LinkedHashSet<>();
     }
 
     /** Sends every membership call as an event line. */
