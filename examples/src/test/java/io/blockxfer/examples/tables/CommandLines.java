@@ -24,6 +24,7 @@ final class CommandLines {
     private static final Pattern INVOCATION = Pattern.compile("(?:^|[\\s$(])(?:\\./)?blockxfer(?=\\s|$)(.*)");
     private static final Pattern SPAN = Pattern.compile("`([^`]+)`");
     private static final Pattern OPTION = Pattern.compile("(?<![\\w-])--([a-z][a-z0-9-]*)");
+    private static final Pattern WORDS = Pattern.compile("\\s+");
     private static final Pattern END = Pattern.compile("\\s(?:#|\\||>|&&|;|2>)\\s.*$|\\s(?:#|>).*$");
 
     private CommandLines() {
@@ -63,7 +64,7 @@ final class CommandLines {
                 String code = span.group(1).strip();
                 if (code.matches("(?:\\./)?blockxfer(\\s.*)?")) {
                     found.add(parse(i + 1, code.replaceFirst("^(?:\\./)?blockxfer", ""), commands, false));
-                } else if (code.matches("[a-z]+\\s+--.*") && commands.contains(code.split("\\s+")[0])) {
+                } else if (code.matches("[a-z]+\\s+--.*") && commands.contains(WORDS.split(code, -1)[0])) {
                     found.add(parse(i + 1, code, commands, true));
                 }
             }
@@ -78,7 +79,7 @@ final class CommandLines {
     private static CommandLine parse(int line, String rest, Set<String> commands, boolean startsWithCommand) {
         String text = cut(rest).strip();
         String command = "";
-        for (String word : text.split("\\s+")) {
+        for (String word : WORDS.split(text, -1)) {
             if (commands.contains(word)) {
                 command = word;
                 break;

@@ -42,7 +42,7 @@ final class RepoFiles {
         Path root = root();
         try (Stream<Path> files = Files.walk(root)) {
             return files.filter(p -> p.getFileName().toString().endsWith(suffix) && Files.isRegularFile(p))
-                    .filter(p -> Stream.of(root.relativize(p).toString().split("/")).noneMatch(RepoFiles::skipped))
+                    .filter(p -> Stream.of(root.relativize(p).toString().split("/", -1)).noneMatch(RepoFiles::skipped))
                     .sorted()
                     .toList();
         } catch (IOException e) {

@@ -86,7 +86,7 @@ final class RuleTableCheck {
             return Optional.of("the class is " + m.group(1) + ", the catalogue says " + rule.kind());
         }
         List<String> named = m.group(2) == null ? List.of()
-                : Arrays.stream(m.group(2).split(",")).map(String::strip).toList();
+                : Arrays.stream(m.group(2).split(",", -1)).map(String::strip).toList();
         String expected = rule.fault();
         if (expected == null ? !named.isEmpty() : named.isEmpty() || !named.get(0).equals(expected)) {
             return Optional.of("the table names the faults " + named + ", the catalogue "

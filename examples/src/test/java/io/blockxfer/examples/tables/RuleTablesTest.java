@@ -57,7 +57,7 @@ class RuleTablesTest {
                 continue;
             }
             for (MarkdownTable.Row row : table.rows()) {
-                for (String id : row.cells().get(0).split(",")) {
+                for (String id : row.cells().get(0).split(",", -1)) {
                     if (!ids.contains(id.strip())) {
                         unknown.add(TRANSPORT_KIT + ":" + row.line() + ": no rule " + id.strip());
                     }
@@ -77,8 +77,8 @@ class RuleTablesTest {
                 + " (...)\"; this test reads it");
         List<CatalogueEntry> rules = CatalogueEntry.conformanceRules();
         assertEquals(rules.size(), Integer.parseInt(m.group(1)), TRANSPORT_KIT + " counts the rules wrong");
-        Set<String> groups = Arrays.stream(m.group(2).replaceAll("\\s+", " ").split(","))
-                .map(g -> g.strip().split(" ")[0]).collect(Collectors.toSet());
+        Set<String> groups = Arrays.stream(m.group(2).replaceAll("\\s+", " ").split(",", -1))
+                .map(g -> g.strip().split(" ", -1)[0]).collect(Collectors.toSet());
         assertEquals(letters(rules), groups, TRANSPORT_KIT + " lists the groups by their letters wrong");
     }
 
