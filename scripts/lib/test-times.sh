@@ -212,7 +212,7 @@ test_times_report() {
           print  "scripts/test: ****************************************************************************"
           printf "scripts/test: ** THE FULL TIER TOOK %s, OVER 60 MINUTES: CI STOPS AT %s.\n", mmss(wall), mmss(ci_limit)
           print  "scripts/test: ** The change that adds a suite pays for it: shorten it, move it, or run it beside"
-          print  "scripts/test: ** the suites that wait (README, \"Tests and CI\"; scripts/lib/test-budget.tsv)."
+          print  "scripts/test: ** the suites that wait (docs/contributing.md; scripts/lib/test-budget.tsv)."
           print  "scripts/test: ****************************************************************************"
         }
       }

@@ -55,7 +55,7 @@ class ServiceSoakTest {
         Path dir = Path.of("target", "soak", backend).toAbsolutePath();
         Files.createDirectories(dir);
         Path output = dir.resolve("output.txt");
-        // the short form's RSS allowance: a one-time rise of 32 MiB instead of 16 (README, "Resource
+        // the short form's RSS allowance: a one-time rise of 32 MiB instead of 16 (multihost-tests/README.md, "Resource
         // bounds"); NIXL's native steps of 10-20 MiB land in a 30-s second half, later with the three
         // soaks side by side. The 30-minute run keeps 16 MiB.
         Process soak = SoakLauncher.start(backend, dir, List.of("--seconds", Long.toString(seconds), "--sample-ms",

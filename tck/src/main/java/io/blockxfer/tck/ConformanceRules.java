@@ -343,11 +343,11 @@ public enum ConformanceRules {
                     + " transfers itself",
             "signal-never-fired"),
     A2(Area.AWAITS, Kind.REQUIRED,
-            "a wait returns the shared empty result no sooner than its limit; a zero limit is a plain poll; a wait"
-                    + " on an unknown peer returns at once; a negative or absurd limit is refused with"
-                    + " IllegalArgumentException",
-            "park for the remaining limit; check the limit (DataTransport.MAX_WAIT) before anything else",
-            "wait-returns-at-once"),
+            "a wait returns the shared empty result no sooner than its limit, also while another peer's transfer"
+                    + " ends; a zero limit is a plain poll; a wait on an unknown peer returns at once; a negative or"
+                    + " absurd limit is refused with IllegalArgumentException",
+            "park for the remaining limit; report only the waited peer's transfers; check the limit first",
+            "wait-returns-at-once, wait-on-a-peer-reports-any-peer"),
     A3(Area.AWAITS, Kind.REQUIRED,
             "an interrupted waiter throws InterruptedException with its interrupt status cleared, also when"
                     + " interrupted before it waits, and consumes nothing: the next poll reports what had ended",
@@ -366,10 +366,11 @@ public enum ConformanceRules {
             "async-completes-at-submit"),
     A6(Area.AWAITS, Kind.REQUIRED,
             "cancelling a future cancels its transfer; an immediate cancel of its id cancels the future; a wait"
-                    + " cancel returns its id while in flight and the future completes later; a failed transfer"
-                    + " fails its future with TransferFailedException naming id and peer",
+                    + " cancel returns its id while in flight and the future completes later; a transfer failed at"
+                    + " its submit or, started, by its deadline fails its future with TransferFailedException naming"
+                    + " id and peer",
             "TransferFuture.cancel must cancel the transfer in the transport; both cancel modes must reach futures",
-            "future-cancel-leaves-the-transfer"),
+            "future-cancel-leaves-the-transfer, overdue-transfer-completes-its-future"),
     A7(Area.AWAITS, Kind.TIMING,
             "a thousand virtual threads, each waiting for its own transfers (futures joined or blocked on with get,"
                     + " and waits), all finish, and no carrier thread is pinned (JFR jdk.VirtualThreadPinned records"

@@ -21,6 +21,7 @@ import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.TransferFailedException;
 import io.blockxfer.transport.TransferFuture;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -121,6 +122,8 @@ abstract class WaitRules extends JoinRules {
         assertTrue(System.nanoTime() - start < quick, fx.msg("a zero limit or an unknown peer must return at once,"
                 + " as a poll does; took " + (System.nanoTime() - start) / 1_000_000 + " ms"));
 
+        waitIgnoresOtherPeers(fx, t);
+
         long id = fx.write(t, "a", 1, 1);
         refused(fx, "a negative limit", () -> t.poll("a", -1, TimeUnit.NANOSECONDS));
         refused(fx, "a limit beyond DataTransport.MAX_WAIT", () -> t.pollAll(DataTransport.MAX_WAIT.toHours() + 1,
@@ -128,6 +131,35 @@ abstract class WaitRules extends JoinRules {
         refused(fx, "a limit of Long.MAX_VALUE days", () -> t.poll("a", (i, ok) -> { }, Long.MAX_VALUE,
                 TimeUnit.DAYS));
         fx.assertAllDone(fx.await(t, "a", List.of(id)));
+    }
+
+    /**
+     * A wait on peer 'a' while a transfer to 'b' ends returns the shared empty result at its limit,
+     * and 'b''s report stays for a poll of 'b'. The check counts only where 'b''s bytes landed while
+     * the wait still had a third of its limit to go (so 'b''s end could have ended or answered it);
+     * otherwise it is tried again with a limit twice as long.
+     */
+    private static void waitIgnoresOtherPeers(Fixture fx, DataTransport t) throws Exception {
+        TargetPeer b = fx.connectedTarget(t, "b");
+        for (long limit = 600, block = 4; ; limit *= 2, block++) {
+            long start = System.nanoTime();
+            long wait = limit;
+            Waiter<PollResult> w = Waiter.start(fx, "waiter-on-a", () -> t.poll("a", wait, TimeUnit.MILLISECONDS));
+            w.awaitParked(fx);
+            long idB = fx.write(t, "b", (int) block, (int) block);
+            fx.awaitLanded(b, new int[] {(int) block}, new int[] {(int) block}, "WRITE " + idB + " to 'b'");
+            boolean conclusive = !w.isDone() && System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(limit * 2 / 3);
+            PollResult r = w.result(fx, "a wait on peer 'a' while a transfer to 'b' ended");
+            assertSame(PollResult.EMPTY, r, fx.msg("a wait on peer 'a' must neither report nor be ended by transfer "
+                    + idB + " to peer 'b'; it returned " + r));
+            if (conclusive) {
+                assertLimit(fx, "poll('a', limit) while a transfer to 'b' ended", start, limit);
+            }
+            fx.assertAllDone(fx.await(t, "b", List.of(idB)));
+            if (conclusive || limit >= fx.env.timeout().toMillis()) {
+                return;
+            }
+        }
     }
 
     private static void assertLimit(Fixture fx, String what, long start, long limitMillis) {
@@ -394,6 +426,39 @@ abstract class WaitRules extends JoinRules {
             byImmediate.get(0, TimeUnit.SECONDS);
         } catch (CancellationException | ExecutionException expected) {
             // cancelled, or failed before the cancel
+        }
+        startedTransferFailsItsFuture(fx);
+    }
+
+    /**
+     * A transfer that started and that the backend then reports failed (held past its deadline by
+     * delayed completions) fails its future with TransferFailedException naming id and peer. Runs
+     * where the initiator's completions can be delayed.
+     */
+    private static void startedTransferFailsItsFuture(Fixture fx) throws Exception {
+        DataTransport d = fx.initiator(fx.deadlineConfig());
+        fx.connectedTarget(d, "a");
+        InitiatorFaults faults = fx.faults(d).orElse(null);
+        if (faults == null) {
+            return;
+        }
+        faults.delayCompletions(fx.env.deadline().multipliedBy(3));
+        TransferFuture overdue = d.writeBlocksAsync("a", new int[] {6}, new int[] {6});
+        faults.delayCompletions(Duration.ZERO);
+        try {
+            overdue.get(fx.env.timeout().plus(fx.env.deadline().multipliedBy(3)).toMillis(), TimeUnit.MILLISECONDS);
+            fail(fx.msg("transfer " + overdue.transferId() + ", held past its deadline of "
+                    + fx.env.deadline().toMillis() + " ms, completed its future normally"));
+        } catch (TimeoutException e) {
+            fail(fx.msg("the future of transfer " + overdue.transferId() + ", held past its deadline, never"
+                    + " completed"));
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TransferFailedException tf) || tf.transferId() != overdue.transferId()
+                    || !"a".equals(tf.peerId())) {
+                throw new AssertionError(fx.msg("the future of transfer " + overdue.transferId() + ", failed by its"
+                        + " deadline, must fail with a TransferFailedException naming it and peer 'a', not "
+                        + e.getCause()), e.getCause());
+            }
         }
     }
 

@@ -48,6 +48,11 @@ final class Waiter<T> {
         return thread;
     }
 
+    /** Whether the call has returned or thrown. */
+    boolean isDone() {
+        return result.isDone();
+    }
+
     /**
      * Waits until the call's thread is parked (waiting, with or without a time limit) and stays so,
      * without having returned; fails if it returns first.

@@ -269,10 +269,12 @@ final class BrokenBackends {
 
                 engine("signal-never-fired", A1, BrokenWaits.signalNeverFired()),
                 transport("wait-returns-at-once", A2, BrokenWaits.waitReturnsAtOnce()),
+                transport("wait-on-a-peer-reports-any-peer", A2, BrokenWaits.waitOnAPeerReportsAnyPeer()),
                 transport("interrupted-wait-drops-reports", A3, BrokenWaits.interruptedWaitDropsReports()),
                 transport("close-leaves-waiters-parked", A4, BrokenWaits.closeLeavesWaitersParked()),
                 transport("async-completes-at-submit", A5, BrokenWaits.asyncCompletesAtSubmit()),
                 transport("future-cancel-leaves-the-transfer", A6, BrokenWaits.futureCancelLeavesTheTransfer()),
+                transport("overdue-transfer-completes-its-future", A6, BrokenWaits.overdueTransferCompletesItsFuture()),
                 transport("waits-pin-the-carrier", A7, BrokenWaits.waitsPinTheCarrier()),
                 transport("wait-drops-a-report-now-and-then", A8, BrokenWaits.waitDropsAReportNowAndThen()),
                 transport("joins-pin-the-carrier", A7, BrokenWaits.joinsPinTheCarrier()),

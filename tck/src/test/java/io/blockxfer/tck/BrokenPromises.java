@@ -22,7 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Broken loopback backends that break a promise of the README beyond the contract every rule
+ * Broken loopback backends that break a promise of the guides (docs/) beyond the contract every rule
  * checked before: key rotation (K) and deadlines (T). Each is a provider that opens working
  * loopback transports and decorates them with one defect; the providers are public classes with
  * one public no-argument constructor, so the descriptor rules' child JVM can make them again.

@@ -136,6 +136,59 @@ final class BrokenWaits {
         };
     }
 
+    /**
+     * A2: a wait on a peer is a wait on every peer (one completion queue for all, as a backend
+     * might keep), so it reports, and is ended by, another peer's transfer. A wait on an unknown
+     * peer still returns at once.
+     */
+    static UnaryOperator<DataTransport> waitOnAPeerReportsAnyPeer() {
+        return t -> new ForwardingTransport(t) {
+            @Override
+            public PollResult poll(String peerId, long timeout, TimeUnit unit) throws InterruptedException {
+                return delegate.traffic(peerId).isEmpty() ? delegate.poll(peerId, timeout, unit)
+                        : delegate.pollAll(timeout, unit);
+            }
+
+            @Override
+            public int poll(String peerId, CompletionHandler h, long timeout, TimeUnit unit)
+                    throws InterruptedException {
+                return delegate.traffic(peerId).isEmpty() ? delegate.poll(peerId, h, timeout, unit)
+                        : delegate.pollAll(h, timeout, unit);
+            }
+        };
+    }
+
+    /**
+     * A6: a transfer's future completes normally when the transfer fails once it has started (its
+     * failure comes later than a failed submit's would), as if only submit errors counted.
+     */
+    static UnaryOperator<DataTransport> overdueTransferCompletesItsFuture() {
+        return t -> new ForwardingTransport(t) {
+            @Override
+            public TransferFuture writeBlocksAsync(String peerId, int[] l, int[] r) {
+                long submitted = System.nanoTime();
+                TransferFuture real = delegate.writeBlocksAsync(peerId, l, r);
+                TransferFuture mirror = new TransferFuture(real.transferId(), real.peerId(), id -> real.cancel(false),
+                        (f, nanos) -> {
+                            try {
+                                real.get(nanos, TimeUnit.NANOSECONDS);
+                            } catch (ExecutionException | TimeoutException | CancellationException e) {
+                                // the mirror follows the real future below
+                            }
+                        });
+                var unused = real.whenComplete((v, e) -> {
+                    boolean late = System.nanoTime() - submitted > TimeUnit.MILLISECONDS.toNanos(300);
+                    if (e == null || late) {
+                        mirror.complete(null);
+                    } else {
+                        mirror.completeExceptionally(e);
+                    }
+                });
+                return mirror;
+            }
+        };
+    }
+
     /** A7: a wait parks inside a native upcall (as one completed from a backend's callback would), pinning its carrier. */
     static UnaryOperator<DataTransport> waitsPinTheCarrier() {
         return t -> new ForwardingTransport(t) {

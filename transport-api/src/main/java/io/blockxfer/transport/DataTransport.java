@@ -60,7 +60,7 @@ import java.util.concurrent.TimeUnit;
  * ({@link #pollNotifications(NotificationHandler, long, TimeUnit)}), or a subscription
  * ({@link #notifications()}), each notification reaching exactly one of them. Nothing is ordered
  * across transfers: a notification follows its own transfer's bytes, not earlier transfers'. The
- * README's "Notifications" section has the whole contract (authentication, bounds, close).
+ * guide docs/notifications.md has the whole contract (authentication, bounds, close).
  *
  * <p><b>Thread safety:</b> thread-safe. Many peer sessions share one transport: submits, polls,
  * waits and cancels may run concurrently from any threads, platform or virtual, for the same or

@@ -101,7 +101,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Membership implements AutoCloseable {
 
-    /** The default lease TTL: 15 s (see the README for how to choose one). */
+    /** The default lease TTL: 15 s (see docs/membership.md for how to choose one). */
     public static final Duration DEFAULT_TTL = Duration.ofSeconds(15);
     /** The default flap interval: 1 s. */
     public static final Duration DEFAULT_FLAP_INTERVAL = Duration.ofSeconds(1);

@@ -146,7 +146,7 @@ class NixlNotificationsAcrossProcessesTest {
 
         List<ReceivedNotification> got = new ArrayList<>(target.takeNotifications(done.size(), Duration.ofSeconds(20)));
         got.addAll(target.takeNotifications(1, Duration.ofSeconds(1)));
-        // A WRITE failed by its deadline has an unknown outcome (the README's contract): what the frozen
+        // A WRITE failed by its deadline has an unknown outcome (the contract, docs/contract.md): what the frozen
         // target's kernel had already buffered, bytes and message, still lands when it runs again. Such a
         // message may arrive, at most once; every done WRITE's arrives exactly once, and nothing else does.
         Set<Long> seen = new HashSet<>();

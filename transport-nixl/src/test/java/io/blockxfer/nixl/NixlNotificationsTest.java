@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Why a wait on a NIXL transport is served by a status thread, not by NIXL's notifications (README,
+ * Why a wait on a NIXL transport is served by a status thread, not by NIXL's notifications (docs/waiting.md,
  * NIXL backend, "Waiting"): with NIXL's own Python API of the loaded wheel, two agents in one
  * process, the initiator posts a WRITE carrying a notification and watches both agents' queues.
  * The initiator never receives a notification of its own WRITE, and the target receives it from

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
  * posix, in this JVM or another process), whose true extent the kernel tells. A descriptor without
  * such a key (caller memory, or a key stripped off) is reached by software-emulated RMA, which the
  * target's UCX copies wherever the initiator says: a consistent lie about its geometry cannot be
- * detected without a key (see the README's trust model), so such lies are counted and reported,
+ * detected without a key (see the trust model, docs/trust-model.md), so such lies are counted and reported,
  * and land in a separate target process.
  *
  * <p>{@code -Dblockxfer.ucx.fuzzBlobs=N} (default 300; the long form is 10,000) and

@@ -6,6 +6,7 @@ import io.blockxfer.tck.TransportConformanceSuite;
 import io.blockxfer.transport.ProgressMode;
 import org.junit.jupiter.api.Tag;
 
+// @start region="full-tier"
 /**
  * The UCX backend, certified by the whole kit in this JVM with only its progress thread driving
  * the worker ({@link ProgressMode#BACKEND_THREAD}).
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Tag;
 // (UcxAcrossProcessesConformanceTest)
 @Tag("full")
 class UcxBackendThreadConformanceTest extends TransportConformanceSuite {
+    // @end region="full-tier"
 
     @Override
     protected TckHarness harness() {

@@ -50,7 +50,7 @@ class UcxTcpConformanceTest extends TransportConformanceSuite {
         Set<ConformanceRules> rules = ConformanceRules.nativeLibrary();
         // S2 removes and re-adds peers every 20 ms with READs in flight; over TCP UCX 1.18 emulates
         // those READs with messages, and a target whose initiator vanished while it still queued a
-        // reply crashes in ucp_request_dt_dereg (the README's "Dead peers and UCX 1.18's shared
+        // reply crashes in ucp_request_dt_dereg (docs/native-backends.md, "Dead peers and UCX 1.18's shared
         // memory"): 3 of 4 runs of this suite here crashed the JVM. S1 and S3 still stress this path.
         rules.remove(ConformanceRules.S2);
         return rules;

@@ -33,7 +33,7 @@ class UcxTwoProcessCallerMemoryConformanceTest extends TransportConformanceSuite
     }
 
     /**
-     * README, UCX backend, "A jammed receive queue": a peer SIGKILLed while writing a message into
+     * docs/native-backends.md, UCX backend, "A jammed receive queue": a peer SIGKILLed while writing a message into
      * this process's shared-memory receive FIFO leaves a slot UCX never reads past, and transfers UCX
      * emulates with messages (caller memory on one host) to every other peer stall until the
      * transport is reopened. F1 kills a peer and then checks that another one is unaffected.
@@ -41,6 +41,6 @@ class UcxTwoProcessCallerMemoryConformanceTest extends TransportConformanceSuite
     @Override
     protected Map<ConformanceRules, String> knownViolations() {
         return Map.of(ConformanceRules.F1, "UCX 1.18 shared memory: a peer killed mid-message can jam the receive"
-                + " FIFO that message-emulated RMA to every other peer needs (README, UCX backend)");
+                + " FIFO that message-emulated RMA to every other peer needs (docs/native-backends.md, UCX backend)");
     }
 }

@@ -24,7 +24,7 @@ public final class BlockingPolls {
      * How long a wait keeps polling before it parks, in microseconds: the system property
      * {@value #SPIN_PROPERTY}, 20 unless set (0 parks after the first poll). A 4 KiB transfer that
      * the polling thread drives itself ends within it; a caller pacing itself pays it only when its
-     * transfer takes longer, then parks. The README has the measurements that set it.
+     * transfer takes longer, then parks. docs/waiting.md has the measurements that set it.
      */
     static final String SPIN_PROPERTY = "blockxfer.waitSpinMicros";
     static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(Math.max(0, Long.getLong(SPIN_PROPERTY, 20)));

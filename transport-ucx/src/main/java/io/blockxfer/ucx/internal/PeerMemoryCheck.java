@@ -46,8 +46,8 @@ import org.jspecify.annotations.Nullable;
  * name one host.
  *
  * <p>What cannot be checked (the peer's own memory behind TCP or software-emulated RMA, a
- * consistent lie naming another process's segments of the right sizes) is listed in the README's
- * trust model.
+ * consistent lie naming another process's segments of the right sizes) is listed in the trust
+ * model (docs/trust-model.md).
  *
  * <p><b>Thread safety:</b> stateless.
  */

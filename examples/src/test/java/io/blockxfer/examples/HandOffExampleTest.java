@@ -1,7 +1,6 @@
-package io.blockxfer.holds.example;
+package io.blockxfer.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blockxfer.holds.HoldEnd;
 import io.blockxfer.holds.Lease;
@@ -9,11 +8,7 @@ import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.Transports;
-import java.io.IOException;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -22,8 +17,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's hand-offs, run: a prefill and a decode worker on loopback pull a request's blocks,
- * then push another's; and the Java the README shows is these examples' own lines.
+ * docs/holds.md's hand-offs, run: a prefill and a decode worker on loopback pull a request's blocks,
+ * then push another's.
  */
 class HandOffExampleTest {
 
@@ -83,31 +78,5 @@ class HandOffExampleTest {
                 assertEquals(44, d.region().segment().get(ValueLayout.JAVA_BYTE, 9 * 4096L));
             }
         }
-    }
-
-    @Test
-    void theJavaTheReadmeShowsIsTheseExamplesOwn() throws IOException {
-        Path readme = Path.of("..", "README.md");
-        String text = Files.readString(readme, StandardCharsets.UTF_8);
-        int from = text.indexOf("\n## Holds");
-        assertTrue(from > 0, "the README has a Holds section");
-        int to = text.indexOf("\n## ", from + 4);
-        String section = text.substring(from, to < 0 ? text.length() : to);
-        String examples = Files.readString(Path.of("src/test/java/io/blockxfer/holds/example/PullHandOff.java"))
-                + Files.readString(Path.of("src/test/java/io/blockxfer/holds/example/PushHandOff.java"));
-        List<String> missing = new ArrayList<>();
-        int blocks = 0;
-        for (int at = section.indexOf("```java"); at >= 0; at = section.indexOf("```java", at + 1)) {
-            blocks++;
-            int end = section.indexOf("```", at + 7);
-            for (String line : section.substring(at + 7, end).split("\n", -1)) {
-                String l = line.strip();
-                if (!l.isEmpty() && !l.equals("...") && !examples.contains(l)) {
-                    missing.add(l);
-                }
-            }
-        }
-        assertTrue(blocks >= 2, "the section shows the pull and the push");
-        assertEquals(List.of(), missing, "lines the README shows that the compiled examples do not have");
     }
 }

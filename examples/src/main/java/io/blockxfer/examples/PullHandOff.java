@@ -1,4 +1,4 @@
-package io.blockxfer.holds.example;
+package io.blockxfer.examples;
 
 import io.blockxfer.holds.Hold;
 import io.blockxfer.holds.HoldEnd;
@@ -12,17 +12,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.IntConsumer;
 
 /**
- * The pull hand-off as a prefill and a decode worker write it (the README's "Holds" section shows
- * these lines): the prefill lends a request's computed blocks to the decode worker that will read
- * them, and frees them when the hold ended; the decode worker reads them into its own blocks and
- * releases with the last read.
+ * docs/holds.md, the pull hand-off as a prefill and a decode worker write it: the prefill lends a
+ * request's computed blocks to the decode worker that will read them, and frees them when the
+ * hold ended; the decode worker reads them into its own blocks and releases with the last read.
+ * Each side is as thread-safe as its {@link Holds}.
  */
 final class PullHandOff {
 
     private PullHandOff() {
     }
 
-    /** Timeouts for a deployment whose membership TTL is 15 s (see the README). */
+    /** Timeouts for a deployment whose membership TTL is 15 s (see docs/holds.md). */
     static final Duration HOLD_TTL = Duration.ofSeconds(6);
     static final Duration HOLD_LIMIT = Duration.ofSeconds(60);
 
@@ -30,20 +30,21 @@ final class PullHandOff {
     static final class Prefill implements AutoCloseable {
         private final Holds holds;
 
+        // @start region="prefill"
+        // prefill: owns the blocks
         Prefill(DataTransport transport) {
-            // prefill: owns the blocks
             holds = Holds.builder(transport)
                     .pumpNotifications(n -> { /* the engine's own notifications */ })
                     .build();
         }
 
-        /** The request's blocks are computed: hold them for the decode worker; the grant goes with the request. */
+        // the request's blocks are computed: hold them for the decode worker; the grant goes with the request
         byte[] lend(String decodeWorker, int[] blocks) {
             Hold hold = holds.create(decodeWorker, blocks, HOLD_TTL, HOLD_LIMIT);
             return hold.grant().encode();
         }
 
-        /** Each scheduler step: blocks whose hold ended are free again, whatever the reason. */
+        // each scheduler step: blocks whose hold ended are free again, whatever the reason
         int step(IntConsumer free) {
             return holds.pollEnded((HoldEnd end) -> {
                 for (int b : end.blocks()) {
@@ -52,6 +53,7 @@ final class PullHandOff {
                 // end.reason(): RELEASED (read), EXPIRED (the reader died or froze), CANCELLED, PEER_REMOVED, ...
             });
         }
+        // @end region="prefill"
 
         @Override
         public void close() {
@@ -63,14 +65,15 @@ final class PullHandOff {
     static final class Decode implements AutoCloseable {
         private final Holds holds;
 
+        // @start region="decode"
+        // decode: reads them into its own blocks, and releases with the last read
         Decode(DataTransport transport) {
-            // decode: reads them into its own blocks, and releases with the last read
             holds = Holds.builder(transport)
                     .pumpNotifications(n -> { /* the engine's own notifications */ })
                     .build();
         }
 
-        /** Pulls the request's blocks into {@code into}; completes when they are here and were never reused. */
+        // completes when the blocks are in `into` and the prefill never reused them meanwhile
         CompletableFuture<Void> pull(String prefillWorker, byte[] grant, int[] into) {
             Lease lease = holds.accept(prefillWorker, HoldGrant.decode(grant));
             return lease.readAndRelease(into, lease.blocks())
@@ -80,6 +83,7 @@ final class PullHandOff {
                         }
                     });
         }
+        // @end region="decode"
 
         @Override
         public void close() {
