@@ -271,7 +271,15 @@ public enum DirectoryRules {
                     + " newer one's goodbye the key stays empty (no restore, no new publication)",
             "on a valid entry of a higher epoch under the own id (MEMBER_ID_IN_USE): revoke the lease, restore and"
                     + " publish nothing more",
-            "hides-its-own-key-from-its-owner");
+            "hides-its-own-key-from-its-owner"),
+    B25(Area.ON_DEMAND, Kind.TIMING, null,
+            "a resolution whose registration is still under way fails as TIMEOUT no sooner than its resolve timeout,"
+                    + " as RELEASED when the member is released, as CLOSED when the membership closes; each leaves"
+                    + " nothing: the member is not held nor told added, and its registration is taken back from the"
+                    + " transport, also when it completes late; resolving again works",
+            "end a resolution at its timeout, release or close; remove what its registration put in the transport,"
+                    + " and ignore the registration's late completion",
+            "ignores-its-resolve-timeout, keeps-the-late-registration");
 
     /**
      * The groups of rules, each in one class, one {@code @Nested} class of the suite each.

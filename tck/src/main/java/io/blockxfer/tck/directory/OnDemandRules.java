@@ -8,6 +8,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B21;
 import static io.blockxfer.tck.directory.DirectoryRules.B22;
 import static io.blockxfer.tck.directory.DirectoryRules.B23;
 import static io.blockxfer.tck.directory.DirectoryRules.B24;
+import static io.blockxfer.tck.directory.DirectoryRules.B25;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -37,11 +38,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * B17-B24: members on demand and groups: a membership resolves a member when it needs it, holds it
+ * B17-B25: members on demand and groups: a membership resolves a member when it needs it, holds it
  * once, follows it until it leaves and no longer, releases it when idle at its limit; groups and
  * eager memberships mix in one prefix; a delete seen through one watch never removes a member held
- * through another; and a process whose member id another process took with a newer epoch stops
- * publishing its own.
+ * through another; a process whose member id another process took with a newer epoch stops
+ * publishing its own; and a resolution that times out, is released or is closed under way fails
+ * with that reason and leaves nothing behind.
  *
  * <p><b>Thread safety:</b> JUnit makes one instance per rule; not shared.
  */
@@ -380,4 +382,92 @@ abstract class OnDemandRules extends MembershipRuleGroup {
         assertEquals(1, older.log().count("published "), fx.msg(older.id() + ", superseded, published again: "
                 + older.log().lines()));
     }
+
+    @DirectoryRuleTest(B25)
+    public final void b25_aResolutionThatCannotFinishFailsAndLeavesNothing() throws Exception {
+        DirectoryFixture fx = fx();
+        Duration limit = Duration.ofMillis(800);
+        Node a = node("a", builder -> builder.followNone().resolveTimeout(limit));
+        Node b = node("b");
+        String id = b.id();
+
+        // its registration held past the resolve timeout: TIMEOUT, and the registration taken back
+        a.transport().holdRegistrations();
+        int mark = a.log().lines().size();
+        long start = System.nanoTime();
+        MemberResolutionException late = resolutionFailure(a, id, "a member whose registration is held past the"
+                + " resolve timeout");
+        long took = System.nanoTime() - start;
+        assertEquals(MemberResolutionException.Reason.TIMEOUT, late.reason(), fx.msg("a resolution whose registration"
+                + " outlived the resolve timeout of " + limit.toMillis() + " ms: " + late));
+        assertTrue(took >= limit.toNanos(), fx.msg("the resolution timed out after " + took / 1_000_000 + " ms, before"
+                + " its resolve timeout of " + limit.toMillis() + " ms"));
+        assertLeftNothing(a, id, mark, "a resolution that timed out");
+
+        // resolving it again works, and a resolution released under way fails as RELEASED
+        assertEquals(b.epoch(), resolved(a, id), fx.msg("resolving again after a timeout gave another epoch"));
+        fx.assertWriteLands(a.transport(), id, b.transport(), (byte) 31);
+        assertTrue(a.membership().release(id), fx.msg(a.id() + " did not hold the member it resolved"));
+        awaitWithin(() -> a.transport().traffic(id).isEmpty(), fx.env.timeout(), () -> a.id() + " did not remove"
+                + " the member it released from its transport");
+        a.transport().holdRegistrations();
+        mark = a.log().lines().size();
+        CompletableFuture<Long> released = a.membership().resolve(id);
+        awaitWithin(() -> a.transport().calls(id).size() == 5, fx.env.timeout(), () -> a.id() + " did not start"
+                + " registering " + id + " again: " + a.transport().calls(id));
+        assertTrue(a.membership().release(id), fx.msg("release(" + id + ") while its resolution was under way"
+                + " found nothing to release"));
+        assertFailsAs(released, MemberResolutionException.Reason.RELEASED, "a resolution released under way");
+        assertLeftNothing(a, id, mark, "a resolution released under way");
+
+        // one under way when the membership closes fails as CLOSED
+        a.transport().holdRegistrations();
+        CompletableFuture<Long> closed = a.membership().resolve(id);
+        awaitWithin(() -> a.transport().calls(id).size() == 7, fx.env.timeout(), () -> a.id() + " did not start"
+                + " registering " + id + " again: " + a.transport().calls(id));
+        a.membership().close();
+        assertFailsAs(closed, MemberResolutionException.Reason.CLOSED, "a resolution under way at close");
+        a.transport().letRegistrationsGo();
+    }
+
+    /**
+     * After a failed resolution of {@code id} whose registration was held: the membership holds
+     * nothing of it and told nobody it was added (in its log's lines from {@code mark} on), and once the registration is let go, the
+     * transport it reached is taken back ({@code add}, then {@code remove}) and stays so.
+     */
+    private void assertLeftNothing(Node a, String id, int mark, String what) throws InterruptedException {
+        DirectoryFixture fx = fx();
+        assertFalse(a.membership().members().containsKey(id), fx.msg(what + " left " + id + " among the members of "
+                + a.id() + ": " + a.membership().members()));
+        a.transport().letRegistrationsGo();
+        List<String> calls = a.transport().calls(id);
+        awaitWithin(() -> a.transport().calls(id).getLast().equals("remove " + id), fx.env.timeout(),
+                () -> what + " left its registration of " + id + " in the transport: " + a.transport().calls(id));
+        Thread.sleep(fx.env.quiet().toMillis()); // the registration's late completion changes nothing
+        assertTrue(a.transport().calls(id).getLast().equals("remove " + id) && a.transport().traffic(id).isEmpty(),
+                fx.msg(what + ": " + id + " was registered again after its registration completed late: "
+                        + a.transport().calls(id) + " (before: " + calls + ")"));
+        assertFalse(a.membership().members().containsKey(id), fx.msg(what + ": " + a.id() + " holds " + id
+                + " after its registration completed late"));
+        List<String> told = a.log().lines().subList(mark, a.log().lines().size());
+        assertFalse(told.stream().anyMatch(l -> l.startsWith("added " + id + " ")), fx.msg(what
+                + ": the listeners were told " + id + " was added: " + told));
+    }
+
+    private void assertFailsAs(CompletableFuture<Long> f, MemberResolutionException.Reason reason, String what)
+            throws InterruptedException {
+        DirectoryFixture fx = fx();
+        try {
+            long epoch = f.get(fx.env.timeout().toMillis(), TimeUnit.MILLISECONDS);
+            throw new AssertionError(fx.msg(what + " completed with epoch " + epoch + "; expected " + reason));
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof MemberResolutionException m) || m.reason() != reason) {
+                throw new AssertionError(fx.msg(what + " failed with " + e.getCause() + "; expected " + reason),
+                        e.getCause());
+            }
+        } catch (TimeoutException e) {
+            throw new AssertionError(fx.msg(what + " did not end within " + fx.env.timeout().toMillis() + " ms"), e);
+        }
+    }
+
 }

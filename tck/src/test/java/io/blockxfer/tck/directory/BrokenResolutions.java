@@ -8,6 +8,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B21;
 import static io.blockxfer.tck.directory.DirectoryRules.B22;
 import static io.blockxfer.tck.directory.DirectoryRules.B23;
 import static io.blockxfer.tck.directory.DirectoryRules.B24;
+import static io.blockxfer.tck.directory.DirectoryRules.B25;
 import static io.blockxfer.tck.directory.Breakages.decoded;
 import static io.blockxfer.tck.directory.Breakages.rewriting;
 import static io.blockxfer.tck.directory.Breakages.signed;
@@ -29,10 +30,14 @@ import io.blockxfer.tck.directory.Breakages.BrokenDirectory;
 import io.blockxfer.tck.directory.Breakages.Forwarding;
 import io.blockxfer.tck.directory.Breakages.Variant;
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PeerTraffic;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongFunction;
 
 /**
@@ -191,6 +196,33 @@ final class BrokenResolutions {
                             return;
                         }
                         to.changed(e);
+                    }
+                };
+            }
+        }));
+        v.add(new Variant("ignores-its-resolve-timeout", B25, new Breakage() {
+            /** Whatever the application asks, a resolution waits for its registration for ten minutes. */
+            @Override
+            public Membership.Builder configure(Membership.Builder builder) {
+                return builder.resolveTimeout(Duration.ofMinutes(10));
+            }
+        }));
+        v.add(new Variant("keeps-the-late-registration", B25, new Breakage() {
+            /** A removal asked while the peer's registration is still under way is dropped. */
+            @Override
+            public DataTransport membershipTransport(DataTransport transport) {
+                return new ForwardingTransport(transport) {
+                    private final Set<String> underWay = ConcurrentHashMap.newKeySet();
+
+                    @Override
+                    public CompletableFuture<Void> addPeerAsync(String peerId, PeerDescriptor peer) {
+                        underWay.add(peerId);
+                        return delegate.addPeerAsync(peerId, peer).whenComplete((v, e) -> underWay.remove(peerId));
+                    }
+
+                    @Override
+                    public boolean removePeer(String peerId) {
+                        return underWay.contains(peerId) || delegate.removePeer(peerId);
                     }
                 };
             }
