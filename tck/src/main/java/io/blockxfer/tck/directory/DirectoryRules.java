@@ -279,7 +279,14 @@ public enum DirectoryRules {
                     + " transport, also when it completes late; resolving again works",
             "end a resolution at its timeout, release or close; remove what its registration put in the transport,"
                     + " and ignore the registration's late completion",
-            "ignores-its-resolve-timeout, keeps-the-late-registration");
+            "ignores-its-resolve-timeout, keeps-the-late-registration"),
+    B26(Area.ON_DEMAND, Kind.REQUIRED, null,
+            "a released member's highest epoch stays remembered: an older entry of it, written after it was"
+                    + " released and left, is refused as STALE_EPOCH when resolved and reaches nothing, while a newer"
+                    + " one resolves and takes transfers",
+            "keep the highest epoch accepted of every member, released ones too, and check resolved entries against"
+                    + " it",
+            "forgets-released-epochs");
 
     /**
      * The groups of rules, each in one class, one {@code @Nested} class of the suite each.

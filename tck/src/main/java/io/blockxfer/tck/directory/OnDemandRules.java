@@ -9,6 +9,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B22;
 import static io.blockxfer.tck.directory.DirectoryRules.B23;
 import static io.blockxfer.tck.directory.DirectoryRules.B24;
 import static io.blockxfer.tck.directory.DirectoryRules.B25;
+import static io.blockxfer.tck.directory.DirectoryRules.B26;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -38,12 +39,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * B17-B25: members on demand and groups: a membership resolves a member when it needs it, holds it
+ * B17-B26: members on demand and groups: a membership resolves a member when it needs it, holds it
  * once, follows it until it leaves and no longer, releases it when idle at its limit; groups and
  * eager memberships mix in one prefix; a delete seen through one watch never removes a member held
  * through another; a process whose member id another process took with a newer epoch stops
- * publishing its own; and a resolution that times out, is released or is closed under way fails
- * with that reason and leaves nothing behind.
+ * publishing its own; a resolution that times out, is released or is closed under way fails
+ * with that reason and leaves nothing behind; and a released member's highest epoch is remembered.
  *
  * <p><b>Thread safety:</b> JUnit makes one instance per rule; not shared.
  */
@@ -428,6 +429,35 @@ abstract class OnDemandRules extends MembershipRuleGroup {
         a.membership().close();
         assertFailsAs(closed, MemberResolutionException.Reason.CLOSED, "a resolution under way at close");
         a.transport().letRegistrationsGo();
+    }
+
+    @DirectoryRuleTest(B26)
+    public final void b26_aReleasedMemberKeepsItsHighestEpoch() throws Exception {
+        DirectoryFixture fx = fx();
+        Node a = node("a", builder -> builder.followNone());
+        DataTransport tb = fx.transport(fx.agent("b"));
+        String id = tb.agentName();
+        DeploymentKeyRing ring = fx.ring();
+        Publication second = publishEntry(fx.client(), id, 2, tb.localDescriptor(), ring);
+        assertEquals(2, resolved(a, id), fx.msg("the resolution of " + id + " gave another epoch"));
+        assertTrue(a.membership().release(id), fx.msg(a.id() + " did not hold the member it resolved"));
+        awaitWithin(() -> a.transport().traffic(id).isEmpty(), fx.env.timeout(), () -> a.id() + " did not remove"
+                + " the member it released from its transport");
+        second.close(); // its goodbye: then an older entry of it is written under its key
+        Publication older = publishEntry(fx.client(), id, 1, tb.localDescriptor(), ring);
+        List<String> before = a.transport().calls(id);
+        MemberResolutionException stale = resolutionFailure(a, id, "an older entry of a released member");
+        Refusal r = stale.refusal().orElseThrow(() -> new AssertionError(fx.msg("resolving an older entry of a"
+                + " released member failed as " + stale.reason() + " without a refusal: " + stale)));
+        assertEquals(Refusal.Reason.STALE_EPOCH, r.reason(), fx.msg("an entry of epoch 1 of " + id + ", released at"
+                + " epoch 2, was refused for another reason: " + r));
+        assertEquals(before, a.transport().calls(id), fx.msg("the older entry of the released " + id + " reached the"
+                + " transport"));
+        older.close();
+        Publication third = publishEntry(fx.client(), id, 3, tb.localDescriptor(), ring);
+        assertEquals(3, resolved(a, id), fx.msg("a newer entry of the released member was not resolved"));
+        fx.assertWriteLands(a.transport(), id, tb, (byte) 26);
+        third.close();
     }
 
     /**

@@ -9,6 +9,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B22;
 import static io.blockxfer.tck.directory.DirectoryRules.B23;
 import static io.blockxfer.tck.directory.DirectoryRules.B24;
 import static io.blockxfer.tck.directory.DirectoryRules.B25;
+import static io.blockxfer.tck.directory.DirectoryRules.B26;
 import static io.blockxfer.tck.directory.Breakages.decoded;
 import static io.blockxfer.tck.directory.Breakages.rewriting;
 import static io.blockxfer.tck.directory.Breakages.signed;
@@ -205,6 +206,26 @@ final class BrokenResolutions {
             @Override
             public Membership.Builder configure(Membership.Builder builder) {
                 return builder.resolveTimeout(Duration.ofMinutes(10));
+            }
+        }));
+        v.add(new Variant("forgets-released-epochs", B26, new MemberWatchBreakage() {
+            /** Across the member watches resolutions open, an entry older than one seen is shown as a newer one. */
+            private final Map<String, Long> highest = new ConcurrentHashMap<>();
+
+            @Override
+            DirectoryListener memberListener(DirectoryListener l) {
+                return rewriting(l, true, (key, value) -> {
+                    MemberEntry e = decoded(value);
+                    if (e == null) {
+                        return null;
+                    }
+                    long top = highest.merge(key, e.epoch(), Math::max);
+                    if (e.epoch() == top) {
+                        return null;
+                    }
+                    highest.put(key, top + 1);
+                    return Map.entry(key, signed(e.memberId(), top + 1, e.peerDescriptor()));
+                });
             }
         }));
         v.add(new Variant("keeps-the-late-registration", B25, new Breakage() {
