@@ -286,7 +286,13 @@ public enum DirectoryRules {
                     + " one resolves and takes transfers",
             "keep the highest epoch accepted of every member, released ones too, and check resolved entries against"
                     + " it",
-            "forgets-released-epochs");
+            "forgets-released-epochs"),
+    B27(Area.MEMBERSHIP, Kind.CAPABILITY, DirectoryFault.OUTAGE,
+            "building a membership on an unreachable directory throws DirectoryUnavailableException naming the"
+                    + " directory within its operation timeout, registers nothing and leaves no entry once the"
+                    + " directory is back; built again then, it publishes and is found",
+            "let the directory's unavailability out of Membership.build, bounded by the operation timeout",
+            "hangs-when-unreachable, vague-unreachable-error");
 
     /**
      * The groups of rules, each in one class, one {@code @Nested} class of the suite each.

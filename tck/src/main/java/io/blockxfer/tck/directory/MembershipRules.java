@@ -8,6 +8,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B13;
 import static io.blockxfer.tck.directory.DirectoryRules.B14;
 import static io.blockxfer.tck.directory.DirectoryRules.B15;
 import static io.blockxfer.tck.directory.DirectoryRules.B16;
+import static io.blockxfer.tck.directory.DirectoryRules.B27;
 import static io.blockxfer.tck.directory.DirectoryRules.B2;
 import static io.blockxfer.tck.directory.DirectoryRules.B3;
 import static io.blockxfer.tck.directory.DirectoryRules.B4;
@@ -24,6 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blockxfer.directory.Directory;
 import io.blockxfer.directory.DirectoryEntry;
+import io.blockxfer.directory.DirectoryScope;
+import io.blockxfer.directory.DirectoryUnavailableException;
 import io.blockxfer.directory.MemberEntry;
 import io.blockxfer.directory.Membership;
 import io.blockxfer.directory.Publication;
@@ -43,8 +46,8 @@ import java.util.Set;
  * B1-B16: a {@link io.blockxfer.directory.Membership} binding loopback transports to the directory:
  * joins, restarts, leaves and expiries reach the transports; bad entries are refused and never
  * reach them; lost leases, outages, throwing listeners, close and flapping members are handled;
- * entries are bound to their lease and restored under it. The members resolved on demand are
- * {@link OnDemandRules}'.
+ * entries are bound to their lease and restored under it; a membership is not built on an
+ * unreachable directory (B27). The members resolved on demand are {@link OnDemandRules}'.
  *
  * <p><b>Thread safety:</b> JUnit makes one instance per rule; not shared.
  */
@@ -537,4 +540,33 @@ abstract class MembershipRules extends MembershipRuleGroup {
         fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 12);
         fx.assertWriteLands(b.transport(), a.id(), a.transport(), (byte) 13);
     }
+
+    @DirectoryRuleTest(B27)
+    public final void b27_noMembershipOnAnUnreachableDirectory() throws Exception {
+        DirectoryFixture fx = fx();
+        RecordingTransport t = new RecordingTransport(fx.transport(fx.agent("u")));
+        String id = t.agentName();
+        Directory client = fx.client();
+        fx.deployment.cutOff(client);
+        Duration limit = client.operationTimeout().plusSeconds(2);
+        long start = System.nanoTime();
+        var e = assertThrows(DirectoryUnavailableException.class, () -> fx.start(fx.builder(t, client, fx.log())),
+                fx.msg("building a membership on an unreachable directory"));
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertTrue(took.compareTo(limit) <= 0, fx.msg("building a membership on an unreachable directory took "
+                + took.toMillis() + " ms, above its operation timeout of " + client.operationTimeout().toMillis()
+                + " ms (+2 s)"));
+        assertTrue(String.valueOf(e.getMessage()).contains(client.toString()), fx.msg("the error does not name the"
+                + " directory '" + client + "': " + e.getMessage()));
+        assertEquals(List.of(), t.calls(), fx.msg("a membership that could not be built registered peers"));
+        fx.deployment.reconnect(client);
+        Thread.sleep(fx.env.quiet().toMillis());
+        assertEquals(List.of(), fx.watcher(DirectoryScope.member(id)).snapshot().entries(), fx.msg("a membership that"
+                + " could not be built left an entry of " + id + " once the directory was back"));
+        Membership m = fx.start(fx.builder(t, client, fx.log()));
+        Node w = node("w");
+        fx.awaitMember(w.membership(), id, m.epoch());
+        fx.assertWriteLands(w.transport(), id, t, (byte) 27);
+    }
+
 }

@@ -10,6 +10,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B9;
 import static io.blockxfer.tck.directory.DirectoryRules.D10;
 import static io.blockxfer.tck.directory.DirectoryRules.D11;
 import static io.blockxfer.tck.directory.DirectoryRules.D12;
+import static io.blockxfer.tck.directory.DirectoryRules.B27;
 import static io.blockxfer.tck.directory.DirectoryRules.D13;
 import static io.blockxfer.tck.directory.DirectoryRules.D14;
 import static io.blockxfer.tck.directory.DirectoryRules.D15;
@@ -356,7 +357,7 @@ final class BrokenDirectories {
                 };
             }
         }));
-        v.add(new Variant("hangs-when-unreachable", D13, new Breakage() {
+        Breakage hangs = new Breakage() {
             @Override
             public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
                     PublicationListener l) {
@@ -377,8 +378,10 @@ final class BrokenDirectories {
                     throw e;
                 }
             }
-        }));
-        v.add(new Variant("vague-unreachable-error", D13, new Breakage() {
+        };
+        v.add(new Variant("hangs-when-unreachable", D13, hangs));
+        v.add(new Variant("hangs-when-unreachable", B27, hangs));
+        Breakage vague = new Breakage() {
             @Override
             public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
                     PublicationListener l) {
@@ -397,7 +400,9 @@ final class BrokenDirectories {
                     throw new DirectoryUnavailableException("unavailable");
                 }
             }
-        }));
+        };
+        v.add(new Variant("vague-unreachable-error", D13, vague));
+        v.add(new Variant("vague-unreachable-error", B27, vague));
         v.add(new Variant("member-scope-matches-a-prefix", D14, new Breakage() {
             /** Watches every key that starts with the member's key, as an etcd watch WithPrefix of it would. */
             @Override
