@@ -34,10 +34,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@link DirectoryRules.Area}: D1-D13, the directory contract ({@code DirectoryContractRules}:
  * publish, snapshot and ordered events, goodbye, lease expiry and keep-alive, reconnects and
  * resyncs, lease loss, bad arguments, close, listener threads, unreachable directories); D14 on,
- * scopes ({@code DirectoryScopeRules}: scoped watches, publications with a group); B1-B16, a
+ * scopes ({@code DirectoryScopeRules}: scoped watches, publications with a group); B1-B16 and B27, a
  * {@link io.blockxfer.directory.Membership} binding loopback transports to the directory
  * ({@code MembershipRules}: joins, restarts, leaves, expiries, refusals of bad entries, lease loss,
- * outages, listeners, close, flapping, restores); B17 on, members on demand ({@code OnDemandRules}:
+ * outages, listeners, close, flapping, restores, unreachable at build); B17 to B26, members on demand ({@code OnDemandRules}:
  * resolved, followed until they leave, released when idle, groups, deletes of other keys, twins). Every rule has an id shown in its display name with its class ({@code [D7]
  * (capability) ...}) and in every assertion message ({@code [D7] etcd 3.4.23: ...});
  * {@link DirectoryRules} explains each. Rule methods are final. A rule needing a fault the
@@ -173,7 +173,7 @@ public abstract class DirectoryConformanceSuite {
         }
     }
 
-    /** B1-B16: a membership binding loopback transports to the directory. <b>Thread safety:</b> one instance per rule. */
+    /** B1-B16 and B27: a membership binding loopback transports to the directory. <b>Thread safety:</b> one instance per rule. */
     @Nested
     public final class Memberships extends MembershipRules {
         /** For JUnit. */

@@ -306,7 +306,7 @@ public enum DirectoryRules {
          * {@code DirectoryScopeRules}.
          */
         SCOPES,
-        /** B1-B16, a membership binding a loopback transport to the directory: {@code MembershipRules}. */
+        /** B1-B16 and B27, a membership binding a loopback transport to the directory: {@code MembershipRules}. */
         MEMBERSHIP,
         /** B17 on, members on demand and groups: {@code OnDemandRules}. */
         ON_DEMAND;

@@ -43,7 +43,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 /**
- * B1-B16: a {@link io.blockxfer.directory.Membership} binding loopback transports to the directory:
+ * B1-B16 and B27: a {@link io.blockxfer.directory.Membership} binding loopback transports to the directory:
  * joins, restarts, leaves and expiries reach the transports; bad entries are refused and never
  * reach them; lost leases, outages, throwing listeners, close and flapping members are handled;
  * entries are bound to their lease and restored under it; a membership is not built on an
