@@ -80,7 +80,7 @@ public final class RecordingTransport extends ForwardingTransport {
             gate = registrationGate;
         }
         CompletableFuture<Void> registered = delegate.addPeerAsync(peerId, peer);
-        return gate.isDone() ? registered : registered.thenCombine(gate, (done, let) -> done);
+        return gate.isDone() ? registered : registered.thenCombine(gate, (done, let) -> null);
     }
 
     @Override
