@@ -108,6 +108,12 @@ public final class DirectoryDispatcher implements AutoCloseable {
                 if (!executor.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
                     LOG.log(Level.WARNING, "directory " + name + ": a listener callback still runs "
                             + CLOSE_WAIT_SECONDS + " s after close");
+                } else {
+                    // the executor terminates while its last worker is still on its way out
+                    Thread t = thread;
+                    if (t != null) {
+                        t.join(Duration.ofSeconds(CLOSE_WAIT_SECONDS));
+                    }
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
