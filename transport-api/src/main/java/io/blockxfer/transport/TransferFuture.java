@@ -35,9 +35,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Dependents.</b> Dependent stages ({@link #thenRun}, {@link #whenComplete}, ...) are plain
  * {@link CompletableFuture}s; a dependent registered with a non-async method runs on the thread
- * that completes this future: the thread blocked on it (its own), a thread that polls or waits on
- * the same transport, the transport's completion thread, or the thread that removes the peer,
- * cancels or closes; a chain of such dependents runs on that one thread, stage after stage. The
+ * that completes this future: the thread blocked on it (its own), the thread that adds a dependent
+ * to it (adding a dependent to a pending future first looks at its peer, as a poll does, so a
+ * transfer that already ended runs the dependent at once, on that thread, with no hand-off), a
+ * thread that polls or waits on the same transport, the transport's completion thread, or the
+ * thread that removes the peer, cancels or closes; a chain of such dependents runs on that one
+ * thread, stage after stage. The
  * transport completes futures only after releasing its locks, and never on a thread inside native
  * code (a backend's callback or an upcall), so dependents may call back into the transport; a
  * dependent that blocks for long holds up the thread that completed it (on the transport's
@@ -77,7 +80,8 @@ public final class TransferFuture extends CompletableFuture<Void> {
 
         /**
          * A dependent stage was added to {@code future} while it was pending: make sure it is
-         * completed without any thread blocking on it. Must not block. Does nothing by default.
+         * completed without any thread blocking on it. Must not park: it may take a first look, as
+         * a poll does, and complete the future on the calling thread. Does nothing by default.
          */
         default void dependentAdded(TransferFuture future) {
         }

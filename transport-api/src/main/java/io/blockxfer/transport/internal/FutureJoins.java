@@ -15,8 +15,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>It also decides, at each asynchronous submit, whether to wake the completion thread at once
  * (the transport's futures were lately left to it) or only to make sure it watches (they were
- * lately joined, so the joining thread will complete the future itself), and wakes it when a
- * dependent is added to a pending future (see {@link CompletionThread}).
+ * lately joined, so the joining thread will complete the future itself). A thread that adds a
+ * dependent to a pending future takes a first look at its peer, and wakes the completion thread
+ * only if the future stays pending (see {@link CompletionThread}).
  *
  * <p><b>Thread safety:</b> thread-safe.
  */
@@ -52,9 +53,23 @@ public final class FutureJoins implements TransferFuture.Driver {
         }
     }
 
+    /**
+     * A first look, as a join's, on the thread that adds the dependent: a transfer that already
+     * ended completes its future here, so the dependent runs at once on this thread, with no hand-off
+     * (as a dependent added to a completed {@code CompletableFuture} does); otherwise the
+     * completion thread is woken to complete it.
+     */
     @Override
     public void dependentAdded(TransferFuture future) {
-        completionThread.wake();
+        CompletionScratch stats = CompletionScratch.acquire();
+        try {
+            look(future, stats);
+        } finally {
+            stats.release();
+        }
+        if (!future.isDone()) {
+            completionThread.wake();
+        }
     }
 
     @Override

@@ -292,6 +292,19 @@ class JoiningFuturesTest {
                 + " stage on it: " + ranOn);
     }
 
+    @ParameterizedTest(name = "engine signals: {0}")
+    @ValueSource(booleans = {true, false})
+    void aDependentAddedAfterItsTransferEndedRunsAtOnceOnTheAddingThread(boolean signals) throws Exception {
+        open(signals);
+        engine.progressEnds = ScriptedEngine.DONE;
+        engine.notDrivenBy = COMPLETION_THREAD; // only the adding thread's first look can end the transfer
+        List<Thread> ranOn = new CopyOnWriteArrayList<>();
+        CompletableFuture<Integer> dependent = writeAsync(1).thenApply(v -> record(ranOn, 1));
+        assertTrue(dependent.isDone(), "adding a dependent to a future whose transfer had ended must look at its"
+                + " peer and run the dependent at once, with no hand-off");
+        assertEquals(List.of(Thread.currentThread()), ranOn, "the dependent must run on the thread that added it");
+    }
+
     private static int record(List<Thread> ranOn, int n) {
         ranOn.add(Thread.currentThread());
         return n;
