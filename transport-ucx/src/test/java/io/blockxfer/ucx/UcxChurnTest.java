@@ -49,7 +49,9 @@ class UcxChurnTest {
         List<String> jvm = List.of("-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch", compiler);
         List<String> cmd = new ArrayList<>(UcxTestSupport.javaCommand(ChurnRun.class.getName(), List.of(),
                 List.of(mode, Integer.toString(cycles), Integer.toString(every))));
-        cmd.addAll(1, jvm);
+        // after the command's own -Xmx512m, which would otherwise win: the heap must stay the
+        // pre-touched 256 MiB, or its growth past that (whenever the collector decides) reads as a leak
+        cmd.addAll(cmd.indexOf("-cp"), jvm);
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         List<long[]> samples = new ArrayList<>();
         boolean done = false;
