@@ -75,6 +75,15 @@ public final class AsyncCompletions {
         }
     }
 
+    /**
+     * A dependent was added to a pending future: the transport's futures are now expected to be
+     * taken care of by their callers, the thread that adds a dependent waking the completion
+     * thread for a future that stays pending ({@link #wakeAtSubmit()} turns false, as for a join).
+     */
+    public void dependentSeen() {
+        joinSeen();
+    }
+
     /** A thread starts blocking on a future still pending: it completes that future itself. */
     public void joinStarted() {
         joining.incrementAndGet();

@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  *       back-off ({@link Backoff}), moves what ended into the peers' owed reports and signals the
  *       waiters;</li>
  *   <li>while it attends to futures ({@link #wake()}: an asynchronous submit of a transport whose
- *       futures were lately left to it, a dependent added to a pending future, a thread that
+ *       futures were lately left to it, a dependent added to a future still pending after the
+ *       adding thread's first look ({@link FutureJoins#dependentAdded}), a thread that
  *       stopped blocking on a future still pending), it completes their futures: on an engine
  *       that signals, it drives the engine as a poll would and then waits for the signal like a
  *       caller (so the engine drives transfers to their end), staying so for

@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>It also decides, at each asynchronous submit, whether to wake the completion thread at once
  * (the transport's futures were lately left to it) or only to make sure it watches (they were
- * lately joined, so the joining thread will complete the future itself). A thread that adds a
+ * lately joined or given dependents, so the joining thread will complete the future itself, or
+ * the thread that adds a dependent will look first and wake it if needed). A thread that adds a
  * dependent to a pending future takes a first look at its peer, and wakes the completion thread
  * only if the future stays pending (see {@link CompletionThread}).
  *
@@ -57,10 +58,12 @@ public final class FutureJoins implements TransferFuture.Driver {
      * A first look, as a join's, on the thread that adds the dependent: a transfer that already
      * ended completes its future here, so the dependent runs at once on this thread, with no hand-off
      * (as a dependent added to a completed {@code CompletableFuture} does); otherwise the
-     * completion thread is woken to complete it.
+     * completion thread is woken to complete it. Either way the transport's futures now count as
+     * taken care of by their callers: later submits only make sure the completion thread watches.
      */
     @Override
     public void dependentAdded(TransferFuture future) {
+        async.dependentSeen(); // so later submits need not wake the completion thread
         CompletionScratch stats = CompletionScratch.acquire();
         try {
             look(future, stats);

@@ -305,6 +305,26 @@ class JoiningFuturesTest {
         assertEquals(List.of(Thread.currentThread()), ranOn, "the dependent must run on the thread that added it");
     }
 
+    @ParameterizedTest(name = "engine signals: {0}")
+    @ValueSource(booleans = {true, false})
+    void futuresGivenDependentsDoNotWakeTheCompletionThreadAtEachSubmit(boolean signals) throws Exception {
+        open(signals);
+        engine.progressEnds = ScriptedEngine.DONE;
+        engine.notDrivenBy = COMPLETION_THREAD;
+        engine.countedThread = COMPLETION_THREAD;
+        writeAsync(0).thenRun(() -> { }).get(WAKE_BOUND_MILLIS, TimeUnit.MILLISECONDS);
+        Thread.sleep(50); // the completion thread, woken by the first submit, has stopped attending
+        int before = engine.countedProgress.get();
+        int submits = 200;
+        for (int i = 0; i < submits; i++) {
+            assertTrue(writeAsync(i % 16).thenRun(() -> { }).isDone(), "the adding thread's first look ends it");
+        }
+        int woken = engine.countedProgress.get() - before;
+        assertTrue(woken < submits / 4, "once futures are given dependents, a submit must not wake the completion"
+                + " thread (the dependent's first look ends the transfer): it drove the engine " + woken
+                + " times in " + submits + " submits");
+    }
+
     private static int record(List<Thread> ranOn, int n) {
         ranOn.add(Thread.currentThread());
         return n;

@@ -58,6 +58,10 @@ public final class ScriptedEngine implements TransferEngine {
     public volatile int progressEnds = PENDING;
     /** Threads whose name contains this do not drive {@link #progress()}. */
     public volatile String notDrivenBy = "\0";
+    /** Threads whose name contains this have their {@link #progress()} calls counted. */
+    public volatile String countedThread = "\0";
+    /** The {@link #progress()} calls of the threads {@link #countedThread} names. */
+    public final AtomicInteger countedProgress = new AtomicInteger();
     /** Every {@code callersWaiting} call, in order. */
     public final List<Boolean> callersWaiting = new CopyOnWriteArrayList<>();
     private final boolean signals;
@@ -91,6 +95,9 @@ public final class ScriptedEngine implements TransferEngine {
 
     @Override
     public int progress() {
+        if (Thread.currentThread().getName().contains(countedThread)) {
+            countedProgress.incrementAndGet();
+        }
         int ends = progressEnds;
         if (ends == PENDING || Thread.currentThread().getName().contains(notDrivenBy)) {
             return 0;
