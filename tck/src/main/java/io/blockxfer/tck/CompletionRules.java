@@ -18,6 +18,7 @@ import io.blockxfer.transport.CancelMode;
 import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PollResult;
+import io.blockxfer.transport.TransferFuture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,6 +28,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
@@ -228,6 +234,66 @@ abstract class CompletionRules extends RuleGroup {
         fx.assertAllDone(outcomes);
         fx.assertTargetBlock(b, 10, BlockPattern.seed(Fixture.LOCAL, 10), "the transfer submitted from a handler");
         fx.assertWritten(a, Fixture.range(0, 4), Fixture.range(0, 4), "transfers reported to the handler");
+        dependentMayCallBack(fx, t, a, b);
+    }
+
+    /**
+     * C6's futures: a dependent of a transfer's future, run by whichever thread the transport
+     * completes the future on (the transfer held until the dependent is in place, where the
+     * backend can hold it), submits and polls on its own thread, and meanwhile another thread
+     * submits, polls and cancels within the short bound.
+     */
+    private static void dependentMayCallBack(Fixture fx, DataTransport t, TargetPeer a, TargetPeer b) {
+        Duration bound = fx.env.shortWait();
+        Fixture.Hold hold = fx.hold(t, a);
+        long heldSince = System.nanoTime();
+        fx.startHolding(hold, t, a);
+        TransferFuture f;
+        try {
+            f = t.writeBlocksAsync("a", new int[] {12}, new int[] {12});
+        } finally {
+            fx.stopDelaying(hold, t);
+        }
+        Set<Long> bPending = ConcurrentHashMap.newKeySet();
+        Map<Long, Boolean> outcomes = new ConcurrentHashMap<>();
+        CompletableFuture<Void> ran = f.thenRun(() -> {
+            bPending.add(fx.write(t, "b", 13, 13));
+            fx.poll(t, "b").forEach((id, done) -> {
+                assertTrue(bPending.remove(id), fx.msg("poll('b') in a future's dependent reported unknown " + id));
+                outcomes.put(id, done);
+            });
+            bPending.add(fx.within(bound, "a submit from another thread while a future's dependent ran",
+                    () -> fx.write(t, "b", 14, 14)));
+            fx.within(bound, "a poll from another thread while a future's dependent ran", () -> t.poll("b"))
+                    .forEach((id, done) -> {
+                        assertTrue(bPending.remove(id), fx.msg("poll('b') reported unknown " + id));
+                        outcomes.put(id, done);
+                    });
+            fx.within(bound, "a cancel from another thread while a future's dependent ran",
+                    () -> t.cancel(new long[] {-7}, CancelMode.WAIT));
+        });
+        fx.release(hold, a, heldSince);
+        try {
+            ran.get(fx.env.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof AssertionError ae) {
+                throw ae;
+            }
+            throw new AssertionError(fx.msg("the dependent of transfer " + f.transferId() + "'s future threw "
+                    + e.getCause()), e.getCause());
+        } catch (TimeoutException e) {
+            fail(fx.msg("the dependent of transfer " + f.transferId() + "'s future did not run within "
+                    + fx.env.timeout().toMillis() + " ms"));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(fx.msg("interrupted while the dependent ran"), e);
+        }
+        assertTrue(f.isDone() && !f.isCompletedExceptionally(), fx.msg("the future of transfer " + f.transferId()
+                + " whose dependent ran must be done: " + f));
+        outcomes.putAll(fx.await(t, "b", Set.copyOf(bPending)));
+        fx.assertAllDone(outcomes);
+        fx.assertWritten(a, new int[] {12}, new int[] {12}, "the transfer whose future got the dependent");
+        fx.assertWritten(b, new int[] {13, 14}, new int[] {13, 14}, "transfers submitted from a future's dependent");
     }
 
     @RuleTest(C7)

@@ -176,9 +176,10 @@ public enum ConformanceRules {
             "the handler form must report what the result form would, and count what it delivered",
             "handler-count-lags"),
     C6(Area.COMPLETIONS, Kind.REQUIRED,
-            "a completion handler may call back into the transport, from its own thread and from others",
-            "call handlers after releasing every lock",
-            "handler-called-under-the-lock"),
+            "a completion handler, and a dependent of a transfer's future, may call back into the transport, from"
+                    + " its own thread and from others",
+            "call handlers and complete futures after releasing every lock",
+            "handler-called-under-the-lock, dependent-runs-under-the-lock"),
     C7(Area.COMPLETIONS, Kind.CAPABILITY,
             "done and failed are reported as such by every poll form: poll, poll with a handler, pollAll, pollAll"
                     + " with a handler",

@@ -215,6 +215,7 @@ final class BrokenBackends {
                 transport("poll-all-visits-one-peer", C4, BrokenTransports.pollAllVisitsOnePeer()),
                 transport("handler-count-lags", C5, BrokenTransports.handlerCountLags()),
                 transport("handler-called-under-the-lock", C6, BrokenTransports.handlerCalledUnderTheLock()),
+                transport("dependent-runs-under-the-lock", C6, BrokenTransports.dependentRunsUnderTheLock()),
                 transport("handler-reports-failed-as-done", C7, BrokenTransports.handlerReportsFailedAsDone()),
                 transport("reports-in-submission-order", C8, BrokenTransports.reportsInSubmissionOrder()),
                 transport("deadline-checked-before-status", C9, BrokenTransports.deadlineCheckedBeforeStatus()),

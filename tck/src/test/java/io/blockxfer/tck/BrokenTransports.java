@@ -9,6 +9,7 @@ import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PeerTraffic;
 import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.RegistrationSupersededException;
+import io.blockxfer.transport.TransferFuture;
 import io.blockxfer.transport.TransportException;
 import io.blockxfer.transport.UnauthenticatedPeerException;
 import java.util.ArrayList;
@@ -504,6 +505,41 @@ final class BrokenTransports {
             @Override
             public synchronized int poll(String peerId, CompletionHandler h) {
                 return delegate.poll(peerId, h);
+            }
+        };
+    }
+
+    /**
+     * Completes each asynchronous WRITE's future holding the lock its submits and polls take, as a
+     * transport that completes futures from inside its own locked section would: a dependent that
+     * waits for another thread's submit or poll never sees it return.
+     */
+    static UnaryOperator<DataTransport> dependentRunsUnderTheLock() {
+        return t -> new ForwardingTransport(t) {
+            @Override
+            public synchronized long writeBlocks(String peerId, int[] l, int[] r) {
+                return delegate.writeBlocks(peerId, l, r);
+            }
+
+            @Override
+            public synchronized PollResult poll(String peerId) {
+                return delegate.poll(peerId);
+            }
+
+            @Override
+            public TransferFuture writeBlocksAsync(String peerId, int[] l, int[] r) {
+                TransferFuture inner = delegate.writeBlocksAsync(peerId, l, r);
+                TransferFuture outer = new TransferFuture(inner.transferId(), peerId, id -> inner.cancel(false));
+                var unused = inner.whenComplete((v, e) -> {
+                    synchronized (this) {
+                        if (e == null) {
+                            outer.complete(null);
+                        } else {
+                            outer.completeExceptionally(e);
+                        }
+                    }
+                });
+                return outer;
             }
         };
     }
