@@ -18,9 +18,10 @@ public enum ConformanceRules {
     // ------------------------------------------------------------------ G: geometry and descriptor
     G1(Area.GEOMETRY, Kind.REQUIRED,
             "the region, fingerprint and descriptor describe the configured transport, in the caller's own memory"
-                    + " when it supplied it",
-            "region geometry, ConfigFingerprint, PeerDescriptor.of; a wrapped segment must be used in place",
-            "descriptor-with-shifted-base"),
+                    + " when it supplied it; a region to allocate that the host cannot hold is refused with"
+                    + " InsufficientMemoryException",
+            "region geometry, ConfigFingerprint, PeerDescriptor.of; wrap in place; MemoryBudget.check before mapping",
+            "descriptor-with-shifted-base, vague-out-of-memory-error"),
     G2(Area.GEOMETRY, Kind.REQUIRED,
             "the descriptor is stable, survives encode and decode, and a decoded copy registers",
             "PeerDescriptor.encode/decode; metadata must be self-contained and the same on every call",

@@ -97,6 +97,42 @@ final class Fixture implements AutoCloseable {
                         + ProcessHandle.current().pid() + "-" + AGENTS.incrementAndGet()).build();
     }
 
+    /**
+     * A config whose region the backend must allocate and this host cannot hold (twice its memory
+     * and swap, in 1 MiB blocks, by {@code /proc/meminfo}); empty where the kit gives regions its
+     * own memory or the host's memory cannot be read.
+     */
+    Optional<TransportConfig> configThisHostCannotHold() {
+        if (harness.memory() == TckHarness.Memory.CALLER || !has(Capability.BACKEND_REGION)) {
+            return Optional.empty();
+        }
+        long bytes = 0;
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemTotal:") || line.startsWith("SwapTotal:")) {
+                    bytes += Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (java.io.IOException | NumberFormatException e) {
+            return Optional.empty();
+        }
+        long blockLength = 1L << 20;
+        long blocks = 2 * bytes / blockLength + 1;
+        if (bytes == 0 || blocks > Integer.MAX_VALUE) {
+            return Optional.empty();
+        }
+        return Optional.of(TransportConfig.builder(RegionSpec.allocate((int) blocks, blockLength)).configFields(FIELDS)
+                .keyRing(keyRing).agentName("tck-" + rule.name().toLowerCase(java.util.Locale.ROOT) + "-too-large-"
+                        + ProcessHandle.current().pid() + "-" + AGENTS.incrementAndGet()).build());
+    }
+
+    /** Opens an initiator and fills nothing (it is closed with the fixture); for a refusal expected. */
+    DataTransport openBare(TransportConfig config) {
+        DataTransport t = harness.openInitiator(config);
+        opened.add(t);
+        return t;
+    }
+
     TransportConfig config(int blocks, long blockLength, Duration transferTimeout) {
         return config(blocks, blockLength, transferTimeout, env.closeTimeout());
     }

@@ -4,10 +4,13 @@ import static io.blockxfer.tck.ConformanceRules.G1;
 import static io.blockxfer.tck.ConformanceRules.G2;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blockxfer.transport.BlockRegion;
 import io.blockxfer.transport.ConfigFingerprint;
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.InsufficientMemoryException;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.TransportConfig;
 import java.lang.foreign.MemorySegment;
@@ -71,6 +74,19 @@ abstract class GeometryRules extends RuleGroup {
             assertArrayEquals(original, t.agentMetadata(),
                     fx.msg("changing the array agentMetadata returned changed the transport's metadata"));
         }
+        fx.configThisHostCannotHold().ifPresent(tooLarge -> {
+            long bytes = tooLarge.region().byteSize();
+            InsufficientMemoryException refused = assertThrows(InsufficientMemoryException.class,
+                    () -> fx.openBare(tooLarge), fx.msg("a region of " + bytes + " bytes (twice this host's memory and"
+                            + " swap) must be refused with InsufficientMemoryException"));
+            assertEquals(bytes, refused.requestedBytes(), fx.msg("requestedBytes of the refusal"));
+            assertTrue(refused.getMessage() != null && !refused.getMessage().isBlank(),
+                    fx.msg("the refusal must say why"));
+            TargetPeer target = fx.connectedTarget(t, "after-the-refusal");
+            long id = fx.write(t, "after-the-refusal", 1, 2);
+            fx.assertAllDone(fx.await(t, "after-the-refusal", List.of(id)));
+            fx.assertTargetBlock(target, 2, BlockPattern.seed(Fixture.LOCAL, 1), "a transfer after the refusal");
+        });
     }
 
     @RuleTest(G2)

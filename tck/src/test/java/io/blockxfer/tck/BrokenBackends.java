@@ -165,6 +165,8 @@ final class BrokenBackends {
     static List<Variant> all() {
         return List.of(
                 transport("descriptor-with-shifted-base", G1, BrokenTransports.descriptorWithShiftedBase()),
+                new Variant("vague-out-of-memory-error", G1,
+                        () -> providerHarness(new BrokenPromises.VagueOutOfMemoryError()), Base.LOOPBACK),
                 transport("descriptor-changes-every-call", G2, BrokenTransports.descriptorChangesEveryCall()),
 
                 transport("unknown-peer-throws", P1, BrokenTransports.unknownPeerThrows()),

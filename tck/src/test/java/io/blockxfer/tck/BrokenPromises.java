@@ -4,6 +4,7 @@ import io.blockxfer.loopback.LoopbackProvider;
 import io.blockxfer.transport.CancelMode;
 import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.InsufficientMemoryException;
 import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.TransportConfig;
@@ -81,6 +82,28 @@ final class BrokenPromises {
         @Override
         public CompletableFuture<Void> addPeerAsync(String peerId, PeerDescriptor peer) {
             return delegate.addPeerAsync(peerId, peerId == null || peer == null ? peer : admit(peerId, peer));
+        }
+    }
+
+    // ------------------------------------------------------------------ G
+
+    /**
+     * Refuses a region the host cannot hold as loopback does, but with an {@link IllegalStateException}
+     * of its own ("out of memory") instead of the {@link InsufficientMemoryException} the contract
+     * names, as a backend that reports whatever its allocator threw.
+     */
+    public static final class VagueOutOfMemoryError extends LoopbackDecorating {
+        /** For the harness. */
+        public VagueOutOfMemoryError() {
+        }
+
+        @Override
+        DataTransport decorate(TransportConfig config, LoopbackProvider real) {
+            try {
+                return real.open(config);
+            } catch (InsufficientMemoryException e) {
+                throw new IllegalStateException("out of memory");
+            }
         }
     }
 
