@@ -420,10 +420,10 @@ public enum ConformanceRules {
             "one message per transfer, sent once; the target's queue and sink must neither drop nor duplicate",
             "delivers-notifications-twice, drops-every-50th-notification"),
     N4(Area.NOTIFICATIONS, Kind.CAPABILITY,
-            "no notification arrives for a transfer refused at submit or one the backend reported failed; the done"
-                    + " transfer after them notifies once",
+            "no notification arrives for a transfer refused at submit or failed by the backend, one cancelled or"
+                    + " overdue while held at most once and after its bytes; the done one after them notifies once",
             "hand the message to the engine only with a transfer that started; never send it for a failure",
-            "notifies-failed-transfers"),
+            "notifies-failed-transfers, notifies-a-cancelled-transfer-again"),
     N5(Area.NOTIFICATIONS, Kind.CAPABILITY,
             "a payload over Notification.MAX_PAYLOAD_BYTES is refused with IllegalArgumentException naming its length"
                     + " before anything is submitted, by every form; one of exactly the bound arrives intact",
@@ -551,15 +551,15 @@ public enum ConformanceRules {
      * The rules whose outcome a target in another process can change, for a suite that runs only
      * them in that placement ({@link TransportConformanceSuite#rules()}) beside a whole-kit suite
      * in one JVM: bytes that cross into another address space (W1, W12, R1), a target process that
-     * is stalled (W8, X4, F2, T2) or killed (F1), a key ring held by another process (K2), a
+     * is stalled (W8, X4, F2, T2, N4) or killed (F1), a key ring held by another process (K2), a
      * waiter woken by a transfer to another process (A1), a thread blocked on a transfer's future
      * woken as a waiter is (A9), and notifications checked in the target's own process: where their
-     * bytes are, under load, against its key ring and its queue (N1-N3, N7, N8). The stall and kill
+     * bytes are, under load, against its key ring and its queue (N1-N4, N7, N8). The stall and kill
      * rules are skipped where all targets share the initiator's JVM, so a backend certified in one
      * JVM needs these in two processes too. A new set on each call.
      */
     public static Set<ConformanceRules> acrossProcesses() {
-        return EnumSet.of(W1, W12, R1, W8, X4, F1, F2, T2, K2, A1, N1, N2, N3, N7, N8, A9);
+        return EnumSet.of(W1, W12, R1, W8, X4, F1, F2, T2, K2, A1, N1, N2, N3, N4, N7, N8, A9);
     }
 
     /**

@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.blockxfer.transport.CancelMode;
 import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.DeploymentKeyRing;
@@ -280,6 +281,50 @@ abstract class NotificationRules extends RuleGroup {
         }
         assertEquals(1, got.size(), fx.msg("only the done transfer's notification arrives: " + got));
         assertEquals(good, got.get(0).text(), fx.msg("the done transfer's notification"));
+        if (fx.canHold(a)) {
+            fx.stall(a);
+            String cancelled = tag(fx, "cancelled");
+            long id = t.writeBlocks("a", new int[] {7}, new int[] {7}, heldNotification(cancelled, 7));
+            t.cancel(new long[] {id}, CancelMode.IMMEDIATE);
+            fx.thaw(a);
+            assertAtMostOnceAfterItsBytes(fx, a, cancelled, id, "cancelled while held");
+            DataTransport d = fx.initiator(fx.deadlineConfig());
+            TargetPeer b = fx.connectedTarget(d, "b");
+            fx.stall(b);
+            String overdue = tag(fx, "overdue");
+            long late = d.writeBlocks("b", new int[] {8}, new int[] {8}, heldNotification(overdue, 8));
+            assertEquals(false, fx.await(d, "b", List.of(late)).get(late), fx.msg("transfer " + late
+                    + ", held past its deadline, failed"));
+            fx.thaw(b);
+            assertAtMostOnceAfterItsBytes(fx, b, overdue, late, "failed by its deadline while held");
+        }
+    }
+
+    private static byte[] heldNotification(String tag, int block) {
+        return NotificationProbe.check(tag, new int[] {block}, localSeeds(new int[] {block}));
+    }
+
+    /**
+     * N4's cancelled and overdue transfers: a notified WRITE held by a stalled target, cancelled at
+     * once or failed by its deadline, then the target thaws; its bytes may still land, and its
+     * notification may still come, but at most once, and only once the bytes are there (checked by
+     * the target as it receives it).
+     */
+    private static void assertAtMostOnceAfterItsBytes(Fixture fx, TargetPeer target, String tag, long id,
+            String how) {
+        List<ReceivedNotification> got = new ArrayList<>();
+        for (ReceivedNotification r : target.takeNotifications(2, fx.env.quiet())) {
+            if (r.text().startsWith("tck:check:" + tag + ":")) {
+                got.add(r);
+            }
+        }
+        assertTrue(got.size() <= 1, fx.msg("the notification of transfer " + id + ", " + how + ", arrived "
+                + got.size() + " times; at most once: " + got));
+        for (ReceivedNotification r : got) {
+            assertEquals(NotificationProbe.MATCHED, r.mismatchedBlock(), fx.msg("the notification of transfer " + id
+                    + ", " + how + ", arrived before its bytes: block " + r.mismatchedBlock()
+                    + " did not hold them yet when the target received it"));
+        }
     }
 
     @RuleTest(N5)

@@ -289,6 +289,8 @@ final class BrokenBackends {
                 engine("delivers-notifications-twice", N3, BrokenNotifications.deliversNotificationsTwice()),
                 engine("drops-every-50th-notification", N3, BrokenNotifications.dropsEvery50thNotification()),
                 transport("notifies-failed-transfers", N4, BrokenNotifications.notifiesFailedTransfers()),
+                transport("notifies-a-cancelled-transfer-again", N4,
+                        BrokenNotifications.notifiesACancelledTransferAgain()),
                 transport("truncates-oversized-notifications", N5, BrokenNotifications.truncatesOversizedNotifications()),
                 transport("loses-standalone-messages", N6, BrokenNotifications.losesStandaloneMessages()),
                 new Variant("accepts-unauthenticated-notifications", N7,

@@ -3,6 +3,7 @@ package io.blockxfer.tck;
 import io.blockxfer.loopback.LoopbackFaults;
 import io.blockxfer.loopback.LoopbackProvider;
 import io.blockxfer.transport.Capability;
+import io.blockxfer.transport.CancelMode;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.Notification;
 import io.blockxfer.transport.NotificationHandler;
@@ -90,6 +91,37 @@ final class BrokenNotifications {
                 PollResult result = delegate.poll(peerId);
                 for (int i = 0; i < result.failedCount(); i++) {
                     long id = result.failedId(i);
+                    byte[] p = payloads.remove(id);
+                    if (p != null) {
+                        delegate.sendNotification(peers.get(id), p);
+                    }
+                }
+                return result;
+            }
+        };
+    }
+
+    /**
+     * An initiator that, when a notified WRITE is cancelled at once, "makes sure" the target hears
+     * of it by sending the transfer's payload again as a message of its own.
+     */
+    static UnaryOperator<DataTransport> notifiesACancelledTransferAgain() {
+        return t -> new ForwardingTransport(t) {
+            final Map<Long, byte[]> payloads = new ConcurrentHashMap<>();
+            final Map<Long, String> peers = new ConcurrentHashMap<>();
+
+            @Override
+            public long writeBlocks(String peerId, int[] l, int[] r, byte[] n) {
+                long id = delegate.writeBlocks(peerId, l, r, n);
+                payloads.put(id, n.clone());
+                peers.put(id, peerId);
+                return id;
+            }
+
+            @Override
+            public long[] cancel(long[] ids, CancelMode mode) {
+                long[] result = delegate.cancel(ids, mode);
+                for (long id : ids) {
                     byte[] p = payloads.remove(id);
                     if (p != null) {
                         delegate.sendNotification(peers.get(id), p);
