@@ -11,6 +11,7 @@ module io.blockxfer.tck {
     requires transitive org.junit.jupiter.api;
     // the rule that no waiting virtual thread pins its carrier records JFR events
     requires jdk.jfr;
+    requires jdk.management;
     requires static io.blockxfer.transport.loopback;
     requires static org.jspecify;
     // EtcdCluster's TLS and TestCertificates only: the tests that use them have BouncyCastle

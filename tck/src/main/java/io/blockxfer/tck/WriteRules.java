@@ -319,6 +319,74 @@ abstract class WriteRules extends RuleGroup {
                 a.fill(r, BlockPattern.seed(Fixture.TARGET, r));
             }
         }
+        allocatesNothingPerBlock(fx, t, "a");
+    }
+
+    /**
+     * W9's allocation: submitting with writeBlocks and polling with a handler until reported, a
+     * WRITE of 32 scattered blocks (no two contiguous on either side) allocates on the calling
+     * thread no more than a one-block WRITE, by the JVM's count of the thread's allocated bytes
+     * (where it has one): the least difference per transfer of three interleaved rounds (up to 500
+     * transfers or 300 ms each, after a round to warm up) must stay under a byte per extra block
+     * (one object per block would be 16 or more).
+     */
+    private static void allocatesNothingPerBlock(Fixture fx, DataTransport t, String peer) {
+        if (!(java.lang.management.ManagementFactory.getThreadMXBean()
+                instanceof com.sun.management.ThreadMXBean threads) || !threads.isThreadAllocatedMemorySupported()
+                || !threads.isThreadAllocatedMemoryEnabled()) {
+            return;
+        }
+        List<Integer> evens = new ArrayList<>();
+        for (int i = 0; i < Fixture.BLOCKS; i += 2) {
+            evens.add(i);
+        }
+        Collections.shuffle(evens, new Random(99));
+        int[] scattered = evens.stream().mapToInt(Integer::intValue).toArray();
+        int[] one = {1};
+        long[] reported = new long[1];
+        io.blockxfer.transport.CompletionHandler handler = (id, ok) -> reported[0]++;
+        double least = Double.MAX_VALUE;
+        for (int round = 0; round < 4; round++) { // round 0 warms up
+            double oneBytes = allocatedPerTransfer(fx, t, peer, one, handler, reported, threads);
+            double manyBytes = allocatedPerTransfer(fx, t, peer, scattered, handler, reported, threads);
+            if (round > 0) {
+                least = Math.min(least, manyBytes - oneBytes);
+            }
+        }
+        double perBlock = least / (scattered.length - 1);
+        assertTrue(perBlock < 1.0, fx.msg(String.format(java.util.Locale.ROOT, "a WRITE of %d scattered blocks"
+                + " allocated %.1f bytes per transfer more than a one-block WRITE on the submitting and polling"
+                + " thread (%.2f per extra block, least of three rounds): something is allocated per block",
+                scattered.length, least, perBlock)));
+    }
+
+    /**
+     * Bytes this thread allocated per WRITE of {@code blocks}, submitted and polled until reported
+     * one after another, 500 of them or as many as 300 ms allow (at least one).
+     */
+    private static double allocatedPerTransfer(Fixture fx, DataTransport t, String peer, int[] blocks,
+            io.blockxfer.transport.CompletionHandler handler, long[] reported,
+            com.sun.management.ThreadMXBean threads) {
+        long thread = Thread.currentThread().threadId();
+        long start = System.nanoTime();
+        long deadline = start + fx.env.timeout().toNanos();
+        long before = threads.getThreadAllocatedBytes(thread);
+        int done = 0;
+        while (done < 500 && (done == 0 || System.nanoTime() - start < 300_000_000L)) {
+            long want = reported[0] + 1;
+            if (t.writeBlocks(peer, blocks, blocks) == DataTransport.NOT_SUBMITTED) {
+                fail(fx.msg("peer '" + peer + "' is not registered"));
+            }
+            while (reported[0] < want) {
+                t.poll(peer, handler);
+                if (System.nanoTime() - deadline > 0) {
+                    fail(fx.msg("a WRITE of " + blocks.length + " blocks was not reported within "
+                            + fx.env.timeout().toMillis() + " ms"));
+                }
+            }
+            done++;
+        }
+        return (double) (threads.getThreadAllocatedBytes(thread) - before) / done;
     }
 
     @RuleTest(W10)

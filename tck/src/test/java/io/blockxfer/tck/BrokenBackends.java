@@ -199,6 +199,7 @@ final class BrokenBackends {
                 transport("null-peer-is-not-submitted", W7, BrokenTransports.nullPeerIsNotSubmitted()),
                 engine("done-at-submit", W8, BrokenEngines.doneAtSubmit()),
                 engine("pooled-indices-not-cleared", W9, BrokenEngines.pooledIndicesNotCleared()),
+                transport("allocates-per-block", W9, BrokenTransports.allocatesPerBlock()),
                 engine("writes-to-the-last-connected-peer", W10, BrokenEngines.writesToTheLastConnectedPeer()),
                 engine("keeps-the-callers-index-arrays", W11, BrokenEngines.keepsTheCallersIndexArrays()),
                 engine("done-before-the-copy-finishes", W12, BrokenEngines.doneBeforeTheCopyFinishes()),

@@ -544,6 +544,23 @@ final class BrokenTransports {
         };
     }
 
+    /** Keeps a boxed copy of every submit's remote indices, as a transport that logs them would: an object per block. */
+    static UnaryOperator<DataTransport> allocatesPerBlock() {
+        return t -> new ForwardingTransport(t) {
+            volatile List<Integer> lastRemote = List.of();
+
+            @Override
+            public long writeBlocks(String peerId, int[] l, int[] r) {
+                List<Integer> copy = new ArrayList<>(r.length);
+                for (int b : r) {
+                    copy.add(1_000 + b); // beyond Integer's cache: a new object per block
+                }
+                lastRemote = copy;
+                return delegate.writeBlocks(peerId, l, r);
+            }
+        };
+    }
+
     static UnaryOperator<DataTransport> handlerReportsFailedAsDone() {
         return t -> new ForwardingTransport(t) {
             @Override
