@@ -44,9 +44,11 @@ public enum HoldRules {
     // ------------------------------------------------------------------ time
     H5(Area.TIME, Kind.REQUIRED, true,
             "a holder that renews keeps its hold for twenty TTLs (manual clocks, a quarter TTL a step), confirmed"
-                    + " all along; a read at the end succeeds and the release ends it RELEASED",
-            "OwnerSide.onRenew must restart the TTL from the receipt of each renewal and answer RENEWED",
-            "expiry-ignores-renewals"),
+                    + " all along; a read at the end succeeds and the release ends it RELEASED; a hold with a lifetime"
+                    + " limit, renewed all along, ends EXPIRED at the first tick after the limit",
+            "OwnerSide.onRenew must restart the TTL from the receipt of each renewal and answer RENEWED, never"
+                    + " past the hold's lifetime limit on the owner's clock",
+            "expiry-ignores-renewals, lifetime-on-a-slow-owner-clock"),
     H6(Area.TIME, Kind.REQUIRED, false,
             "a holder that goes silent loses its hold exactly at its TTL: alive a millisecond before, EXPIRED once"
                     + " at the next tick after, with its blocks",

@@ -54,6 +54,21 @@ abstract class TimeRules extends HoldRuleGroup {
                 fx.msg("released once"));
         assertTrue(fx.owner().stats().renewalsGranted() >= 80, fx.msg("every renewal was granted: "
                 + fx.owner().stats()));
+        // a lifetime limit of three TTLs ends a hold at that limit however faithfully it is renewed
+        Hold limited = fx.owner().create("holder", new int[] {4}, HoldFixture.TTL, HoldFixture.TTL.multipliedBy(3));
+        fx.confirmed(limited);
+        for (int step = 1; step <= 11; step++) {
+            fx.advance(QUARTER);
+            fx.tick();
+        }
+        assertTrue(limited.isLive() && fx.ends().isEmpty(), fx.msg("a hold renewed all along is alive a quarter TTL"
+                + " before its lifetime limit of three TTLs: " + limited));
+        fx.ownerClock.advance(QUARTER.multipliedBy(2));
+        fx.owner().tick();
+        List<HoldEnd> ends = fx.ends();
+        assertEquals(1, ends.size(), fx.msg("a hold renewed all along ends at the first tick after its lifetime"
+                + " limit: " + ends));
+        assertEquals(HoldEnd.Reason.EXPIRED, ends.get(0).reason(), fx.msg("ended by its lifetime limit"));
     }
 
     @HoldRuleTest(HoldRules.H6)

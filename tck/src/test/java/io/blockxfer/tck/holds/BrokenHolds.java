@@ -65,6 +65,7 @@ final class BrokenHolds {
                         };
                     }
                 }),
+                new Variant("lifetime-on-a-slow-owner-clock", HoldRules.H5, ownerClock(2, 1)),
                 new Variant("outlives-its-ttl", HoldRules.H6, ownerClock(2, 1)),
                 new Variant("expires-before-its-ttl", HoldRules.H6, ownerClock(1, 2)),
                 new Variant("holder-trusts-a-slow-clock", HoldRules.H7, new HoldBreakage() {
