@@ -122,6 +122,21 @@ abstract class HandOffRules extends HoldRuleGroup {
         assertEquals(List.of(HoldEnd.Reason.ABANDONED), fx.awaitEnds(1).stream().map(HoldEnd::reason).toList(),
                 fx.msg("the receiver learns the sender gave up"));
         fx.assertNoEnds("each hold ends once");
+
+        // a write starts only with a quarter TTL confirmed ahead: 0.8 TTL later on the holder's clock,
+        // with no renewal meanwhile, it is refused and moves nothing; renewed, it goes
+        Lease lapsing = fx.confirmed(fx.hold(9));
+        fx.holderClock.advance(HoldFixture.TTL.multipliedBy(4).dividedBy(5));
+        LeaseException refused = fx.leaseFailure(lapsing.write(new int[] {2}, new int[] {9}),
+                "a write with a fifth of the TTL confirmed ahead");
+        assertTrue(refused.getMessage() != null && refused.getMessage().contains("quarter"),
+                fx.msg("the refusal says a write needs a quarter of the TTL confirmed: " + refused));
+        assertFalse(fx.ownerHasHolders(9, 2), fx.msg("nothing of the refused write reached the receiver's block"));
+        fx.tick();
+        fx.done(lapsing.writeAndRelease(new int[] {2}, new int[] {9}), "the write once a renewal confirmed the lease");
+        assertEquals(List.of(HoldEnd.Reason.RELEASED), fx.awaitEnds(1).stream().map(HoldEnd::reason).toList(),
+                fx.msg("released with that write"));
+        assertTrue(fx.ownerHasHolders(9, 2), fx.msg("the receiver's block holds what the sender wrote"));
     }
 
     @HoldRuleTest(HoldRules.H4)

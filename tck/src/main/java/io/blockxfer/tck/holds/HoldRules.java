@@ -30,9 +30,11 @@ public enum HoldRules {
     H3(Area.HAND_OFF, Kind.REQUIRED, false,
             "push: a receiver sends its grant as a notification, the sender's lease arrives by pollLeases, its"
                     + " writes land and the hold ends RELEASED once, only after the last write's bytes are in the"
-                    + " receiver's region; a second push that the sender abandons ends ABANDONED",
-            "Hold.sendGrant, Holds.pollLeases, Lease.writeAndRelease riding on the write's notification",
-            "release-before-the-write"),
+                    + " receiver's region; a second push that the sender abandons ends ABANDONED; a write with less"
+                    + " than a quarter TTL confirmed ahead is refused with LeaseException and moves nothing",
+            "Hold.sendGrant, Holds.pollLeases, Lease.writeAndRelease riding on the write's notification; check the"
+                    + " confirmed time, on the holder's clock, before a write starts",
+            "release-before-the-write, writes-on-a-slow-holder-clock"),
     H4(Area.HAND_OFF, Kind.REQUIRED, true,
             "a cancel revokes without pulling the blocks from under a read: the holder's next transfer fails with"
                     + " LeaseException (REVOKED), the hold lives while the read in flight runs, then ends CANCELLED"

@@ -68,6 +68,12 @@ final class BrokenHolds {
                 new Variant("lifetime-on-a-slow-owner-clock", HoldRules.H5, ownerClock(2, 1)),
                 new Variant("outlives-its-ttl", HoldRules.H6, ownerClock(2, 1)),
                 new Variant("expires-before-its-ttl", HoldRules.H6, ownerClock(1, 2)),
+                new Variant("writes-on-a-slow-holder-clock", HoldRules.H3, new HoldBreakage() {
+                    @Override
+                    public Holds.Builder holder(Holds.Builder b, HoldClock clock) {
+                        return b.clock(scaled(clock, 2, 1));
+                    }
+                }),
                 new Variant("holder-trusts-a-slow-clock", HoldRules.H7, new HoldBreakage() {
                     @Override
                     public Holds.Builder holder(Holds.Builder b, HoldClock clock) {
