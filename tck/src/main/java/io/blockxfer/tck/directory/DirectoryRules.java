@@ -274,12 +274,13 @@ public enum DirectoryRules {
             "hides-its-own-key-from-its-owner"),
     B25(Area.ON_DEMAND, Kind.TIMING, null,
             "a resolution whose registration is still under way fails as TIMEOUT no sooner than its resolve timeout,"
-                    + " as RELEASED when the member is released, as CLOSED when the membership closes; each leaves"
+                    + " as RELEASED when the member is released, as CLOSED when the membership closes, and one whose"
+                    + " registration the transport refuses as REGISTRATION_FAILED at once, with its cause; each leaves"
                     + " nothing: the member is not held nor told added, and its registration is taken back from the"
                     + " transport, also when it completes late; resolving again works",
-            "end a resolution at its timeout, release or close; remove what its registration put in the transport,"
-                    + " and ignore the registration's late completion",
-            "ignores-its-resolve-timeout, keeps-the-late-registration"),
+            "end a resolution at its timeout, release, close or failed registration; remove what its registration"
+                    + " put in the transport, and ignore the registration's late completion",
+            "ignores-its-resolve-timeout, keeps-the-late-registration, hides-failed-registrations"),
     B26(Area.ON_DEMAND, Kind.REQUIRED, null,
             "a released member's highest epoch stays remembered: an older entry of it, written after it was"
                     + " released and left, is refused as STALE_EPOCH when resolved and reaches nothing, while a newer"

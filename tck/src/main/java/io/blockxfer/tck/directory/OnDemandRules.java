@@ -21,6 +21,7 @@ import io.blockxfer.directory.MemberResolutionException;
 import io.blockxfer.directory.Publication;
 import io.blockxfer.directory.Refusal;
 import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.PeerRegistrationException;
 import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PollResult;
@@ -429,6 +430,29 @@ abstract class OnDemandRules extends MembershipRuleGroup {
         a.membership().close();
         assertFailsAs(closed, MemberResolutionException.Reason.CLOSED, "a resolution under way at close");
         a.transport().letRegistrationsGo();
+
+        // its registration refused by the transport: REGISTRATION_FAILED with the transport's cause,
+        // before the resolve timeout, leaving nothing; resolving again works once the transport takes it
+        Node c = node("c", builder -> builder.followNone().resolveTimeout(limit));
+        c.transport().refuseRegistrations(true);
+        start = System.nanoTime();
+        MemberResolutionException refused = resolutionFailure(c, id, "a member whose registration the transport"
+                + " refuses");
+        took = System.nanoTime() - start;
+        assertEquals(MemberResolutionException.Reason.REGISTRATION_FAILED, refused.reason(), fx.msg("a resolution"
+                + " whose registration the transport refused: " + refused));
+        assertTrue(refused.getCause() instanceof PeerRegistrationException, fx.msg("the failure carries the"
+                + " transport's cause: " + refused.getCause()));
+        assertTrue(took < limit.toNanos(), fx.msg("the refused registration failed its resolution only after "
+                + took / 1_000_000 + " ms, at or past the resolve timeout of " + limit.toMillis() + " ms"));
+        assertFalse(c.membership().members().containsKey(id), fx.msg("a resolution whose registration failed left "
+                + id + " among the members: " + c.membership().members().keySet()));
+        assertTrue(c.transport().traffic(id).isEmpty(), fx.msg("a resolution whose registration failed left " + id
+                + " registered in the transport"));
+        c.transport().refuseRegistrations(false);
+        assertEquals(b.epoch(), resolved(c, id), fx.msg("resolving again after a refused registration gave another"
+                + " epoch"));
+        fx.assertWriteLands(c.transport(), id, b.transport(), (byte) 32);
     }
 
     @DirectoryRuleTest(B26)

@@ -3,6 +3,7 @@ package io.blockxfer.tck.directory;
 import io.blockxfer.tck.ForwardingTransport;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
+import io.blockxfer.transport.PeerRegistrationException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -13,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * {@code "remove b-1"}) before passing it on, and otherwise is the transport it wraps: so that a
  * directory rule, or a membership test with a real backend, can see what reached the transport
  * (and so its native library); it can also hold registrations under way
- * ({@link #holdRegistrations()}).
+ * ({@link #holdRegistrations()}) or refuse them ({@link #refuseRegistrations}).
  *
  * <p><b>Thread safety:</b> thread-safe, as the transport it wraps.
  */
@@ -21,6 +22,7 @@ public final class RecordingTransport extends ForwardingTransport {
 
     private final List<String> calls = new ArrayList<>();
     private CompletableFuture<@Nullable Void> registrationGate = CompletableFuture.completedFuture(null);
+    private boolean refusing;
 
     /**
      * Records what is asked of {@code delegate}.
@@ -72,12 +74,25 @@ public final class RecordingTransport extends ForwardingTransport {
         gate.complete(null);
     }
 
+    /**
+     * While {@code refuse} holds, every asynchronous registration asked is recorded and fails with
+     * a {@link PeerRegistrationException}, as one the backend cannot complete would, and never
+     * reaches the transport it wraps.
+     */
+    public synchronized void refuseRegistrations(boolean refuse) {
+        refusing = refuse;
+    }
+
     @Override
     public CompletableFuture<Void> addPeerAsync(String peerId, PeerDescriptor peer) {
         CompletableFuture<@Nullable Void> gate;
         synchronized (this) {
             record("add " + peerId);
             gate = registrationGate;
+            if (refusing) {
+                return CompletableFuture.failedFuture(new PeerRegistrationException("registration of peer '" + peerId
+                        + "' refused on purpose (RecordingTransport.refuseRegistrations)"));
+            }
         }
         CompletableFuture<Void> registered = delegate.addPeerAsync(peerId, peer);
         return gate.isDone() ? registered : registered.thenCombine(gate, (done, let) -> null);

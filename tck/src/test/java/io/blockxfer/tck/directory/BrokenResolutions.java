@@ -38,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongFunction;
 
@@ -226,6 +227,31 @@ final class BrokenResolutions {
                     highest.put(key, top + 1);
                     return Map.entry(key, signed(e.memberId(), top + 1, e.peerDescriptor()));
                 });
+            }
+        }));
+        v.add(new Variant("hides-failed-registrations", B25, new Breakage() {
+            /** A registration the transport refuses is tried again every 50 ms; the membership never hears of it. */
+            @Override
+            public DataTransport membershipTransport(DataTransport transport) {
+                return new ForwardingTransport(transport) {
+                    @Override
+                    public CompletableFuture<Void> addPeerAsync(String peerId, PeerDescriptor peer) {
+                        CompletableFuture<Void> result = new CompletableFuture<>();
+                        attempt(peerId, peer, result);
+                        return result;
+                    }
+
+                    private void attempt(String peerId, PeerDescriptor peer, CompletableFuture<Void> result) {
+                        var unused = delegate.addPeerAsync(peerId, peer).whenComplete((done, e) -> {
+                            if (e == null) {
+                                result.complete(null);
+                            } else {
+                                CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS)
+                                        .execute(() -> attempt(peerId, peer, result));
+                            }
+                        });
+                    }
+                };
             }
         }));
         v.add(new Variant("keeps-the-late-registration", B25, new Breakage() {
