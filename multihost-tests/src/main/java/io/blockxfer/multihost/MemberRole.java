@@ -35,10 +35,16 @@ import org.jspecify.annotations.Nullable;
  * one at most every {@value #ROUND_MILLIS} ms. Every id a submit returns must end exactly once; a
  * report of an id that is not in flight is a violation. The contract lets the bytes of a failed
  * transfer land later (a cut peer's TCP delivers them once the cut heals): those of a failed WRITE
- * in the peer's block, those of a failed READ in this member's read-back block. So a read-back that
- * holds exactly the pattern of an earlier failed write of this member to that block, or exactly the
- * pattern an earlier failed read of it was reading, is counted as {@code late}, not as a mismatch;
- * any other wrong byte is a mismatch, and its event says what the block held instead.
+ * in the peer's block, those of a failed READ in this member's read-back block, whole or in part
+ * (the segments that were still queued). A failed write's native operation may also still read its
+ * source block after the failure was reported, and the next rounds refill that block, so what it
+ * lands late may be pieces of any later round's pattern. So a read-back that holds exactly the
+ * pattern of an earlier failed write of this member to that block, or exactly the pattern an
+ * earlier failed read of it was reading, or, once a transfer to that peer failed, that is made,
+ * 8-byte word by word, of the round's own pattern and the patterns of this member's rounds to that
+ * peer (each word of a pattern being a SplitMix64 value of its seed and position, a word no
+ * pattern explains is a wrong byte), is counted as {@code late}, not as a mismatch; any other
+ * wrong byte is a mismatch, and its event says what the block held instead.
  *
  * <p>Commands: {@code ETCD <name> <address> <initial-cluster> <token> [<tls-folder>]} (starts the etcd
  * member, with mutual TLS from the folder's files ({@link EtcdMember.Tls}) where one is named;
@@ -255,6 +261,33 @@ final class MemberRole implements PeerMain.Role {
         }
     }
 
+    /** The patterns a failed transfer to the peer of {@code c} may land late: its rounds' and its failed reads'. */
+    private static Set<Long> roundsAndLateCandidates(PeerCounts c) {
+        Set<Long> all = new LinkedHashSet<>(c.earlier);
+        all.addAll(c.lateCandidates);
+        return all;
+    }
+
+    /**
+     * Whether every 8-byte word of {@code got} is the same word of the pattern of {@code seed} or of
+     * one of {@code candidates}: a block that pieces of late-landing failed transfers overwrote in
+     * part.
+     */
+    static boolean piecesOf(MemorySegment got, long seed, Set<Long> candidates) {
+        long words = got.byteSize() >>> 3;
+        for (long w = 0; w < words; w++) {
+            long actual = got.get(ValueLayout.JAVA_LONG_UNALIGNED, w << 3);
+            if (actual == BlockPattern.word(seed, w)) {
+                continue;
+            }
+            long index = w;
+            if (candidates.stream().noneMatch(old -> actual == BlockPattern.word(old, index))) {
+                return false;
+            }
+        }
+        return (got.byteSize() & 7) == 0;
+    }
+
     /**
      * What a mismatched read-back held: {@code zeros} (nothing landed), {@code an_earlier_round}
      * (the whole pattern of an earlier round of this member to that peer) or {@code other}.
@@ -313,6 +346,10 @@ final class MemberRole implements PeerMain.Role {
             } else if (c.lateCandidates.stream().anyMatch(old -> BlockPattern.firstMismatch(got, old) < 0)) {
                 c.late++;
                 events.emit("E LATE peer=" + p.peer + " what=the_block_holds_the_pattern_of_an_earlier_failed_transfer");
+            } else if (c.failed > 0 && piecesOf(got, p.seed, roundsAndLateCandidates(c))) {
+                c.late++;
+                events.emit("E LATE peer=" + p.peer + " at=" + at + " what=the_block_holds_pieces_of_earlier_failed"
+                        + "_transfers_beside_its_own");
             } else {
                 c.mismatched++;
                 events.emit("E MISMATCH peer=" + p.peer + " at=" + at + " held=" + heldInstead(got, c));

@@ -54,6 +54,11 @@ public final class BlockPattern {
         return -1;
     }
 
+    /** Word {@code index} (bytes {@code 8 * index} to {@code 8 * index + 7}) of the pattern of {@code seed}. */
+    public static long word(long seed, long index) {
+        return mix(seed + index);
+    }
+
     private static long mix(long z) {
         z += 0x9E3779B97F4A7C15L;
         z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
