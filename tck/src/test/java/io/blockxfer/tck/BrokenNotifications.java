@@ -72,29 +72,40 @@ final class BrokenNotifications {
         };
     }
 
+    /** An initiator that remembers each notified WRITE's payload, to send it again as a message of its own. */
+    private static class Resending extends ForwardingTransport {
+        private final Map<Long, byte[]> payloads = new ConcurrentHashMap<>();
+        private final Map<Long, String> peers = new ConcurrentHashMap<>();
+
+        Resending(DataTransport delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public long writeBlocks(String peerId, int[] l, int[] r, byte[] n) {
+            long id = delegate.writeBlocks(peerId, l, r, n);
+            payloads.put(id, n.clone());
+            peers.put(id, peerId);
+            return id;
+        }
+
+        /** Sends transfer {@code id}'s payload again as a message, once; nothing for a transfer without one. */
+        void resend(long id) {
+            byte[] p = payloads.remove(id);
+            if (p != null) {
+                delegate.sendNotification(peers.get(id), p);
+            }
+        }
+    }
+
     /** An initiator that "retries" the notification of a transfer reported failed as a message on its own. */
     static UnaryOperator<DataTransport> notifiesFailedTransfers() {
-        return t -> new ForwardingTransport(t) {
-            final Map<Long, byte[]> payloads = new ConcurrentHashMap<>();
-            final Map<Long, String> peers = new ConcurrentHashMap<>();
-
-            @Override
-            public long writeBlocks(String peerId, int[] l, int[] r, byte[] n) {
-                long id = delegate.writeBlocks(peerId, l, r, n);
-                payloads.put(id, n.clone());
-                peers.put(id, peerId);
-                return id;
-            }
-
+        return t -> new Resending(t) {
             @Override
             public PollResult poll(String peerId) {
                 PollResult result = delegate.poll(peerId);
                 for (int i = 0; i < result.failedCount(); i++) {
-                    long id = result.failedId(i);
-                    byte[] p = payloads.remove(id);
-                    if (p != null) {
-                        delegate.sendNotification(peers.get(id), p);
-                    }
+                    resend(result.failedId(i));
                 }
                 return result;
             }
@@ -106,26 +117,12 @@ final class BrokenNotifications {
      * of it by sending the transfer's payload again as a message of its own.
      */
     static UnaryOperator<DataTransport> notifiesACancelledTransferAgain() {
-        return t -> new ForwardingTransport(t) {
-            final Map<Long, byte[]> payloads = new ConcurrentHashMap<>();
-            final Map<Long, String> peers = new ConcurrentHashMap<>();
-
-            @Override
-            public long writeBlocks(String peerId, int[] l, int[] r, byte[] n) {
-                long id = delegate.writeBlocks(peerId, l, r, n);
-                payloads.put(id, n.clone());
-                peers.put(id, peerId);
-                return id;
-            }
-
+        return t -> new Resending(t) {
             @Override
             public long[] cancel(long[] ids, CancelMode mode) {
                 long[] result = delegate.cancel(ids, mode);
                 for (long id : ids) {
-                    byte[] p = payloads.remove(id);
-                    if (p != null) {
-                        delegate.sendNotification(peers.get(id), p);
-                    }
+                    resend(id);
                 }
                 return result;
             }

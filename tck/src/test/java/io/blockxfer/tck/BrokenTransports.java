@@ -490,18 +490,25 @@ final class BrokenTransports {
         };
     }
 
+    /** A transport whose submits and polls take its one lock, as a transport with one big lock would. */
+    private static class Locked extends ForwardingTransport {
+        Locked(DataTransport delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public synchronized long writeBlocks(String peerId, int[] l, int[] r) {
+            return delegate.writeBlocks(peerId, l, r);
+        }
+
+        @Override
+        public synchronized PollResult poll(String peerId) {
+            return delegate.poll(peerId);
+        }
+    }
+
     static UnaryOperator<DataTransport> handlerCalledUnderTheLock() {
-        return t -> new ForwardingTransport(t) {
-            @Override
-            public synchronized long writeBlocks(String peerId, int[] l, int[] r) {
-                return delegate.writeBlocks(peerId, l, r);
-            }
-
-            @Override
-            public synchronized PollResult poll(String peerId) {
-                return delegate.poll(peerId);
-            }
-
+        return t -> new Locked(t) {
             @Override
             public synchronized int poll(String peerId, CompletionHandler h) {
                 return delegate.poll(peerId, h);
@@ -515,17 +522,7 @@ final class BrokenTransports {
      * waits for another thread's submit or poll never sees it return.
      */
     static UnaryOperator<DataTransport> dependentRunsUnderTheLock() {
-        return t -> new ForwardingTransport(t) {
-            @Override
-            public synchronized long writeBlocks(String peerId, int[] l, int[] r) {
-                return delegate.writeBlocks(peerId, l, r);
-            }
-
-            @Override
-            public synchronized PollResult poll(String peerId) {
-                return delegate.poll(peerId);
-            }
-
+        return t -> new Locked(t) {
             @Override
             public TransferFuture writeBlocksAsync(String peerId, int[] l, int[] r) {
                 TransferFuture inner = delegate.writeBlocksAsync(peerId, l, r);
