@@ -18,9 +18,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.blockxfer.transport.CancelMode;
+import com.sun.management.ThreadMXBean;
 import io.blockxfer.transport.Capability;
+import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PollResult;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -28,6 +31,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -331,8 +335,8 @@ abstract class WriteRules extends RuleGroup {
      * (one object per block would be 16 or more).
      */
     private static void allocatesNothingPerBlock(Fixture fx, DataTransport t, String peer) {
-        if (!(java.lang.management.ManagementFactory.getThreadMXBean()
-                instanceof com.sun.management.ThreadMXBean threads) || !threads.isThreadAllocatedMemorySupported()
+        if (!(ManagementFactory.getThreadMXBean() instanceof ThreadMXBean threads)
+                || !threads.isThreadAllocatedMemorySupported()
                 || !threads.isThreadAllocatedMemoryEnabled()) {
             return;
         }
@@ -344,7 +348,7 @@ abstract class WriteRules extends RuleGroup {
         int[] scattered = evens.stream().mapToInt(Integer::intValue).toArray();
         int[] one = {1};
         long[] reported = new long[1];
-        io.blockxfer.transport.CompletionHandler handler = (id, ok) -> reported[0]++;
+        CompletionHandler handler = (id, ok) -> reported[0]++;
         double least = Double.MAX_VALUE;
         for (int round = 0; round < 4; round++) { // round 0 warms up
             double oneBytes = allocatedPerTransfer(fx, t, peer, one, handler, reported, threads);
@@ -354,7 +358,7 @@ abstract class WriteRules extends RuleGroup {
             }
         }
         double perBlock = least / (scattered.length - 1);
-        assertTrue(perBlock < 1.0, fx.msg(String.format(java.util.Locale.ROOT, "a WRITE of %d scattered blocks"
+        assertTrue(perBlock < 1.0, fx.msg(String.format(Locale.ROOT, "a WRITE of %d scattered blocks"
                 + " allocated %.1f bytes per transfer more than a one-block WRITE on the submitting and polling"
                 + " thread (%.2f per extra block, least of three rounds): something is allocated per block",
                 scattered.length, least, perBlock)));
@@ -365,8 +369,7 @@ abstract class WriteRules extends RuleGroup {
      * one after another, 500 of them or as many as 300 ms allow (at least one).
      */
     private static double allocatedPerTransfer(Fixture fx, DataTransport t, String peer, int[] blocks,
-            io.blockxfer.transport.CompletionHandler handler, long[] reported,
-            com.sun.management.ThreadMXBean threads) {
+            CompletionHandler handler, long[] reported, ThreadMXBean threads) {
         long thread = Thread.currentThread().threadId();
         long start = System.nanoTime();
         long deadline = start + fx.env.timeout().toNanos();
