@@ -11,8 +11,11 @@ import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -20,6 +23,7 @@ import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -93,8 +97,13 @@ final class Fixture implements AutoCloseable {
         RegionSpec region = caller ? RegionSpec.wrap(arena.allocate(blocks * blockLength, 4096), blockLength)
                 : RegionSpec.allocate(blocks, blockLength);
         return TransportConfig.builder(region).configFields(FIELDS).transferTimeout(transferTimeout)
-                .keyRing(keyRing).closeTimeout(closeTimeout).agentName("tck-" + rule.name().toLowerCase(java.util.Locale.ROOT) + "-"
-                        + ProcessHandle.current().pid() + "-" + AGENTS.incrementAndGet()).build();
+                .keyRing(keyRing).closeTimeout(closeTimeout).agentName(agentName("")).build();
+    }
+
+    /** A fresh agent name of this rule's: {@code tck-<rule><infix>-<pid>-<n>}. */
+    private String agentName(String infix) {
+        return "tck-" + rule.name().toLowerCase(Locale.ROOT) + infix + "-" + ProcessHandle.current().pid() + "-"
+                + AGENTS.incrementAndGet();
     }
 
     /**
@@ -108,12 +117,12 @@ final class Fixture implements AutoCloseable {
         }
         long bytes = 0;
         try {
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/meminfo"))) {
+            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
                 if (line.startsWith("MemTotal:") || line.startsWith("SwapTotal:")) {
                     bytes += Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
                 }
             }
-        } catch (java.io.IOException | NumberFormatException e) {
+        } catch (IOException | NumberFormatException e) {
             return Optional.empty();
         }
         long blockLength = 1L << 20;
@@ -122,8 +131,7 @@ final class Fixture implements AutoCloseable {
             return Optional.empty();
         }
         return Optional.of(TransportConfig.builder(RegionSpec.allocate((int) blocks, blockLength)).configFields(FIELDS)
-                .keyRing(keyRing).agentName("tck-" + rule.name().toLowerCase(java.util.Locale.ROOT) + "-too-large-"
-                        + ProcessHandle.current().pid() + "-" + AGENTS.incrementAndGet()).build());
+                .keyRing(keyRing).agentName(agentName("-too-large")).build());
     }
 
     /** Opens an initiator and fills nothing (it is closed with the fixture); for a refusal expected. */
