@@ -221,6 +221,81 @@ class MembershipTest {
     }
 
     /**
+     * A publication whose write landed in the directory but whose answer was lost (etcd coming back
+     * from an outage under load: the put committed, the client's deadline passed, the revoke failed
+     * too) is this process's own entry, not another process's: the process publishes again at a
+     * newer epoch, and is not superseded by what it wrote itself.
+     */
+    @Test
+    void aPublicationReportedFailedWhoseWriteLandedIsNotTakenForAnotherProcess() throws Exception {
+        Recorder ra = new Recorder();
+        Recorder rb = new Recorder();
+        Directory da = client();
+        AtomicInteger landThenFail = new AtomicInteger();
+        DataTransport ta = transport("a");
+        Membership a = keep(Membership.builder(ta, landsThenFails(da, landThenFail)).keyRing(RING)
+                .ttl(Duration.ofSeconds(5)).listener(ra).build());
+        long first = a.epoch();
+        DataTransport tb = transport("b");
+        keep(builder(tb, rb).flapInterval(Duration.ZERO).build());
+        rb.await("added a " + first);
+        landThenFail.set(1);
+        assertTrue(cluster.loseLease(PREFIX + "a"));
+        ra.await("lost " + first);
+        ra.await("publish-failed");
+        String landed = rb.await(l -> l.startsWith("updated a ") || (l.startsWith("added a ")
+                && !l.equals("added a " + first)), "the landed write seen by b");
+        long landedEpoch = Long.parseLong(landed.substring(landed.lastIndexOf(' ') + 1));
+        String again = ra.await(l -> l.startsWith("published ") && !l.equals("published " + first), "a publication");
+        long second = Long.parseLong(again.substring("published ".length()));
+        assertTrue(second > landedEpoch, "published again at " + second + ", above the landed " + landedEpoch);
+        rb.await(l -> l.endsWith("a " + second), "b at the new epoch");
+        sync(ra);
+        assertEquals(0, ra.count("superseded"), "superseded by its own write: " + ra.lines());
+        assertEquals(second, a.epoch());
+        assertWriteLands(tb, "a", ta, (byte) 7);
+    }
+
+    /**
+     * {@code d}, whose next {@code count} publications land and then fail as if their answer was
+     * lost, their leases left to run out.
+     */
+    private static Directory landsThenFails(Directory d, AtomicInteger count) {
+        return new Directory() {
+            @Override
+            public String prefix() {
+                return d.prefix();
+            }
+
+            @Override
+            public Duration operationTimeout() {
+                return d.operationTimeout();
+            }
+
+            @Override
+            public Publication publish(String memberId, @org.jspecify.annotations.Nullable String group,
+                    java.util.function.LongFunction<byte[]> value, Duration ttl, PublicationListener listener) {
+                Publication p = d.publish(memberId, group, value, ttl, listener);
+                if (count.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                    throw new DirectoryUnavailableException("publish '" + memberId + "': no answer within the"
+                            + " deadline (the write landed at revision " + p.revision() + ")");
+                }
+                return p;
+            }
+
+            @Override
+            public DirectoryWatch watch(DirectoryScope scope, DirectoryListener listener) {
+                return d.watch(scope, listener);
+            }
+
+            @Override
+            public void close() {
+                d.close();
+            }
+        };
+    }
+
+    /**
      * {@code d}, whose publications take 200 ms, as etcd's grant and put do over a slow link: what
      * the watch delivers meanwhile queues behind the publication.
      */

@@ -13,6 +13,7 @@ import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -26,7 +27,9 @@ import org.jspecify.annotations.Nullable;
  * when the watch reconnects); the publication after a loss has {@link Registrations} re-register the
  * members held. When another process publishes a valid entry of a newer epoch under the same member
  * id, this one stops publishing its own for good (superseded): it revokes its lease, and neither
- * restores nor publishes again, so that readers find only the newer process under that id.
+ * restores nor publishes again, so that readers find only the newer process under that id. An
+ * entry of one of this process's own failed publications (its write landed, its answer was lost)
+ * is this process's, not a newer one's.
  *
  * <p><b>Thread safety:</b> confined to the membership's loop, but {@link #epoch()},
  * {@link #publication()} and {@link #keyForeign()} may be read from any thread.
@@ -71,6 +74,20 @@ final class OwnEntry {
     private volatile boolean keyForeign;
     /** A newer epoch of another process holds the member id: nothing is published any more. */
     private volatile boolean superseded;
+    /**
+     * The publications of this process that failed after their value was made, newest last, at
+     * most {@value #MAX_ATTEMPTS}: a write whose answer was lost (a deadline passed while etcd came
+     * back) may have landed, and is recognised as this process's own, not another process's.
+     */
+    private final ArrayDeque<Attempt> attempts = new ArrayDeque<>();
+    static final int MAX_ATTEMPTS = 8;
+    /** The restore kind of an entry overwritten by this process's own late publication. */
+    static final String LATE_ATTEMPT = "LATE_OWN_PUBLICATION";
+
+    @SuppressWarnings("ArrayRecordComponent")
+    private record Attempt(long epoch, byte[] value) {
+    }
+
     /** How many times a goodbye tries to delete the key before it leaves the rest to the revoke. */
     static final int GOODBYE_ATTEMPTS = 3;
 
@@ -116,12 +133,20 @@ final class OwnEntry {
      * directory refuses or cannot be reached.
      */
     void publish() {
-        long next = EpochClock.next(Math.max(ownSeen, epoch));
+        long next = EpochClock.next(Math.max(Math.max(ownSeen, epoch), lastAttempt()));
         byte[][] made = new byte[1][];
-        Publication p = directory.publish(memberId, group, lease -> {
-            made[0] = MemberEntry.of(memberId, next, lease, group, descriptor).encode(ring);
-            return made[0];
-        }, ttl, lossListener());
+        Publication p;
+        try {
+            p = directory.publish(memberId, group, lease -> {
+                made[0] = MemberEntry.of(memberId, next, lease, group, descriptor).encode(ring);
+                return made[0];
+            }, ttl, lossListener());
+        } catch (RuntimeException e) {
+            if (made[0] != null) {
+                attempted(next, made[0]); // its write may have landed, its answer lost
+            }
+            throw e;
+        }
         ownValue = made[0];
         epoch = next;
         publication = p;
@@ -158,6 +183,14 @@ final class OwnEntry {
         if (!snapshotSeen || (p != null && revision <= p.revision())) {
             return; // an earlier incarnation's entry, replaced by the next publication, or older than it
         }
+        if (isAttempt(entry)) {
+            // this process's own publication, reported failed, whose write landed: not another process
+            if (p != null) {
+                overwritten(p, key, revision, LATE_ATTEMPT, "overwritten by this process's own earlier"
+                        + " publication of epoch " + entry.epoch() + ", reported failed, whose write landed late");
+            }
+            return;
+        }
         if (entry.epoch() > epoch) {
             signals.refused(new Refusal(EntryCheck.printable(key), memberId, Refusal.Reason.MEMBER_ID_IN_USE,
                     "another process published a valid entry under this process's member id '" + memberId
@@ -190,6 +223,27 @@ final class OwnEntry {
         if (p != null && revision > p.revision()) {
             overwritten(p, key, revision, "DELETED", "deleted (not by its lease, which lives)");
         }
+    }
+
+    /** Remembers a publication that failed after its value was made: its write may still land. */
+    private void attempted(long attemptEpoch, byte[] value) {
+        if (attempts.size() == MAX_ATTEMPTS) {
+            attempts.removeFirst();
+        }
+        attempts.addLast(new Attempt(attemptEpoch, value));
+    }
+
+    private boolean isAttempt(Accepted entry) {
+        for (Attempt a : attempts) {
+            if (entry.sameAs(a.epoch(), a.value())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private long lastAttempt() {
+        return attempts.isEmpty() ? 0 : attempts.getLast().epoch();
     }
 
     /** Whether another process's newer entry took this member id, so that nothing is published any more. */
