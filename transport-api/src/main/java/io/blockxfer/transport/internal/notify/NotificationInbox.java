@@ -39,6 +39,8 @@ public final class NotificationInbox {
     // guarded by lock
     private int head;
     private int size;
+    /** {@code size}, written under the lock, read without it: a waiting poll looks here while it spins. */
+    private volatile int visibleSize;
     private boolean closed;
     private long received;
     private long delivered;
@@ -73,7 +75,7 @@ public final class NotificationInbox {
             Long before = droppedBySender.isEmpty() ? null : droppedBySender.remove(sender);
             ring[(head + size) % ring.length] = new Notification(sender, senderAgent, kind, transferId, payload,
                     authenticated, before == null ? 0 : before);
-            size++;
+            visibleSize = ++size;
             received++;
             return Offer.QUEUED;
         } finally {
@@ -83,6 +85,9 @@ public final class NotificationInbox {
 
     /** Takes the oldest notification, or null when none is queued (or the inbox closed). */
     public @Nullable Notification take() {
+        if (visibleSize == 0) {
+            return null; // the common look of a poll that finds nothing: no lock
+        }
         lock.lock();
         try {
             if (size == 0) {
@@ -91,7 +96,7 @@ public final class NotificationInbox {
             Notification n = ring[head];
             ring[head] = null;
             head = (head + 1) % ring.length;
-            size--;
+            visibleSize = --size;
             delivered++;
             return n;
         } finally {
@@ -118,7 +123,7 @@ public final class NotificationInbox {
             }
             head = (head - 1 + ring.length) % ring.length;
             ring[head] = n;
-            size++;
+            visibleSize = ++size;
         } finally {
             lock.unlock();
         }
@@ -142,12 +147,7 @@ public final class NotificationInbox {
 
     /** Whether a notification is queued. */
     public boolean isEmpty() {
-        lock.lock();
-        try {
-            return size == 0;
-        } finally {
-            lock.unlock();
-        }
+        return visibleSize == 0;
     }
 
     /** Counts a notification handed to the backend. */
@@ -174,6 +174,7 @@ public final class NotificationInbox {
                 ring[(head + i) % ring.length] = null;
             }
             size = 0;
+            visibleSize = 0;
             droppedBySender.clear();
             return gone;
         } finally {
