@@ -293,7 +293,16 @@ public enum DirectoryRules {
                     + " directory within its operation timeout, registers nothing and leaves no entry once the"
                     + " directory is back; built again then, it publishes and is found",
             "let the directory's unavailability out of Membership.build, bounded by the operation timeout",
-            "hangs-when-unreachable, vague-unreachable-error");
+            "hangs-when-unreachable, vague-unreachable-error"),
+    B28(Area.ON_DEMAND, Kind.CAPABILITY, DirectoryFault.OUTAGE,
+            "a resolution whose read of the directory fails (its client cut off) fails as UNAVAILABLE with the"
+                    + " directory's error as its cause, within the directory's operation timeout (+2 s), long before"
+                    + " its resolve timeout; it leaves nothing: the member is not held, not registered, not told"
+                    + " added; once the directory is back, resolving it works",
+            "Directory.read must fail with DirectoryUnavailableException, never answer an empty snapshot, when the"
+                    + " directory cannot be reached; a resolution whose read failed ends as UNAVAILABLE (an"
+                    + " unreachable directory is not an absent member) and is dropped",
+            "reads-nothing-when-unreachable");
 
     /**
      * The groups of rules, each in one class, one {@code @Nested} class of the suite each.

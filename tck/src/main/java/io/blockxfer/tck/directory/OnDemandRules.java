@@ -10,11 +10,13 @@ import static io.blockxfer.tck.directory.DirectoryRules.B23;
 import static io.blockxfer.tck.directory.DirectoryRules.B24;
 import static io.blockxfer.tck.directory.DirectoryRules.B25;
 import static io.blockxfer.tck.directory.DirectoryRules.B26;
+import static io.blockxfer.tck.directory.DirectoryRules.B28;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blockxfer.directory.Directory;
 import io.blockxfer.directory.DirectoryScope;
 import io.blockxfer.directory.MemberEntry;
 import io.blockxfer.directory.MemberResolutionException;
@@ -482,6 +484,70 @@ abstract class OnDemandRules extends MembershipRuleGroup {
         assertEquals(3, resolved(a, id), fx.msg("a newer entry of the released member was not resolved"));
         fx.assertWriteLands(a.transport(), id, tb, (byte) 26);
         third.close();
+    }
+
+    @DirectoryRuleTest(B28)
+    public final void b28_aResolutionOnAnUnreachableDirectoryFailsAsUnavailable() throws Exception {
+        DirectoryFixture fx = fx();
+        Node b = node("b");
+        String id = b.id();
+        Directory client = fx.client();
+        Duration bound = client.operationTimeout().plusSeconds(2);
+        Duration resolveTimeout = bound.multipliedBy(2);
+        RecordingTransport t = new RecordingTransport(fx.transport(fx.agent("a")));
+        MemberLog log = fx.log();
+        var m = fx.start(fx.builder(t, client, log).followNone().resolveTimeout(resolveTimeout));
+        int mark = log.lines().size();
+
+        fx.deployment.cutOff(client);
+        long start = System.nanoTime();
+        CompletableFuture<Long> f = m.resolve(id);
+        MemberResolutionException e;
+        try {
+            long epoch = f.get(resolveTimeout.plusSeconds(5).toMillis(), TimeUnit.MILLISECONDS);
+            throw new AssertionError(fx.msg("a membership cut off from its directory resolved " + id + " (epoch "
+                    + epoch + ")"));
+        } catch (ExecutionException x) {
+            if (!(x.getCause() instanceof MemberResolutionException r)) {
+                throw new AssertionError(fx.msg("the resolution on an unreachable directory failed with " + x.getCause()
+                        + ", not a MemberResolutionException"), x.getCause());
+            }
+            e = r;
+        } catch (TimeoutException x) {
+            throw new AssertionError(fx.msg("the resolution on an unreachable directory did not end within its resolve"
+                    + " timeout of " + resolveTimeout.toMillis() + " ms (+5 s)"), x);
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertEquals(MemberResolutionException.Reason.UNAVAILABLE, e.reason(), fx.msg("a resolution whose directory"
+                + " could not be read: " + e));
+        assertTrue(e.getCause() != null, fx.msg("the UNAVAILABLE resolution carries no cause: " + e));
+        assertTrue(took.compareTo(bound) <= 0, fx.msg("the resolution on an unreachable directory failed after "
+                + took.toMillis() + " ms, above the directory's operation timeout of "
+                + client.operationTimeout().toMillis() + " ms (+2 s)"));
+        assertFalse(m.members().containsKey(id), fx.msg("the failed resolution left " + id + " among the members: "
+                + m.members()));
+        assertEquals(List.of(), t.calls(id), fx.msg("the failed resolution reached the transport"));
+        List<String> told = log.lines().subList(mark, log.lines().size());
+        assertFalse(told.stream().anyMatch(l -> l.startsWith("added " + id + " ")), fx.msg("the listeners were told "
+                + id + " was added by a resolution that failed: " + told));
+
+        fx.deployment.reconnect(client);
+        long epoch = -1;
+        long end = System.nanoTime() + fx.env.timeout().toNanos();
+        while (epoch < 0) { // the client takes a moment to be back: until then a resolution is UNAVAILABLE again
+            try {
+                epoch = m.resolve(id).get(resolveTimeout.plusSeconds(5).toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException x) {
+                if (!(x.getCause() instanceof MemberResolutionException r)
+                        || r.reason() != MemberResolutionException.Reason.UNAVAILABLE || System.nanoTime() > end) {
+                    throw new AssertionError(fx.msg("resolving " + id + " once the directory was back failed"),
+                            x.getCause());
+                }
+                Thread.sleep(100);
+            }
+        }
+        assertEquals(b.epoch(), epoch, fx.msg("resolving once the directory was back gave another epoch"));
+        fx.assertWriteLands(t, id, b.transport(), (byte) 28);
     }
 
     /**

@@ -10,6 +10,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B23;
 import static io.blockxfer.tck.directory.DirectoryRules.B24;
 import static io.blockxfer.tck.directory.DirectoryRules.B25;
 import static io.blockxfer.tck.directory.DirectoryRules.B26;
+import static io.blockxfer.tck.directory.DirectoryRules.B28;
 import static io.blockxfer.tck.directory.Breakages.decoded;
 import static io.blockxfer.tck.directory.Breakages.rewriting;
 import static io.blockxfer.tck.directory.Breakages.signed;
@@ -46,7 +47,8 @@ import java.util.function.LongFunction;
  * The broken variants of the members-on-demand rules (B17 on): memberships that follow too much or
  * too little, watches of a resolved member's key that launder, hide or drop, a held set that
  * ignores traffic, deletes applied by member id, resolutions served from a stale cache, an owner
- * kept from hearing of a newer process under its id.
+ * kept from hearing of a newer process under its id, a read that answers nobody when it could not
+ * reach the store.
  */
 final class BrokenResolutions {
 
@@ -252,6 +254,13 @@ final class BrokenResolutions {
                         });
                     }
                 };
+            }
+        }));
+        v.add(new Variant("reads-nothing-when-unreachable", B28, new Breakage() {
+            /** Answers a read that could not reach the store with an empty snapshot, as if nobody were there. */
+            @Override
+            public CompletableFuture<DirectorySnapshot> read(BrokenDirectory d, DirectoryScope scope) {
+                return d.defaultRead(scope).exceptionally(e -> new DirectorySnapshot(0, List.of()));
             }
         }));
         v.add(new Variant("keeps-the-late-registration", B25, new Breakage() {
