@@ -34,11 +34,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@link DirectoryRules.Area}: D1-D13, the directory contract ({@code DirectoryContractRules}:
  * publish, snapshot and ordered events, goodbye, lease expiry and keep-alive, reconnects and
  * resyncs, lease loss, bad arguments, close, listener threads, unreachable directories); D14 on,
- * scopes ({@code DirectoryScopeRules}: scoped watches, publications with a group); B1-B16 and B27, a
+ * scopes ({@code DirectoryScopeRules}: scoped watches, publications with a group); B1-B15 and B27, a
  * {@link io.blockxfer.directory.Membership} binding loopback transports to the directory
  * ({@code MembershipRules}: joins, restarts, leaves, expiries, refusals of bad entries, lease loss,
- * outages, listeners, close, flapping, restores, unreachable at build); B17 to B26, members on demand ({@code OnDemandRules}:
- * resolved, followed until they leave, released when idle, groups, deletes of other keys, twins). Every rule has an id shown in its display name with its class ({@code [D7]
+ * outages, listeners, close, flapping, unreachable at build); B16 and B29, a member's own entry
+ * ({@code OwnEntryRules}: restored under its lease, at a bounded rate); B17 to B26 and B28, members
+ * on demand ({@code OnDemandRules}: resolved, followed until they leave, released when idle, groups,
+ * deletes of other keys, twins, an unreachable directory). Every rule has an id shown in its display name with its class ({@code [D7]
  * (capability) ...}) and in every assertion message ({@code [D7] etcd 3.4.23: ...});
  * {@link DirectoryRules} explains each. Rule methods are final. A rule needing a fault the
  * deployment cannot cause ({@link DirectoryDeployment#faults()}) is skipped with the reason; the B
@@ -173,11 +175,20 @@ public abstract class DirectoryConformanceSuite {
         }
     }
 
-    /** B1-B16 and B27: a membership binding loopback transports to the directory. <b>Thread safety:</b> one instance per rule. */
+    /** B1-B15 and B27: a membership binding loopback transports to the directory. <b>Thread safety:</b> one instance per rule. */
     @Nested
     public final class Memberships extends MembershipRules {
         /** For JUnit. */
         public Memberships() {
+            super(DirectoryConformanceSuite.this);
+        }
+    }
+
+    /** B16 and B29: a member's care of its own entry. <b>Thread safety:</b> one instance per rule. */
+    @Nested
+    public final class OwnEntries extends OwnEntryRules {
+        /** For JUnit. */
+        public OwnEntries() {
             super(DirectoryConformanceSuite.this);
         }
     }

@@ -212,7 +212,7 @@ public enum DirectoryRules {
             "report the lease each key is attached to, from the store, in listings and events alike; refuse an"
                     + " entry whose signed lease is not the key's (EntryCheck)",
             "reports-signed-leases"),
-    B16(Area.MEMBERSHIP, Kind.TIMING, DirectoryFault.RAW_WRITE,
+    B16(Area.OWN_ENTRY, Kind.TIMING, DirectoryFault.RAW_WRITE,
             "a member whose key is overwritten (garbage, or its own bytes without its lease) or deleted while its"
                     + " lease lives restores its entry under that lease: same epoch, no lease loss, no publication,"
                     + " no re-registration; a member watching it keeps it, and transfers land both ways",
@@ -302,7 +302,15 @@ public enum DirectoryRules {
             "Directory.read must fail with DirectoryUnavailableException, never answer an empty snapshot, when the"
                     + " directory cannot be reached; a resolution whose read failed ends as UNAVAILABLE (an"
                     + " unreachable directory is not an absent member) and is dropped",
-            "reads-nothing-when-unreachable");
+            "reads-nothing-when-unreachable"),
+    B29(Area.OWN_ENTRY, Kind.CAPABILITY, DirectoryFault.RAW_WRITE,
+            "a member whose key is overwritten back to back for a second restores its entry under its lease at"
+                    + " most once at once and then Membership.MAX_RESTORES_PER_SECOND (4) times a second, counted as"
+                    + " puts on its lease seen by a watcher, and ends with its entry restored, same epoch, published"
+                    + " once",
+            "restore at once, then at most once per restore gap, one restore for every overwrite meanwhile; a"
+                    + " Publication.restore writes the entry once",
+            "restores-over-and-over");
 
     /**
      * The groups of rules, each in one class, one {@code @Nested} class of the suite each.
@@ -316,14 +324,16 @@ public enum DirectoryRules {
          * {@code DirectoryScopeRules}.
          */
         SCOPES,
-        /** B1-B16 and B27, a membership binding a loopback transport to the directory: {@code MembershipRules}. */
+        /** B1-B15 and B27, a membership binding a loopback transport to the directory: {@code MembershipRules}. */
         MEMBERSHIP,
+        /** B16 and B29, a member's care of its own entry: {@code OwnEntryRules}. */
+        OWN_ENTRY,
         /** B17 on, members on demand and groups: {@code OnDemandRules}. */
         ON_DEMAND;
 
         /** Whether the rules of this area bind loopback transports (the B rules). */
         public boolean needsTransports() {
-            return this == MEMBERSHIP || this == ON_DEMAND;
+            return this == MEMBERSHIP || this == OWN_ENTRY || this == ON_DEMAND;
         }
     }
 

@@ -7,7 +7,6 @@ import static io.blockxfer.tck.directory.DirectoryRules.B12;
 import static io.blockxfer.tck.directory.DirectoryRules.B13;
 import static io.blockxfer.tck.directory.DirectoryRules.B14;
 import static io.blockxfer.tck.directory.DirectoryRules.B15;
-import static io.blockxfer.tck.directory.DirectoryRules.B16;
 import static io.blockxfer.tck.directory.DirectoryRules.B27;
 import static io.blockxfer.tck.directory.DirectoryRules.B2;
 import static io.blockxfer.tck.directory.DirectoryRules.B3;
@@ -43,11 +42,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 /**
- * B1-B16 and B27: a {@link io.blockxfer.directory.Membership} binding loopback transports to the directory:
+ * B1-B15 and B27: a {@link io.blockxfer.directory.Membership} binding loopback transports to the directory:
  * joins, restarts, leaves and expiries reach the transports; bad entries are refused and never
  * reach them; lost leases, outages, throwing listeners, close and flapping members are handled;
- * entries are bound to their lease and restored under it; a membership is not built on an
- * unreachable directory (B27). The members resolved on demand are {@link OnDemandRules}'.
+ * entries are bound to their lease; a membership is not built on an unreachable directory (B27).
+ * The members resolved on demand are {@link OnDemandRules}', a member's care of its own entry
+ * {@link OwnEntryRules}'.
  *
  * <p><b>Thread safety:</b> JUnit makes one instance per rule; not shared.
  */
@@ -491,54 +491,6 @@ abstract class MembershipRules extends MembershipRuleGroup {
         assertEquals(aCalls, a.transport().calls(b.id()).size(), fx.msg("a copy of a departed member's entry reached"
                 + " the transport of " + a.id() + ": " + a.transport().calls(b.id())));
         assertFalse(a.membership().members().containsKey(b.id()), fx.msg("a copy brought back a member that left"));
-    }
-
-    @DirectoryRuleTest(B16)
-    public final void b16_anOverwrittenEntryIsRestoredUnderItsLease() throws Exception {
-        DirectoryFixture fx = fx();
-        Duration interval = Duration.ofSeconds(2);
-        Node a = node("a", builder -> builder.flapInterval(interval));
-        Node b = node("b");
-        fx.awaitMember(a.membership(), b.id(), b.epoch());
-        fx.awaitMember(b.membership(), a.id(), a.epoch());
-        String key = b.client().prefix() + b.id();
-        WatchLog watch = fx.watcher();
-        fx.await(() -> held(watch, key).length > 0, () -> b.id() + "'s entry is not in the directory");
-        byte[] own = held(watch, key);
-        long lease = leaseOf(watch, key);
-        long epoch = b.epoch();
-        int aCalls = a.transport().calls(b.id()).size();
-        int bCalls = b.transport().calls(a.id()).size();
-        List<String> overwrites = List.of("garbage", "its own bytes without its lease", "a delete");
-        for (int i = 0; i < overwrites.size(); i++) {
-            long restoredBefore = b.log().count("restored " + epoch);
-            switch (i) {
-                case 0 -> fx.deployment.putRaw(key, "garbage".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-                case 1 -> fx.deployment.putRaw(key, own);
-                default -> fx.deployment.deleteRaw(key);
-            }
-            String what = overwrites.get(i);
-            fx.await(() -> b.log().count("restored " + epoch) > restoredBefore, () -> b.id() + " did not restore its"
-                    + " entry after " + what + " (its log: " + b.log().lines() + ")", interval);
-            fx.await(() -> Arrays.equals(own, held(watch, key)) && leaseOf(watch, key) == lease, () -> b.id() + "'s"
-                    + " key does not hold its entry on its lease " + lease + " again after " + what + ": "
-                    + watch.current(key), interval);
-        }
-        Thread.sleep(interval.toMillis() + fx.env.quiet().toMillis()); // a's held changes, if any, are applied
-        joinAndWait(a);
-        assertEquals(epoch, b.epoch(), fx.msg(b.id() + " published anew instead of restoring: " + b.log().lines()));
-        assertFalse(b.log().lines().stream().anyMatch(l -> l.startsWith("lost ") || l.startsWith("reregistered ")),
-                fx.msg(b.id() + " took an overwrite for a lost lease: " + b.log().lines()));
-        assertEquals(1, b.log().count("published "), fx.msg(b.id() + " published more than once: "
-                + b.log().lines()));
-        assertEquals(bCalls, b.transport().calls(a.id()).size(), fx.msg(b.id() + " re-registered " + a.id() + ": "
-                + b.transport().calls(a.id())));
-        assertEquals(aCalls, a.transport().calls(b.id()).size(), fx.msg(a.id() + " changed " + b.id() + " in its"
-                + " transport: " + a.transport().calls(b.id()) + "; its log: " + a.log().lines()));
-        assertEquals(Long.valueOf(epoch), a.membership().members().get(b.id()), fx.msg(a.id() + " no longer holds "
-                + b.id() + ": " + a.membership().members()));
-        fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 12);
-        fx.assertWriteLands(b.transport(), a.id(), a.transport(), (byte) 13);
     }
 
     @DirectoryRuleTest(B27)

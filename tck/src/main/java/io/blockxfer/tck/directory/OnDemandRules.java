@@ -42,7 +42,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * B17-B26: members on demand and groups: a membership resolves a member when it needs it, holds it
+ * B17-B26 and B28: members on demand and groups: a membership resolves a member when it needs it, holds it
  * once, follows it until it leaves and no longer, releases it when idle at its limit; groups and
  * eager memberships mix in one prefix; a delete seen through one watch never removes a member held
  * through another; a process whose member id another process took with a newer epoch stops

@@ -11,6 +11,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B13;
 import static io.blockxfer.tck.directory.DirectoryRules.B14;
 import static io.blockxfer.tck.directory.DirectoryRules.B15;
 import static io.blockxfer.tck.directory.DirectoryRules.B16;
+import static io.blockxfer.tck.directory.DirectoryRules.B29;
 import static io.blockxfer.tck.directory.DirectoryRules.B1;
 import static io.blockxfer.tck.directory.DirectoryRules.B2;
 import static io.blockxfer.tck.directory.DirectoryRules.B3;
@@ -47,10 +48,10 @@ import io.blockxfer.tck.directory.Breakages.Forwarding;
 import io.blockxfer.tck.directory.Breakages.Variant;
 
 /**
- * The broken variants of the membership rules B1-B16 that are the membership's alone: memberships
+ * The broken variants of the membership rules B1-B16 and B29 that are the membership's alone: memberships
  * shown laundered entries or given broken listeners, settings and transports, and directories that
  * keep the first entry, ignore deletes, hide re-registrations or refusals, drop peers on a
- * disconnect, cannot restore. The variants shared with a directory rule are
+ * disconnect, cannot restore or restore too often. The variants shared with a directory rule are
  * {@link BrokenDirectories}'; those of members on demand, {@link BrokenResolutions}'.
  */
 final class BrokenMemberships {
@@ -278,6 +279,33 @@ final class BrokenMemberships {
                     MemberEntry e = decoded(value);
                     return e == null || e.lease() == 0 ? actual : e.lease();
                 });
+            }
+        }));
+        v.add(new Variant("restores-over-and-over", B29, new Breakage() {
+            /** A restore that writes the entry eight times, as a retry loop that never heard its own answer would. */
+            @Override
+            public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
+                    PublicationListener l) {
+                Publication p = d.delegate.publish(id, value, ttl, l);
+                return new Publication() {
+                    @Override public String memberId() { return p.memberId(); }
+                    @Override public String key() { return p.key(); }
+                    @Override public Duration ttl() { return p.ttl(); }
+                    @Override public long revision() { return p.revision(); }
+                    @Override public long lease() { return p.lease(); }
+                    @Override public boolean deleteIfAt(long revision) { return p.deleteIfAt(revision); }
+                    @Override public boolean isLost() { return p.isLost(); }
+                    @Override public void close() { p.close(); }
+
+                    @Override
+                    public long restore() {
+                        long at = p.restore();
+                        for (int i = 1; i < 8; i++) {
+                            at = p.restore();
+                        }
+                        return at;
+                    }
+                };
             }
         }));
         v.add(new Variant("cannot-restore", B16, new Breakage() {
