@@ -310,7 +310,17 @@ public enum DirectoryRules {
                     + " once",
             "restore at once, then at most once per restore gap, one restore for every overwrite meanwhile; a"
                     + " Publication.restore writes the entry once",
-            "restores-over-and-over");
+            "restores-over-and-over"),
+    B30(Area.MEMBERSHIP, Kind.REQUIRED, null,
+            "a member whose registration is being replaced (a new epoch, while the transport's registration of it"
+                    + " is held) is left out of members() and not told updated until that registration is in place,"
+                    + " then held at its new epoch, with transfers landing in its new region; one whose entry is"
+                    + " deleted while that registration runs ends removed: not held, its registration taken back,"
+                    + " never told updated",
+            "take a member out of members() when its re-registration starts and put it back when addPeerAsync"
+                    + " completes; a backend's addPeerAsync must complete only once the peer can take transfers; a"
+                    + " removal asked meanwhile must remove what the registration puts in place",
+            "completes-registrations-early, keeps-the-late-registration");
 
     /**
      * The groups of rules, each in one class, one {@code @Nested} class of the suite each.
@@ -324,7 +334,7 @@ public enum DirectoryRules {
          * {@code DirectoryScopeRules}.
          */
         SCOPES,
-        /** B1-B15 and B27, a membership binding a loopback transport to the directory: {@code MembershipRules}. */
+        /** B1-B15, B27 and B30, a membership binding a loopback transport to the directory: {@code MembershipRules}. */
         MEMBERSHIP,
         /** B16 and B29, a member's care of its own entry: {@code OwnEntryRules}. */
         OWN_ENTRY,

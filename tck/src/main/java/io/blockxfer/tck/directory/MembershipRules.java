@@ -8,6 +8,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B13;
 import static io.blockxfer.tck.directory.DirectoryRules.B14;
 import static io.blockxfer.tck.directory.DirectoryRules.B15;
 import static io.blockxfer.tck.directory.DirectoryRules.B27;
+import static io.blockxfer.tck.directory.DirectoryRules.B30;
 import static io.blockxfer.tck.directory.DirectoryRules.B2;
 import static io.blockxfer.tck.directory.DirectoryRules.B3;
 import static io.blockxfer.tck.directory.DirectoryRules.B4;
@@ -42,10 +43,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 /**
- * B1-B15 and B27: a {@link io.blockxfer.directory.Membership} binding loopback transports to the directory:
+ * B1-B15, B27 and B30: a {@link io.blockxfer.directory.Membership} binding loopback transports to the directory:
  * joins, restarts, leaves and expiries reach the transports; bad entries are refused and never
  * reach them; lost leases, outages, throwing listeners, close and flapping members are handled;
- * entries are bound to their lease; a membership is not built on an unreachable directory (B27).
+ * entries are bound to their lease; a membership is not built on an unreachable directory (B27);
+ * a member is left out while its registration is replaced (B30).
  * The members resolved on demand are {@link OnDemandRules}', a member's care of its own entry
  * {@link OwnEntryRules}'.
  *
@@ -521,4 +523,58 @@ abstract class MembershipRules extends MembershipRuleGroup {
         fx.assertWriteLands(w.transport(), id, t, (byte) 27);
     }
 
+    @DirectoryRuleTest(B30)
+    public final void b30_aMemberIsLeftOutWhileItsRegistrationIsReplaced() throws Exception {
+        DirectoryFixture fx = fx();
+        Node a = node("a", builder -> builder.flapInterval(Duration.ZERO));
+        DeploymentKeyRing ring = fx.ring();
+        DataTransport first = fx.transport(fx.agent("b"));
+        String id = first.agentName();
+        Publication p1 = publishEntry(fx.client(), id, 1, first.localDescriptor(), ring);
+        fx.awaitMember(a.membership(), id, 1);
+
+        // its new epoch, while a's transport holds the registration: left out, not told updated
+        a.transport().holdRegistrations();
+        int mark = a.log().lines().size();
+        int calls = a.transport().calls(id).size();
+        first.close();
+        DataTransport second = fx.transport(id);
+        Publication p2 = publishEntry(fx.client(), id, 2, second.localDescriptor(), ring);
+        awaitWithin(() -> a.transport().calls(id).size() > calls, fx.env.timeout(), () -> a.id() + " did not start"
+                + " registering " + id + "'s new epoch: " + a.transport().calls(id));
+        Thread.sleep(fx.env.quiet().toMillis()); // a registration reported in place early shows meanwhile
+        assertFalse(a.membership().members().containsKey(id), fx.msg(a.id() + " holds " + id + " while its"
+                + " registration of epoch 2 is still under way: " + a.membership().members()));
+        assertFalse(a.log().lines().subList(mark, a.log().lines().size()).contains("updated " + id + " 2"),
+                fx.msg(a.id() + " told " + id + " updated before its registration was in place: " + a.log().lines()));
+        a.transport().letRegistrationsGo();
+        fx.awaitMember(a.membership(), id, 2);
+        a.log().await("updated " + id + " 2", fx.msg(a.id() + " did not tell " + id + " updated to epoch 2"));
+        fx.assertWriteLands(a.transport(), id, second, (byte) 30);
+
+        // deleted while its next registration runs: removed, the registration taken back, never updated
+        a.transport().holdRegistrations();
+        int before = a.transport().calls(id).size();
+        second.close();
+        DataTransport third = fx.transport(id);
+        Publication p3 = publishEntry(fx.client(), id, 3, third.localDescriptor(), ring);
+        awaitWithin(() -> a.transport().calls(id).size() > before, fx.env.timeout(), () -> a.id() + " did not start"
+                + " registering " + id + "'s epoch 3: " + a.transport().calls(id));
+        p3.close(); // its goodbye, while a's registration of it is under way
+        a.log().await("removed " + id + " ", fx.msg(a.id() + " did not remove " + id + " after its goodbye"));
+        a.transport().letRegistrationsGo();
+        awaitWithin(() -> a.transport().calls(id).getLast().equals("remove " + id), fx.env.timeout(), () -> a.id()
+                + " left its registration of " + id + " in the transport: " + a.transport().calls(id));
+        Thread.sleep(fx.env.quiet().toMillis()); // the registration's late completion changes nothing
+        assertTrue(a.transport().calls(id).getLast().equals("remove " + id) && a.transport().traffic(id).isEmpty(),
+                fx.msg(id + " was registered in " + a.id() + "'s transport after its goodbye: "
+                        + a.transport().calls(id)));
+        assertFalse(a.membership().members().containsKey(id), fx.msg(a.id() + " holds " + id + " after its goodbye: "
+                + a.membership().members()));
+        assertFalse(a.log().lines().contains("updated " + id + " 3"), fx.msg(a.id() + " told " + id + " updated to"
+                + " the epoch whose registration ran when it left: " + a.log().lines()));
+        p1.close();
+        p2.close();
+        third.close();
+    }
 }

@@ -11,6 +11,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B24;
 import static io.blockxfer.tck.directory.DirectoryRules.B25;
 import static io.blockxfer.tck.directory.DirectoryRules.B26;
 import static io.blockxfer.tck.directory.DirectoryRules.B28;
+import static io.blockxfer.tck.directory.DirectoryRules.B30;
 import static io.blockxfer.tck.directory.Breakages.decoded;
 import static io.blockxfer.tck.directory.Breakages.rewriting;
 import static io.blockxfer.tck.directory.Breakages.signed;
@@ -48,7 +49,9 @@ import java.util.function.LongFunction;
  * too little, watches of a resolved member's key that launder, hide or drop, a held set that
  * ignores traffic, deletes applied by member id, resolutions served from a stale cache, an owner
  * kept from hearing of a newer process under its id, a read that answers nobody when it could not
- * reach the store.
+ * reach the store; and two transports that B30 (a member left out while its registration is
+ * replaced) shares: one that drops removals during a registration, one that reports registrations
+ * in place early.
  */
 final class BrokenResolutions {
 
@@ -263,7 +266,7 @@ final class BrokenResolutions {
                 return d.defaultRead(scope).exceptionally(e -> new DirectorySnapshot(0, List.of()));
             }
         }));
-        v.add(new Variant("keeps-the-late-registration", B25, new Breakage() {
+        Breakage keepsTheLateRegistration = new Breakage() {
             /** A removal asked while the peer's registration is still under way is dropped. */
             @Override
             public DataTransport membershipTransport(DataTransport transport) {
@@ -279,6 +282,21 @@ final class BrokenResolutions {
                     @Override
                     public boolean removePeer(String peerId) {
                         return underWay.contains(peerId) || delegate.removePeer(peerId);
+                    }
+                };
+            }
+        };
+        v.add(new Variant("keeps-the-late-registration", B25, keepsTheLateRegistration));
+        v.add(new Variant("keeps-the-late-registration", B30, keepsTheLateRegistration));
+        v.add(new Variant("completes-registrations-early", B30, new Breakage() {
+            /** A registration reported in place as soon as it is asked, while the backend still works on it. */
+            @Override
+            public DataTransport membershipTransport(DataTransport transport) {
+                return new ForwardingTransport(transport) {
+                    @Override
+                    public CompletableFuture<Void> addPeerAsync(String peerId, PeerDescriptor peer) {
+                        var unused = delegate.addPeerAsync(peerId, peer);
+                        return CompletableFuture.completedFuture(null);
                     }
                 };
             }
