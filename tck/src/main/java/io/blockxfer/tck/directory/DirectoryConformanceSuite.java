@@ -37,8 +37,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * scopes ({@code DirectoryScopeRules}: scoped watches, publications with a group); B1-B15 and B27, a
  * {@link io.blockxfer.directory.Membership} binding loopback transports to the directory
  * ({@code MembershipRules}: joins, restarts, leaves, expiries, refusals of bad entries, lease loss,
- * outages, listeners, close, flapping, unreachable at build); B16 and B29, a member's own entry
- * ({@code OwnEntryRules}: restored under its lease, at a bounded rate); B17 to B26 and B28, members
+ * outages, listeners, close, flapping, unreachable at build, registrations replaced); B16, B29 and
+ * B31, a member's own entry ({@code OwnEntryRules}: restored under its lease, at a bounded rate,
+ * deleted at its goodbye despite a stranger's writes); B17 to B26 and B28, members
  * on demand ({@code OnDemandRules}: resolved, followed until they leave, released when idle, groups,
  * deletes of other keys, twins, an unreachable directory). Every rule has an id shown in its display name with its class ({@code [D7]
  * (capability) ...}) and in every assertion message ({@code [D7] etcd 3.4.23: ...});
@@ -184,7 +185,7 @@ public abstract class DirectoryConformanceSuite {
         }
     }
 
-    /** B16 and B29: a member's care of its own entry. <b>Thread safety:</b> one instance per rule. */
+    /** B16, B29 and B31: a member's care of its own entry. <b>Thread safety:</b> one instance per rule. */
     @Nested
     public final class OwnEntries extends OwnEntryRules {
         /** For JUnit. */

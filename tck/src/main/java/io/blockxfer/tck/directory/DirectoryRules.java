@@ -320,7 +320,16 @@ public enum DirectoryRules {
             "take a member out of members() when its re-registration starts and put it back when addPeerAsync"
                     + " completes; a backend's addPeerAsync must complete only once the peer can take transfers; a"
                     + " removal asked meanwhile must remove what the registration puts in place",
-            "completes-registrations-early, keeps-the-late-registration");
+            "completes-registrations-early, keeps-the-late-registration"),
+    B31(Area.OWN_ENTRY, Kind.CAPABILITY, DirectoryFault.RAW_WRITE,
+            "a member whose key a stranger writes into just before its goodbye, and again right after the member"
+                    + " restores its entry, still leaves its key empty once closed (the conditional delete refused,"
+                    + " the entry restored over the stranger's bytes and deleted at the restore's revision), and the"
+                    + " others remove it",
+            "a goodbye deletes the key with Publication.deleteIfAt at the revision of the member's last write,"
+                    + " restoring first when someone else's bytes are there, and tries again after a refusal; a"
+                    + " conditional delete must delete (a lease revoke leaves keys written without it)",
+            "deletes-nothing-at-goodbye");
 
     /**
      * The groups of rules, each in one class, one {@code @Nested} class of the suite each.
@@ -336,7 +345,7 @@ public enum DirectoryRules {
         SCOPES,
         /** B1-B15, B27 and B30, a membership binding a loopback transport to the directory: {@code MembershipRules}. */
         MEMBERSHIP,
-        /** B16 and B29, a member's care of its own entry: {@code OwnEntryRules}. */
+        /** B16, B29 and B31, a member's care of its own entry: {@code OwnEntryRules}. */
         OWN_ENTRY,
         /** B17 on, members on demand and groups: {@code OnDemandRules}. */
         ON_DEMAND;

@@ -2,20 +2,34 @@ package io.blockxfer.tck.directory;
 
 import static io.blockxfer.tck.directory.DirectoryRules.B16;
 import static io.blockxfer.tck.directory.DirectoryRules.B29;
+import static io.blockxfer.tck.directory.DirectoryRules.B31;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blockxfer.directory.Directory;
 import io.blockxfer.directory.DirectoryEvent;
+import io.blockxfer.directory.DirectoryListener;
+import io.blockxfer.directory.DirectoryScope;
+import io.blockxfer.directory.DirectorySnapshot;
+import io.blockxfer.directory.DirectoryWatch;
 import io.blockxfer.directory.Membership;
+import io.blockxfer.directory.Publication;
+import io.blockxfer.directory.PublicationListener;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.function.LongFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
- * B16 and B29: a member's care of its own entry: an entry overwritten or deleted while its lease
- * lives is restored under that lease, with nothing else changed (B16), and however fast it is
- * overwritten, at most {@link Membership#MAX_RESTORES_PER_SECOND} times a second (B29).
+ * B16, B29 and B31: a member's care of its own entry: an entry overwritten or deleted while its
+ * lease lives is restored under that lease, with nothing else changed (B16), and however fast it is
+ * overwritten, at most {@link Membership#MAX_RESTORES_PER_SECOND} times a second (B29); a goodbye
+ * leaves the key empty even when a stranger's writes race it (B31).
  *
  * <p><b>Thread safety:</b> JUnit makes one instance per rule; not shared.
  */
@@ -115,5 +129,117 @@ abstract class OwnEntryRules extends MembershipRuleGroup {
         assertEquals(epoch, b.epoch(), fx.msg(b.id() + " published anew instead of restoring: " + b.log().lines()));
         assertEquals(1, b.log().count("published "), fx.msg(b.id() + " published more than once: "
                 + b.log().lines()));
+    }
+
+    @DirectoryRuleTest(B31)
+    public final void b31_aGoodbyeEmptiesTheKeyThatAStrangerWroteInto() throws Exception {
+        DirectoryFixture fx = fx();
+        RecordingTransport t = new RecordingTransport(fx.transport(fx.agent("b")));
+        String id = t.agentName();
+        Directory client = fx.client();
+        String key = client.prefix() + id;
+        RacedClient raced = new RacedClient(client, key, restored -> fx.deployment.putRaw(restored,
+                bytes("a stranger's write right after a restore")));
+        Membership b = fx.start(fx.builder(t, raced, fx.log()));
+        Node a = node("a");
+        fx.awaitMember(a.membership(), id, b.epoch());
+        WatchLog watch = fx.watcher();
+        fx.await(() -> held(watch, key).length > 0, () -> id + "'s entry is not in the directory");
+
+        // a stranger's write that the member has not seen when it says goodbye, and another right after
+        // the restore its refused conditional delete leads to
+        raced.blind();
+        fx.deployment.putRaw(key, bytes("a stranger's write just before the goodbye"));
+        b.close();
+        assertTrue(raced.restoredSinceBlind(), fx.msg(id + " said goodbye without restoring its entry over the"
+                + " stranger's write in its key (its conditional delete should have been refused)"));
+        fx.await(() -> watch.current(key) == null, () -> id + "'s key still holds " + watch.current(key)
+                + " after its goodbye");
+        a.log().await("removed " + id + " ", fx.msg(a.id() + " did not remove " + id + " after its goodbye"));
+        Thread.sleep(fx.env.quiet().toMillis());
+        assertEquals(null, watch.current(key), fx.msg(id + "'s key was written again after its goodbye"));
+    }
+
+    /**
+     * A member's client in a race with a stranger: once {@link #blind()}, the member's watches no
+     * longer deliver changes of its own key (it has not seen the stranger's write yet when it closes),
+     * and its publication's first restore from then on is followed at once by {@code afterRestore}
+     * (given the key), a stranger's write landing between that restore and the delete after it.
+     */
+    private static final class RacedClient implements Directory {
+        private final Directory d;
+        private final String key;
+        private final Consumer<String> afterRestore;
+        private final AtomicBoolean blind = new AtomicBoolean();
+        private final AtomicBoolean restored = new AtomicBoolean();
+
+        RacedClient(Directory d, String key, Consumer<String> afterRestore) {
+            this.d = d;
+            this.key = key;
+            this.afterRestore = afterRestore;
+        }
+
+        void blind() {
+            blind.set(true);
+        }
+
+        boolean restoredSinceBlind() {
+            return restored.get();
+        }
+
+        @Override public String prefix() { return d.prefix(); }
+        @Override public Duration operationTimeout() { return d.operationTimeout(); }
+        @Override public CompletableFuture<DirectorySnapshot> read(DirectoryScope s) { return d.read(s); }
+        @Override public void close() { d.close(); }
+
+        @Override
+        public DirectoryWatch watch(DirectoryScope scope, DirectoryListener listener) {
+            return d.watch(scope, unseeing(listener));
+        }
+
+        @Override
+        public DirectoryWatch watch(DirectoryScope scope, DirectorySnapshot from, DirectoryListener listener) {
+            return d.watch(scope, from, unseeing(listener));
+        }
+
+        private DirectoryListener unseeing(DirectoryListener l) {
+            return new DirectoryListener() {
+                @Override public void snapshot(DirectorySnapshot s) { l.snapshot(s); }
+                @Override public void disconnected(String reason) { l.disconnected(reason); }
+                @Override public void reconnected(long revision, boolean resync) { l.reconnected(revision, resync); }
+
+                @Override
+                public void changed(DirectoryEvent e) {
+                    if (!(blind.get() && e.key().equals(key))) {
+                        l.changed(e);
+                    }
+                }
+            };
+        }
+
+        @Override
+        public Publication publish(String memberId, @Nullable String group, LongFunction<byte[]> value, Duration ttl,
+                PublicationListener listener) {
+            Publication p = d.publish(memberId, group, value, ttl, listener);
+            return new Publication() {
+                @Override public String memberId() { return p.memberId(); }
+                @Override public String key() { return p.key(); }
+                @Override public Duration ttl() { return p.ttl(); }
+                @Override public long revision() { return p.revision(); }
+                @Override public long lease() { return p.lease(); }
+                @Override public boolean deleteIfAt(long revision) { return p.deleteIfAt(revision); }
+                @Override public boolean isLost() { return p.isLost(); }
+                @Override public void close() { p.close(); }
+
+                @Override
+                public long restore() {
+                    long at = p.restore();
+                    if (blind.get() && restored.compareAndSet(false, true)) {
+                        afterRestore.accept(p.key());
+                    }
+                    return at;
+                }
+            };
+        }
     }
 }

@@ -12,6 +12,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B14;
 import static io.blockxfer.tck.directory.DirectoryRules.B15;
 import static io.blockxfer.tck.directory.DirectoryRules.B16;
 import static io.blockxfer.tck.directory.DirectoryRules.B29;
+import static io.blockxfer.tck.directory.DirectoryRules.B31;
 import static io.blockxfer.tck.directory.DirectoryRules.B1;
 import static io.blockxfer.tck.directory.DirectoryRules.B2;
 import static io.blockxfer.tck.directory.DirectoryRules.B3;
@@ -44,14 +45,15 @@ import java.util.function.LongFunction;
 import io.blockxfer.tck.directory.Breakages.Breakage;
 import io.blockxfer.tck.directory.Breakages.BrokenDirectory;
 import io.blockxfer.tck.directory.Breakages.FakePublication;
+import io.blockxfer.tck.directory.Breakages.ForwardingPublication;
 import io.blockxfer.tck.directory.Breakages.Forwarding;
 import io.blockxfer.tck.directory.Breakages.Variant;
 
 /**
- * The broken variants of the membership rules B1-B16 and B29 that are the membership's alone: memberships
+ * The broken variants of the membership rules B1-B16, B29 and B31 that are the membership's alone: memberships
  * shown laundered entries or given broken listeners, settings and transports, and directories that
  * keep the first entry, ignore deletes, hide re-registrations or refusals, drop peers on a
- * disconnect, cannot restore or restore too often. The variants shared with a directory rule are
+ * disconnect, cannot restore or restore too often, or delete nothing at a goodbye. The variants shared with a directory rule are
  * {@link BrokenDirectories}'; those of members on demand, {@link BrokenResolutions}'.
  */
 final class BrokenMemberships {
@@ -286,24 +288,27 @@ final class BrokenMemberships {
             @Override
             public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
                     PublicationListener l) {
-                Publication p = d.delegate.publish(id, value, ttl, l);
-                return new Publication() {
-                    @Override public String memberId() { return p.memberId(); }
-                    @Override public String key() { return p.key(); }
-                    @Override public Duration ttl() { return p.ttl(); }
-                    @Override public long revision() { return p.revision(); }
-                    @Override public long lease() { return p.lease(); }
-                    @Override public boolean deleteIfAt(long revision) { return p.deleteIfAt(revision); }
-                    @Override public boolean isLost() { return p.isLost(); }
-                    @Override public void close() { p.close(); }
-
+                return new ForwardingPublication(d.delegate.publish(id, value, ttl, l)) {
                     @Override
                     public long restore() {
-                        long at = p.restore();
+                        long at = to.restore();
                         for (int i = 1; i < 8; i++) {
-                            at = p.restore();
+                            at = to.restore();
                         }
                         return at;
+                    }
+                };
+            }
+        }));
+        v.add(new Variant("deletes-nothing-at-goodbye", B31, new Breakage() {
+            /** A conditional delete that says it deleted and leaves the key to the lease's revoke. */
+            @Override
+            public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,
+                    PublicationListener l) {
+                return new ForwardingPublication(d.delegate.publish(id, value, ttl, l)) {
+                    @Override
+                    public boolean deleteIfAt(long revision) {
+                        return true;
                     }
                 };
             }
