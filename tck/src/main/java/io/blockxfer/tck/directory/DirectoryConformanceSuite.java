@@ -40,8 +40,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * outages, listeners, close, flapping, unreachable at build, registrations replaced); B16, B29 and
  * B31, a member's own entry ({@code OwnEntryRules}: restored under its lease, at a bounded rate,
  * deleted at its goodbye despite a stranger's writes); B17 to B26 and B28, members
- * on demand ({@code OnDemandRules}: resolved, followed until they leave, released when idle, groups,
- * deletes of other keys, twins, an unreachable directory). Every rule has an id shown in its display name with its class ({@code [D7]
+ * on demand ({@code OnDemandRules}: resolved, followed until they leave, groups, deletes of other
+ * keys, twins, an unreachable directory), and B20 and B32 of them, the limit on members held
+ * ({@code HeldSetRules}: released when idle, kept while all are busy). Every rule has an id shown in its display name with its class ({@code [D7]
  * (capability) ...}) and in every assertion message ({@code [D7] etcd 3.4.23: ...});
  * {@link DirectoryRules} explains each. Rule methods are final. A rule needing a fault the
  * deployment cannot cause ({@link DirectoryDeployment#faults()}) is skipped with the reason; the B
@@ -194,7 +195,16 @@ public abstract class DirectoryConformanceSuite {
         }
     }
 
-    /** B17 on: members on demand and groups. <b>Thread safety:</b> one instance per rule. */
+    /** B20 and B32: the limit on members held. <b>Thread safety:</b> one instance per rule. */
+    @Nested
+    public final class HeldSets extends HeldSetRules {
+        /** For JUnit. */
+        public HeldSets() {
+            super(DirectoryConformanceSuite.this);
+        }
+    }
+
+    /** B17 on (but B20 and B32): members on demand and groups. <b>Thread safety:</b> one instance per rule. */
     @Nested
     public final class OnDemand extends OnDemandRules {
         /** For JUnit. */

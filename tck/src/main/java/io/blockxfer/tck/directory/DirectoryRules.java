@@ -237,7 +237,7 @@ public enum DirectoryRules {
                     + " lease removes it within its TTL, the deployment's expiry grace and one second",
             "keep the resolution's watch of the member's key open and apply its events as any member's",
             "drops-events-of-a-member-watch, ignores-deletes-of-a-member-watch"),
-    B20(Area.ON_DEMAND, Kind.TIMING, null,
+    B20(Area.HELD_SET, Kind.TIMING, null,
             "past maxHeld the resolved member idle longest is released (told as memberReleased, removed from the"
                     + " transport), never one with a transfer in flight, which then ends done; release(id) drops a"
                     + " member and resolving it again works",
@@ -329,7 +329,14 @@ public enum DirectoryRules {
             "a goodbye deletes the key with Publication.deleteIfAt at the revision of the member's last write,"
                     + " restoring first when someone else's bytes are there, and tries again after a refusal; a"
                     + " conditional delete must delete (a lease revoke leaves keys written without it)",
-            "deletes-nothing-at-goodbye");
+            "deletes-nothing-at-goodbye"),
+    B32(Area.HELD_SET, Kind.TIMING, null,
+            "a membership limited to 2 members that resolved 3, each with a transfer in flight, holds all 3 past"
+                    + " two samples of their traffic and releases none; once one member's transfer ended, that member"
+                    + " alone is released, at the next sample, and every held transfer ends done",
+            "sample DataTransport.traffic: a member with a transfer in flight is never released, even above the"
+                    + " limit; trim as soon as one is idle",
+            "reports-nothing-in-flight");
 
     /**
      * The groups of rules, each in one class, one {@code @Nested} class of the suite each.
@@ -347,12 +354,14 @@ public enum DirectoryRules {
         MEMBERSHIP,
         /** B16, B29 and B31, a member's care of its own entry: {@code OwnEntryRules}. */
         OWN_ENTRY,
-        /** B17 on, members on demand and groups: {@code OnDemandRules}. */
-        ON_DEMAND;
+        /** B17 on (but B20 and B32), members on demand and groups: {@code OnDemandRules}. */
+        ON_DEMAND,
+        /** B20 and B32, the limit on members held: {@code HeldSetRules}. */
+        HELD_SET;
 
         /** Whether the rules of this area bind loopback transports (the B rules). */
         public boolean needsTransports() {
-            return this == MEMBERSHIP || this == OWN_ENTRY || this == ON_DEMAND;
+            return this != DIRECTORY && this != SCOPES;
         }
     }
 

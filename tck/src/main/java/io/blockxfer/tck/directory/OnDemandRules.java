@@ -3,7 +3,6 @@ package io.blockxfer.tck.directory;
 import static io.blockxfer.tck.directory.DirectoryRules.B17;
 import static io.blockxfer.tck.directory.DirectoryRules.B18;
 import static io.blockxfer.tck.directory.DirectoryRules.B19;
-import static io.blockxfer.tck.directory.DirectoryRules.B20;
 import static io.blockxfer.tck.directory.DirectoryRules.B21;
 import static io.blockxfer.tck.directory.DirectoryRules.B22;
 import static io.blockxfer.tck.directory.DirectoryRules.B23;
@@ -42,8 +41,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * B17-B26 and B28: members on demand and groups: a membership resolves a member when it needs it, holds it
- * once, follows it until it leaves and no longer, releases it when idle at its limit; groups and
+ * B17-B19, B21-B26 and B28: members on demand and groups: a membership resolves a member when it
+ * needs it, holds it once, follows it until it leaves and no longer (its limit on members held is
+ * {@link HeldSetRules}'); groups and
  * eager memberships mix in one prefix; a delete seen through one watch never removes a member held
  * through another; a process whose member id another process took with a newer epoch stops
  * publishing its own; a resolution that times out, is released or is closed under way fails
@@ -178,78 +178,6 @@ abstract class OnDemandRules extends MembershipRuleGroup {
         assertEquals(DataTransport.NOT_SUBMITTED, a.transport().writeBlocks(c.id(), new int[] {0}, new int[] {1}),
                 fx.msg("a transfer to a resolved member whose lease expired was submitted"));
         assertEquals(Map.of(), a.membership().members(), fx.msg(a.id() + " holds members that left"));
-    }
-
-    @DirectoryRuleTest(B20)
-    public final void b20_releasedAtTheLimitOnlyWhenIdle() throws Exception {
-        DirectoryFixture fx = fx();
-        Node a = node("a", builder -> builder.followNone().maxHeld(2));
-        Node b = node("b");
-        Node c = node("c");
-        Node d = node("d");
-        resolved(a, b.id());
-        resolved(a, c.id());
-        Thread.sleep(fx.env.quiet().toMillis());
-        assertEquals(Set.of(b.id(), c.id()), a.membership().members().keySet(), fx.msg(a.id() + ", limited to 2,"
-                + " does not hold the 2 members it resolved: " + a.log().lines()));
-        assertEquals(0, a.log().count("released "), fx.msg(a.id() + " released a member before its limit of 2: "
-                + a.log().lines()));
-        letTrafficBeSampled();
-        fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 20); // b is used, c idle since resolved
-        resolved(a, d.id());
-        a.log().await("released " + c.id() + " ", fx.msg(a.id() + " did not release " + c.id() + ", idle longest,"
-                + " when a third member passed its limit of 2"));
-        assertEquals(0, a.log().count("released " + b.id() + " "), fx.msg(a.id() + " released " + b.id()
-                + ", which it had just used: " + a.log().lines()));
-        assertEquals(Set.of(b.id(), d.id()), a.membership().members().keySet(), fx.msg(a.id() + " holds the wrong"
-                + " members after a release"));
-        assertEquals("remove " + c.id(), a.transport().calls(c.id()).getLast(), fx.msg(a.id() + "'s transport still"
-                + " holds " + c.id() + ", released: " + a.transport().calls(c.id())));
-        assertEquals(DataTransport.NOT_SUBMITTED, a.transport().writeBlocks(c.id(), new int[] {0}, new int[] {1}),
-                fx.msg("a transfer to a released member was submitted"));
-        // d gets a transfer that stays in flight, and is used before b: idle longer, but busy
-        long stuck;
-        LoopbackStall.stall(d.transport(), true);
-        try {
-            stuck = a.transport().writeBlocks(d.id(), new int[] {0}, new int[] {1});
-            assertNotEquals(DataTransport.NOT_SUBMITTED, stuck, fx.msg("no transfer to " + d.id()));
-            letTrafficBeSampled();
-            fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 21);
-            long releases = a.log().count("released ");
-            resolved(a, c.id());
-            fx.await(() -> a.log().count("released ") > releases, () -> a.id() + " released no member when " + c.id()
-                    + " passed its limit of 2 again: " + a.log().lines());
-            assertEquals(0, a.log().count("released " + d.id() + " "), fx.msg(a.id() + " released " + d.id()
-                    + " while a transfer to it was in flight: " + a.log().lines()));
-            assertEquals(1, a.log().count("released " + b.id() + " "), fx.msg(a.id() + " did not release " + b.id()
-                    + ", its only idle member, when " + c.id() + " passed its limit of 2 again: " + a.log().lines()));
-            assertEquals(Set.of(c.id(), d.id()), a.membership().members().keySet(), fx.msg(a.id() + " holds the"
-                    + " wrong members after a release"));
-        } finally {
-            LoopbackStall.stall(d.transport(), false);
-        }
-        List<Long> done = new ArrayList<>();
-        List<Long> failed = new ArrayList<>();
-        long end = System.nanoTime() + fx.env.timeout().toNanos();
-        while (done.size() + failed.size() == 0 && System.nanoTime() - end < 0) {
-            PollResult r = a.transport().poll(d.id());
-            Arrays.stream(r.done()).forEach(done::add);
-            Arrays.stream(r.failed()).forEach(failed::add);
-            Thread.sleep(2);
-        }
-        assertEquals(List.of(stuck), done, fx.msg("the transfer held in flight to " + d.id() + " did not end done"
-                + " (failed: " + failed + ")"));
-        // release, then resolve again
-        assertTrue(a.membership().release(d.id()), fx.msg("release of " + d.id() + ", held, answered false"));
-        a.log().await("released " + d.id() + " ", fx.msg(a.id() + " did not say it released " + d.id()));
-        assertFalse(a.membership().members().containsKey(d.id()), fx.msg(a.id() + " holds " + d.id()
-                + " after releasing it"));
-        assertEquals("remove " + d.id(), a.transport().calls(d.id()).getLast(), fx.msg(a.id() + "'s transport still"
-                + " holds " + d.id() + ", released: " + a.transport().calls(d.id())));
-        assertFalse(a.membership().release(b.id()), fx.msg("release of " + b.id() + ", released already, answered"
-                + " true"));
-        assertEquals(d.epoch(), resolved(a, d.id()), fx.msg("resolving a released member again gave another epoch"));
-        fx.assertWriteLands(a.transport(), d.id(), d.transport(), (byte) 22);
     }
 
     @DirectoryRuleTest(B21)

@@ -158,7 +158,7 @@ class BrokenDirectoriesAreCaughtTest {
         Map<DirectoryRules.Area, Class<?>> groups = Map.of(DirectoryRules.Area.DIRECTORY, DirectoryContractRules.class,
                 DirectoryRules.Area.SCOPES, DirectoryScopeRules.class, DirectoryRules.Area.MEMBERSHIP,
                 MembershipRules.class, DirectoryRules.Area.OWN_ENTRY, OwnEntryRules.class, DirectoryRules.Area.ON_DEMAND,
-                OnDemandRules.class);
+                OnDemandRules.class, DirectoryRules.Area.HELD_SET, HeldSetRules.class);
         assertEquals(DirectoryRules.Area.values().length, groups.size(), "every area has its class");
         for (Map.Entry<DirectoryRules.Area, Class<?>> group : groups.entrySet()) {
             for (Method m : group.getValue().getDeclaredMethods()) {

@@ -12,6 +12,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B25;
 import static io.blockxfer.tck.directory.DirectoryRules.B26;
 import static io.blockxfer.tck.directory.DirectoryRules.B28;
 import static io.blockxfer.tck.directory.DirectoryRules.B30;
+import static io.blockxfer.tck.directory.DirectoryRules.B32;
 import static io.blockxfer.tck.directory.Breakages.decoded;
 import static io.blockxfer.tck.directory.Breakages.rewriting;
 import static io.blockxfer.tck.directory.Breakages.signed;
@@ -131,7 +132,7 @@ final class BrokenResolutions {
                 return builder.maxHeld(1);
             }
         }));
-        v.add(new Variant("reports-nothing-in-flight", B20, new Breakage() {
+        Breakage reportsNothingInFlight = new Breakage() {
             @Override
             public DataTransport membershipTransport(DataTransport transport) {
                 return new ForwardingTransport(transport) {
@@ -141,7 +142,9 @@ final class BrokenResolutions {
                     }
                 };
             }
-        }));
+        };
+        v.add(new Variant("reports-nothing-in-flight", B20, reportsNothingInFlight));
+        v.add(new Variant("reports-nothing-in-flight", B32, reportsNothingInFlight));
         v.add(new Variant("publishes-no-group-key", B21, new Breakage() {
             @Override
             public Publication publish(BrokenDirectory d, String id, String group, LongFunction<byte[]> value,
