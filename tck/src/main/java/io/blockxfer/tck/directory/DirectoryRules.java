@@ -336,7 +336,16 @@ public enum DirectoryRules {
                     + " alone is released, at the next sample, and every held transfer ends done",
             "sample DataTransport.traffic: a member with a transfer in flight is never released, even above the"
                     + " limit; trim as soon as one is idle",
-            "reports-nothing-in-flight");
+            "reports-nothing-in-flight"),
+    B33(Area.OWN_ENTRY, Kind.CAPABILITY, DirectoryFault.OUTAGE,
+            "a member cut off from its directory past its TTL keeps its transfers to the peers it knows while the"
+                    + " others remove it; once back, it says its lease was lost (once), publishes again with a higher"
+                    + " epoch, is added again by the others, re-registers the member it holds (once), and transfers"
+                    + " land both ways",
+            "a lease that ran out while its holder was cut off must be reported lost (PublicationListener, or the"
+                    + " own key's delete once the watch is back); the publication after the loss re-registers the"
+                    + " members held",
+            "hides-lease-loss, hides-re-registrations");
 
     /**
      * The groups of rules, each in one class, one {@code @Nested} class of the suite each.
@@ -352,7 +361,7 @@ public enum DirectoryRules {
         SCOPES,
         /** B1-B15, B27 and B30, a membership binding a loopback transport to the directory: {@code MembershipRules}. */
         MEMBERSHIP,
-        /** B16, B29 and B31, a member's care of its own entry: {@code OwnEntryRules}. */
+        /** B16, B29, B31 and B33, a member's care of its own entry: {@code OwnEntryRules}. */
         OWN_ENTRY,
         /** B17 on (but B20 and B32), members on demand and groups: {@code OnDemandRules}. */
         ON_DEMAND,

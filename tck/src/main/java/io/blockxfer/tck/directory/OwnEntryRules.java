@@ -3,6 +3,7 @@ package io.blockxfer.tck.directory;
 import static io.blockxfer.tck.directory.DirectoryRules.B16;
 import static io.blockxfer.tck.directory.DirectoryRules.B29;
 import static io.blockxfer.tck.directory.DirectoryRules.B31;
+import static io.blockxfer.tck.directory.DirectoryRules.B33;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -26,10 +27,11 @@ import java.util.function.LongFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
- * B16, B29 and B31: a member's care of its own entry: an entry overwritten or deleted while its
- * lease lives is restored under that lease, with nothing else changed (B16), and however fast it is
- * overwritten, at most {@link Membership#MAX_RESTORES_PER_SECOND} times a second (B29); a goodbye
- * leaves the key empty even when a stranger's writes race it (B31).
+ * B16, B29, B31 and B33: a member's care of its own entry: an entry overwritten or deleted while
+ * its lease lives is restored under that lease, with nothing else changed (B16), and however fast it
+ * is overwritten, at most {@link Membership#MAX_RESTORES_PER_SECOND} times a second (B29); a goodbye
+ * leaves the key empty even when a stranger's writes race it (B31); a lease that ran out while the
+ * member was cut off is published again once it is back, and its members re-registered (B33).
  *
  * <p><b>Thread safety:</b> JUnit makes one instance per rule; not shared.
  */
@@ -158,6 +160,41 @@ abstract class OwnEntryRules extends MembershipRuleGroup {
         a.log().await("removed " + id + " ", fx.msg(a.id() + " did not remove " + id + " after its goodbye"));
         Thread.sleep(fx.env.quiet().toMillis());
         assertEquals(null, watch.current(key), fx.msg(id + "'s key was written again after its goodbye"));
+    }
+
+    @DirectoryRuleTest(B33)
+    public final void b33_aLeaseThatRanOutInAnOutageIsPublishedAgainAfterIt() throws Exception {
+        DirectoryFixture fx = fx();
+        Duration ttl = io.blockxfer.directory.DirectoryLimits.MIN_TTL;
+        Node a = node("a", builder -> builder.ttl(ttl).flapInterval(Duration.ZERO));
+        Node b = node("b", builder -> builder.flapInterval(Duration.ZERO));
+        fx.awaitMember(a.membership(), b.id(), b.epoch());
+        fx.awaitMember(b.membership(), a.id(), a.epoch());
+        long first = a.epoch();
+
+        fx.deployment.cutOff(a.client());
+        a.log().await("disconnected", fx.msg(a.id() + " was not told its directory was lost"));
+        fx.deployment.elapse(ttl.plus(fx.deployment.expiryGrace()).plusSeconds(1));
+        b.log().await("removed " + a.id() + " ", fx.msg(b.id() + " did not remove " + a.id() + ", whose lease ran out"
+                + " while it was cut off"));
+        fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 33); // known peers go on meanwhile
+
+        fx.deployment.reconnect(a.client());
+        a.log().await("lost " + first, fx.msg(a.id() + " did not say its lease was lost once its directory was back"));
+        String published = a.log().await(l -> l.startsWith("published ") && !l.equals("published " + first),
+                fx.msg(a.id() + " did not publish again after its lease ran out in the outage"));
+        long second = Long.parseLong(published.substring("published ".length()));
+        assertTrue(second > first, fx.msg("the new epoch " + second + " is not above " + first));
+        fx.awaitMember(b.membership(), a.id(), second);
+        a.log().await("reregistered " + b.id() + " ", fx.msg(a.id() + " did not re-register " + b.id() + " after"
+                + " publishing again"));
+        fx.assertWriteLands(b.transport(), a.id(), a.transport(), (byte) 34);
+        fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 35);
+        Thread.sleep(fx.env.quiet().toMillis());
+        assertEquals(1, a.log().count("lost "), fx.msg(a.id() + " said its lease was lost more than once: "
+                + a.log().lines()));
+        assertEquals(1, a.log().count("reregistered " + b.id() + " "), fx.msg(a.id() + " re-registered " + b.id()
+                + " more than once: " + a.log().lines()));
     }
 
     /**

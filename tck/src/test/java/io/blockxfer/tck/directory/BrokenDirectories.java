@@ -11,6 +11,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.D10;
 import static io.blockxfer.tck.directory.DirectoryRules.D11;
 import static io.blockxfer.tck.directory.DirectoryRules.D12;
 import static io.blockxfer.tck.directory.DirectoryRules.B27;
+import static io.blockxfer.tck.directory.DirectoryRules.B33;
 import static io.blockxfer.tck.directory.DirectoryRules.D13;
 import static io.blockxfer.tck.directory.DirectoryRules.D14;
 import static io.blockxfer.tck.directory.DirectoryRules.D15;
@@ -274,6 +275,7 @@ final class BrokenDirectories {
         };
         v.add(new Variant("hides-lease-loss", D9, hidesLoss));
         v.add(new Variant("hides-lease-loss", B9, hidesLoss));
+        v.add(new Variant("hides-lease-loss", B33, hidesLoss));
         v.add(new Variant("accepts-a-one-second-ttl", D10, new Breakage() {
             @Override
             public Publication publish(BrokenDirectory d, String id, LongFunction<byte[]> value, Duration ttl,

@@ -13,6 +13,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B15;
 import static io.blockxfer.tck.directory.DirectoryRules.B16;
 import static io.blockxfer.tck.directory.DirectoryRules.B29;
 import static io.blockxfer.tck.directory.DirectoryRules.B31;
+import static io.blockxfer.tck.directory.DirectoryRules.B33;
 import static io.blockxfer.tck.directory.DirectoryRules.B1;
 import static io.blockxfer.tck.directory.DirectoryRules.B2;
 import static io.blockxfer.tck.directory.DirectoryRules.B3;
@@ -256,7 +257,7 @@ final class BrokenMemberships {
                 return builder.flapInterval(Duration.ZERO);
             }
         }));
-        v.add(new Variant("hides-re-registrations", B14, new Breakage() {
+        Breakage hidesReRegistrations = new Breakage() {
             @Override
             public MembershipListener decorate(MembershipListener l) {
                 return new MembershipListener() {
@@ -272,7 +273,9 @@ final class BrokenMemberships {
                     // memberReRegistered: not passed on
                 };
             }
-        }));
+        };
+        v.add(new Variant("hides-re-registrations", B14, hidesReRegistrations));
+        v.add(new Variant("hides-re-registrations", B33, hidesReRegistrations));
         v.add(new Variant("reports-signed-leases", B15, new Breakage() {
             /** Reports the lease an entry names, as a directory that does not read its keys' leases might guess. */
             @Override
