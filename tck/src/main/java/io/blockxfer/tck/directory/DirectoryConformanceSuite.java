@@ -37,10 +37,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * scopes ({@code DirectoryScopeRules}: scoped watches, publications with a group); B1-B15 and B27, a
  * {@link io.blockxfer.directory.Membership} binding loopback transports to the directory
  * ({@code MembershipRules}: joins, restarts, leaves, expiries, refusals of bad entries, lease loss,
- * outages, listeners, close, flapping, unreachable at build, registrations replaced); B16, B29, B31
- * and B33, a member's own entry ({@code OwnEntryRules}: restored under its lease, at a bounded rate,
- * deleted at its goodbye despite a stranger's writes, published again after a lease that ran out in
- * an outage); B17 to B26 and B28, members
+ * outages, listeners, close, flapping, unreachable at build, registrations replaced); B16, B29, B31,
+ * B33 and B34, a member's own entry ({@code OwnEntryRules}: restored under its lease, at a bounded
+ * rate, deleted at its goodbye despite a stranger's writes, published again after a lease that ran
+ * out in an outage or was lost while changes were held back); B17 to B26 and B28, members
  * on demand ({@code OnDemandRules}: resolved, followed until they leave, groups, deletes of other
  * keys, twins, an unreachable directory), and B20 and B32 of them, the limit on members held
  * ({@code HeldSetRules}: released when idle, kept while all are busy). Every rule has an id shown in its display name with its class ({@code [D7]
@@ -187,7 +187,7 @@ public abstract class DirectoryConformanceSuite {
         }
     }
 
-    /** B16, B29, B31 and B33: a member's care of its own entry. <b>Thread safety:</b> one instance per rule. */
+    /** B16, B29, B31, B33 and B34: a member's care of its own entry. <b>Thread safety:</b> one instance per rule. */
     @Nested
     public final class OwnEntries extends OwnEntryRules {
         /** For JUnit. */

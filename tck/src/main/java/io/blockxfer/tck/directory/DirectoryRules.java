@@ -345,7 +345,15 @@ public enum DirectoryRules {
             "a lease that ran out while its holder was cut off must be reported lost (PublicationListener, or the"
                     + " own key's delete once the watch is back); the publication after the loss re-registers the"
                     + " members held",
-            "hides-lease-loss, hides-re-registrations");
+            "hides-lease-loss, hides-re-registrations"),
+    B34(Area.OWN_ENTRY, Kind.TIMING, DirectoryFault.LEASE_LOSS,
+            "a member whose own lease is lost while the flap interval still holds back another member's newer"
+                    + " entry and a third member's goodbye re-registers the unchanged member once, gives the changed"
+                    + " one its newer entry (told updated, never re-registered at its old epoch) and removes the one"
+                    + " that left (never re-added); transfers land in the newer region",
+            "the re-registration after a loss takes the members as the flap interval will leave them: a held"
+                    + " newer entry instead of the old one, a held removal instead of a re-add",
+            "hides-re-registrations");
 
     /**
      * The groups of rules, each in one class, one {@code @Nested} class of the suite each.
@@ -361,7 +369,7 @@ public enum DirectoryRules {
         SCOPES,
         /** B1-B15, B27 and B30, a membership binding a loopback transport to the directory: {@code MembershipRules}. */
         MEMBERSHIP,
-        /** B16, B29, B31 and B33, a member's care of its own entry: {@code OwnEntryRules}. */
+        /** B16, B29, B31, B33 and B34, a member's care of its own entry: {@code OwnEntryRules}. */
         OWN_ENTRY,
         /** B17 on (but B20 and B32), members on demand and groups: {@code OnDemandRules}. */
         ON_DEMAND,

@@ -4,6 +4,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B16;
 import static io.blockxfer.tck.directory.DirectoryRules.B29;
 import static io.blockxfer.tck.directory.DirectoryRules.B31;
 import static io.blockxfer.tck.directory.DirectoryRules.B33;
+import static io.blockxfer.tck.directory.DirectoryRules.B34;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,6 +18,8 @@ import io.blockxfer.directory.DirectoryWatch;
 import io.blockxfer.directory.Membership;
 import io.blockxfer.directory.Publication;
 import io.blockxfer.directory.PublicationListener;
+import io.blockxfer.transport.DataTransport;
+import io.blockxfer.transport.DeploymentKeyRing;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -31,7 +34,8 @@ import org.jspecify.annotations.Nullable;
  * its lease lives is restored under that lease, with nothing else changed (B16), and however fast it
  * is overwritten, at most {@link Membership#MAX_RESTORES_PER_SECOND} times a second (B29); a goodbye
  * leaves the key empty even when a stranger's writes race it (B31); a lease that ran out while the
- * member was cut off is published again once it is back, and its members re-registered (B33).
+ * member was cut off is published again once it is back, and its members re-registered (B33), as
+ * the flap interval will leave them when the loss comes while it holds changes back (B34).
  *
  * <p><b>Thread safety:</b> JUnit makes one instance per rule; not shared.
  */
@@ -195,6 +199,59 @@ abstract class OwnEntryRules extends MembershipRuleGroup {
                 + a.log().lines()));
         assertEquals(1, a.log().count("reregistered " + b.id() + " "), fx.msg(a.id() + " re-registered " + b.id()
                 + " more than once: " + a.log().lines()));
+    }
+
+    @DirectoryRuleTest(B34)
+    public final void b34_aLeaseLostWhileChangesAreHeldBackReRegistersWhatTheyWillBe() throws Exception {
+        DirectoryFixture fx = fx();
+        Duration interval = Duration.ofSeconds(3);
+        Node a = node("a", builder -> builder.flapInterval(interval));
+        Node b = node("b");
+        Node d = node("d");
+        DeploymentKeyRing ring = fx.ring();
+        DataTransport oldC = fx.transport(fx.agent("c"));
+        String c = oldC.agentName();
+        Publication c1 = publishEntry(fx.client(), c, 1, oldC.localDescriptor(), ring);
+        fx.awaitMember(a.membership(), b.id(), b.epoch());
+        fx.awaitMember(a.membership(), d.id(), d.epoch());
+        fx.awaitMember(a.membership(), c, 1);
+        long start = System.nanoTime();
+
+        // within the interval of their last change: c's newer entry and d's goodbye are held back
+        DataTransport newC = fx.transport(c);
+        Publication c2 = publishEntry(fx.client(), c, 2, newC.localDescriptor(), ring);
+        d.membership().close(); // its goodbye deletes its key before close returns
+        long first = a.epoch();
+        fx.deployment.loseLease(a.id());
+        a.log().await("lost " + first, fx.msg(a.id() + " did not say its lease was lost"));
+        a.log().await("reregistered " + b.id() + " ", fx.msg(a.id() + " did not re-register " + b.id() + " after its"
+                + " own lease was lost"));
+        assertTrue(System.nanoTime() - start < interval.toNanos(), fx.msg("the rule's setup outlasted the flap"
+                + " interval of " + interval.toMillis() + " ms on this machine: nothing was held back when the lease"
+                + " was lost"));
+        fx.awaitMember(a.membership(), c, 2, interval);
+        fx.await(() -> !a.membership().members().containsKey(d.id()), () -> a.id() + " still holds " + d.id()
+                + ", which said goodbye before the loss: " + a.membership().members(), interval);
+        // the held changes' interval is over, and what it held applied, if it was not already
+        Thread.sleep(Math.max(0, start + interval.toNanos() - System.nanoTime()) / 1_000_000 + fx.env.quiet().toMillis());
+        List<String> lines = a.log().lines();
+        assertEquals(1, a.log().count("reregistered " + b.id() + " "), fx.msg(a.id() + " re-registered " + b.id()
+                + " other than once: " + lines));
+        assertEquals(0, a.log().count("reregistered " + c + " 1"), fx.msg(a.id() + " re-registered " + c + " at the"
+                + " epoch its newer entry replaced: " + lines));
+        assertEquals(1, a.log().count("updated " + c + " 2") + a.log().count("reregistered " + c + " 2"),
+                fx.msg(a.id() + " did not take " + c + "'s newer entry once: " + lines));
+        assertEquals(0, a.log().count("reregistered " + d.id() + " "), fx.msg(a.id() + " re-registered " + d.id()
+                + ", which had left: " + lines));
+        assertFalse(a.membership().members().containsKey(d.id()), fx.msg(a.id() + " holds " + d.id() + ", which had"
+                + " left: " + a.membership().members()));
+        assertEquals(Long.valueOf(2), a.membership().members().get(c), fx.msg(a.id() + " holds " + c + " at another"
+                + " epoch: " + a.membership().members()));
+        fx.assertWriteLands(a.transport(), c, newC, (byte) 36);
+        fx.assertWriteLands(a.transport(), b.id(), b.transport(), (byte) 37);
+        c1.close();
+        c2.close();
+        oldC.close();
     }
 
     /**

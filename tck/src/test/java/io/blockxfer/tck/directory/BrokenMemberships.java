@@ -14,6 +14,7 @@ import static io.blockxfer.tck.directory.DirectoryRules.B16;
 import static io.blockxfer.tck.directory.DirectoryRules.B29;
 import static io.blockxfer.tck.directory.DirectoryRules.B31;
 import static io.blockxfer.tck.directory.DirectoryRules.B33;
+import static io.blockxfer.tck.directory.DirectoryRules.B34;
 import static io.blockxfer.tck.directory.DirectoryRules.B1;
 import static io.blockxfer.tck.directory.DirectoryRules.B2;
 import static io.blockxfer.tck.directory.DirectoryRules.B3;
@@ -276,6 +277,7 @@ final class BrokenMemberships {
         };
         v.add(new Variant("hides-re-registrations", B14, hidesReRegistrations));
         v.add(new Variant("hides-re-registrations", B33, hidesReRegistrations));
+        v.add(new Variant("hides-re-registrations", B34, hidesReRegistrations));
         v.add(new Variant("reports-signed-leases", B15, new Breakage() {
             /** Reports the lease an entry names, as a directory that does not read its keys' leases might guess. */
             @Override
