@@ -82,6 +82,13 @@ class MicrometerTransportObserverTest {
             sender.addPeer("r", receiver.localDescriptor());
             stranger.addPeer("r", receiver.localDescriptor());
             long id = sender.writeBlocks("r", new int[] {0}, new int[] {0}, new byte[] {1});
+            // the write's notification first (it is received before its transfer is reported done),
+            // then the messages, the second of which finds the queue of two full
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (!java.util.Arrays.stream(sender.poll("r").done()).anyMatch(d -> d == id)
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
             sender.sendNotification("r", new byte[] {2});
             sender.sendNotification("r", new byte[] {3});
             stranger.sendNotification("r", new byte[] {4});
