@@ -76,17 +76,7 @@ abstract class HeldSetRules extends MembershipRuleGroup {
         } finally {
             LoopbackStall.stall(d.transport(), false);
         }
-        List<Long> done = new ArrayList<>();
-        List<Long> failed = new ArrayList<>();
-        long end = System.nanoTime() + fx.env.timeout().toNanos();
-        while (done.size() + failed.size() == 0 && System.nanoTime() - end < 0) {
-            PollResult r = a.transport().poll(d.id());
-            Arrays.stream(r.done()).forEach(done::add);
-            Arrays.stream(r.failed()).forEach(failed::add);
-            Thread.sleep(2);
-        }
-        assertEquals(List.of(stuck), done, fx.msg("the transfer held in flight to " + d.id() + " did not end done"
-                + " (failed: " + failed + ")"));
+        awaitEnded(a, d.id(), stuck);
         // release, then resolve again
         assertTrue(a.membership().release(d.id()), fx.msg("release of " + d.id() + ", held, answered false"));
         a.log().await("released " + d.id() + " ", fx.msg(a.id() + " did not say it released " + d.id()));

@@ -319,7 +319,7 @@ final class OwnEntry {
         EntryCheck.Result r = check.check(e.key(), e.value(), e.revision(), e.lease());
         byte[] mine = ownValue;
         return r instanceof EntryCheck.Ok ok && ok.entry().epoch() > epoch
-                && (mine == null || !ok.entry().sameAs(epoch, mine));
+                && (mine == null || !ok.entry().sameAs(epoch, mine)) && !isAttempt(ok.entry());
     }
 
     private PublicationListener lossListener() {
