@@ -261,17 +261,7 @@ class MembershipTest {
      * lost, their leases left to run out.
      */
     private static Directory landsThenFails(Directory d, AtomicInteger count) {
-        return new Directory() {
-            @Override
-            public String prefix() {
-                return d.prefix();
-            }
-
-            @Override
-            public Duration operationTimeout() {
-                return d.operationTimeout();
-            }
-
+        return new Forwarding(d) {
             @Override
             public Publication publish(String memberId, @org.jspecify.annotations.Nullable String group,
                     java.util.function.LongFunction<byte[]> value, Duration ttl, PublicationListener listener) {
@@ -282,16 +272,6 @@ class MembershipTest {
                 }
                 return p;
             }
-
-            @Override
-            public DirectoryWatch watch(DirectoryScope scope, DirectoryListener listener) {
-                return d.watch(scope, listener);
-            }
-
-            @Override
-            public void close() {
-                d.close();
-            }
         };
     }
 
@@ -300,17 +280,7 @@ class MembershipTest {
      * the watch delivers meanwhile queues behind the publication.
      */
     private static Directory slowToPublish(Directory d) {
-        return new Directory() {
-            @Override
-            public String prefix() {
-                return d.prefix();
-            }
-
-            @Override
-            public Duration operationTimeout() {
-                return d.operationTimeout();
-            }
-
+        return new Forwarding(d) {
             @Override
             public Publication publish(String memberId, @org.jspecify.annotations.Nullable String group,
                     java.util.function.LongFunction<byte[]> value, Duration ttl, PublicationListener listener) {
@@ -321,17 +291,36 @@ class MembershipTest {
                 }
                 return d.publish(memberId, group, value, ttl, listener);
             }
-
-            @Override
-            public DirectoryWatch watch(DirectoryScope scope, DirectoryListener listener) {
-                return d.watch(scope, listener);
-            }
-
-            @Override
-            public void close() {
-                d.close();
-            }
         };
+    }
+
+    /** A client that forwards every call to {@code d}; a test overrides what it changes. */
+    private abstract static class Forwarding implements Directory {
+        final Directory d;
+
+        Forwarding(Directory d) {
+            this.d = d;
+        }
+
+        @Override
+        public String prefix() {
+            return d.prefix();
+        }
+
+        @Override
+        public Duration operationTimeout() {
+            return d.operationTimeout();
+        }
+
+        @Override
+        public DirectoryWatch watch(DirectoryScope scope, DirectoryListener listener) {
+            return d.watch(scope, listener);
+        }
+
+        @Override
+        public void close() {
+            d.close();
+        }
     }
 
     @Test
