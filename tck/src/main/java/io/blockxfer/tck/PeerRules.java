@@ -412,6 +412,8 @@ abstract class PeerRules extends RuleGroup {
         t.addPeer("a", a.descriptor());
         assertTraffic(fx, t, "a", 0, 0, "after the peer was added again");
         long id = fx.write(t, "a", 5, 5);
+        fx.awaitLanded(a, new int[] {5}, new int[] {5}, "transfer " + id);
+        awaitNoneInFlight(fx, t, "a", 1, "transfer " + id + ", whose bytes landed and which nothing polled");
         fx.assertAllDone(fx.await(t, "a", List.of(id)));
         assertTraffic(fx, t, "a", 1, 0, "once the one transfer since the re-add was reported");
         long last = fx.write(t, "a", 6, 6);
@@ -431,6 +433,23 @@ abstract class PeerRules extends RuleGroup {
                     + traffic));
         }
         return traffic.get();
+    }
+
+    /**
+     * Reads {@code traffic(peerId)} without polling until nothing is in flight: a transfer that
+     * ended counts no longer, whether or not a poll found it ended.
+     */
+    private static void awaitNoneInFlight(Fixture fx, DataTransport t, String peerId, long submitted, String what)
+            throws InterruptedException {
+        long start = System.nanoTime();
+        PeerTraffic now = traffic(fx, t, peerId, "after " + what);
+        while (now.inFlight() > 0 && System.nanoTime() - start < fx.env.timeout().toNanos()) {
+            Thread.sleep(1);
+            now = traffic(fx, t, peerId, "after " + what);
+        }
+        assertEquals(new PeerTraffic(submitted, 0), now, fx.msg("traffic('" + peerId + "') "
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms after " + what + ": in flight"
+                + " means not ended, whether or not a poll found it ended"));
     }
 
     private static void assertTraffic(Fixture fx, DataTransport t, String peerId, long submitted, int inFlight,

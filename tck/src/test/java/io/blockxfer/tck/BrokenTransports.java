@@ -321,6 +321,39 @@ final class BrokenTransports {
         };
     }
 
+    /** Counts a peer's synchronous submits in flight until the next poll of that peer, ended or not. */
+    static UnaryOperator<DataTransport> trafficCountsEndedTransfersUntilPolled() {
+        return t -> new ForwardingTransport(t) {
+            final Map<String, Integer> sincePoll = new ConcurrentHashMap<>();
+
+            @Override
+            public long writeBlocks(String peerId, int[] l, int[] r) {
+                long id = delegate.writeBlocks(peerId, l, r);
+                sincePoll.merge(peerId, 1, Integer::sum);
+                return id;
+            }
+
+            @Override
+            public PollResult poll(String peerId) {
+                sincePoll.remove(peerId);
+                return delegate.poll(peerId);
+            }
+
+            @Override
+            public int poll(String peerId, CompletionHandler h) {
+                sincePoll.remove(peerId);
+                return delegate.poll(peerId, h);
+            }
+
+            @Override
+            public Optional<PeerTraffic> traffic(String peerId) {
+                int unpolled = sincePoll.getOrDefault(peerId, 0);
+                return delegate.traffic(peerId).map(p -> new PeerTraffic(p.submitted(),
+                        (int) Math.min(p.submitted(), Math.max(p.inFlight(), unpolled))));
+            }
+        };
+    }
+
     // ------------------------------------------------------------------ W
 
     static UnaryOperator<DataTransport> writesOneBlockOff() {

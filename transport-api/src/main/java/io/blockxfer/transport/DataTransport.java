@@ -147,9 +147,10 @@ public interface DataTransport extends AutoCloseable {
      * was last added, and how many of those have not ended yet (see {@link PeerTraffic}), so that a
      * caller can tell an idle peer before it calls {@link #removePeer}. Empty when the peer is not
      * registered: never added, removed, or its registration not complete yet; a removed peer's
-     * owed reports do not make it registered. Cheap: no native call, never waits for a transfer,
-     * allocates only the answer; safe from any thread, concurrently with submits and polls of the
-     * same peer.
+     * owed reports do not make it registered. Cheap: one status read per transfer of the peer not
+     * yet reported (the read a poll makes; nothing is reported or released), never waits for a
+     * transfer, allocates only the answer; safe from any thread, concurrently with submits and
+     * polls of the same peer.
      *
      * @throws IllegalStateException if the transport is closed
      * @throws NullPointerException if {@code peerId} is null

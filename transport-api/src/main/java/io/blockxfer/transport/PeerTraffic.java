@@ -12,9 +12,9 @@ package io.blockxfer.transport;
  *     returned an id, asynchronous ones included, also those the backend refused natively (they are
  *     reported failed); a new registration of the peer starts again from 0
  * @param inFlight of those, how many have not ended yet: neither done nor failed, so removing the
- *     peer now would fail them. Counted without asking the native layer: a transfer that ended
- *     natively still counts until a poll or wait of the peer, or the transport's own completion
- *     thread, finds it ended (reported or not). A transfer cancelled in
+ *     peer now would fail them. Whether or not a poll found it ended: the backend's status of each
+ *     transfer not yet reported is read, so a transfer that ended and was never polled no longer
+ *     counts (its report still comes, once, from the next poll). A transfer cancelled in
  *     {@link CancelMode#IMMEDIATE} mode no longer counts; one returned by a
  *     {@link CancelMode#WAIT} cancel counts until it ends. Never more than {@code submitted}.
  */

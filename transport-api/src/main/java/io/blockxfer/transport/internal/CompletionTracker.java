@@ -191,9 +191,11 @@ public final class CompletionTracker {
     }
 
     /**
-     * What the current registration of {@code peerId} has submitted and still has in flight, from
-     * the peer's own bookkeeping (no engine call); empty when it has no registration. The caller
-     * checked the argument.
+     * What the current registration of {@code peerId} has submitted and still has in flight: the
+     * transfers of its table whose engine status is still pending, whether or not a poll found
+     * them ended (a status read per transfer in the table; nothing is reported, released or
+     * harvested, so the next poll still reports each once); empty when it has no registration.
+     * The caller checked the argument.
      *
      * @throws IllegalStateException if the transport is closed
      */
@@ -213,7 +215,13 @@ public final class CompletionTracker {
             // retiring a registration takes its transfers out of the table, so what is left is the
             // published registration's own
             submitted = slot.submitted;
-            inFlight = slot.inflight.size();
+            InflightTable table = slot.inflight;
+            inFlight = 0;
+            for (int i = 0; i < table.size(); i++) {
+                if (engine.status(table.handle(i)) == TransferEngine.PENDING) {
+                    inFlight++;
+                }
+            }
         }
         return Optional.of(new PeerTraffic(submitted, inFlight));
     }
