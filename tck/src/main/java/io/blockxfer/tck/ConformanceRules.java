@@ -78,10 +78,11 @@ public enum ConformanceRules {
             "retire-reports-completed-as-failed"),
     P11(Area.PEERS, Kind.REQUIRED,
             "traffic(peer) is empty for an unknown or removed peer, counts every submit since the peer was last"
-                    + " added, shows held transfers in flight, and none in flight once every transfer ended",
+                    + " added, shows held transfers in flight, and none in flight once every transfer ended, polled"
+                    + " or not",
             "count submits per registration under the peer's lock, from 0 again on a re-add; in flight is the"
-                    + " peer's in-flight table, read without a native call",
-            "traffic-counts-only-what-is-in-flight"),
+                    + " transfers of the peer's table whose status is still pending",
+            "traffic-counts-only-what-is-in-flight, traffic-counts-ended-transfers-until-polled"),
 
     // ------------------------------------------------------------------ W: writes
     W1(Area.WRITES, Kind.REQUIRED,
@@ -280,10 +281,10 @@ public enum ConformanceRules {
     // ------------------------------------------------------------------ T: timeliness
     T1(Area.TIMELINESS, Kind.TIMING,
             "in the polling-thread mode a caller's polls alone end a one-block transfer within the bound the"
-                    + " backend declares",
+                    + " backend declares, and their work is counted on the polling thread",
             "poll must drive progress (TransferEngine.progress) on the polling thread; the backend's own thread is"
                     + " only the fallback",
-            "polls-do-not-drive"),
+            "polls-do-not-drive, polls-do-no-work-beside-a-fast-fallback"),
     T2(Area.TIMELINESS, Kind.CAPABILITY,
             "with the target held, submits past the declared queue capacity each return a real id within the"
                     + " declared bound; none fails for lack of space, and every one ends exactly once after the release",

@@ -13,8 +13,9 @@ import org.jspecify.annotations.Nullable;
  * What a backend promises beyond the contract every backend keeps, for the rules that check those
  * promises: the progress modes it supports and which one {@link ProgressMode#AUTO} picks, how
  * soon a caller's polls alone end a one-block transfer in {@link ProgressMode#POLLING_THREAD}
- * mode, and how many transfers its internal queue holds before a submit must wait, and for how
- * long at most. A backend declares them on its harness
+ * mode (and whether that work shows in its engine's {@code progress()} or only inside its
+ * status call), and how many transfers its internal queue holds before a submit must wait, and
+ * for how long at most. A backend declares them on its harness
  * ({@link InJvmHarness#withDeclarations(TckDeclarations)}); {@link #none()} declares nothing, and a
  * rule whose declaration is absent is skipped with the reason, like a rule whose capability is.
  *
@@ -29,21 +30,24 @@ import org.jspecify.annotations.Nullable;
  */
 public final class TckDeclarations {
 
-    private static final TckDeclarations NONE = new TckDeclarations(Set.of(), null, null, -1, null);
+    private static final TckDeclarations NONE = new TckDeclarations(Set.of(), null, null, -1, null, false);
 
     private final Set<ProgressMode> progressModes;
     private final @Nullable ProgressMode autoMode;
     private final @Nullable Duration pollingThreadBound;
     private final int queueCapacity;
     private final @Nullable Duration submitBound;
+    private final boolean pollsWorkInStatus;
 
     private TckDeclarations(Set<ProgressMode> progressModes, @Nullable ProgressMode autoMode,
-            @Nullable Duration pollingThreadBound, int queueCapacity, @Nullable Duration submitBound) {
+            @Nullable Duration pollingThreadBound, int queueCapacity, @Nullable Duration submitBound,
+            boolean pollsWorkInStatus) {
         this.progressModes = progressModes;
         this.autoMode = autoMode;
         this.pollingThreadBound = pollingThreadBound;
         this.queueCapacity = queueCapacity;
         this.submitBound = submitBound;
+        this.pollsWorkInStatus = pollsWorkInStatus;
     }
 
     /** Declares nothing: the rules that need a declaration are skipped. */
@@ -67,7 +71,8 @@ public final class TckDeclarations {
         if (modes.contains(ProgressMode.AUTO)) {
             throw new IllegalArgumentException("declare concrete modes: AUTO is the first of them");
         }
-        return new TckDeclarations(Set.copyOf(modes), auto, pollingThreadBound, queueCapacity, submitBound);
+        return new TckDeclarations(Set.copyOf(modes), auto, pollingThreadBound, queueCapacity, submitBound,
+                pollsWorkInStatus);
     }
 
     /**
@@ -83,7 +88,7 @@ public final class TckDeclarations {
         if (bound.isNegative() || bound.isZero()) {
             throw new IllegalArgumentException("the polling-thread bound must be positive: " + bound);
         }
-        return new TckDeclarations(progressModes, autoMode, bound, queueCapacity, submitBound);
+        return new TckDeclarations(progressModes, autoMode, bound, queueCapacity, submitBound, pollsWorkInStatus);
     }
 
     /**
@@ -103,7 +108,24 @@ public final class TckDeclarations {
         if (submitBound.isNegative() || submitBound.isZero()) {
             throw new IllegalArgumentException("the submit bound must be positive: " + submitBound);
         }
-        return new TckDeclarations(progressModes, autoMode, pollingThreadBound, capacity, submitBound);
+        return new TckDeclarations(progressModes, autoMode, pollingThreadBound, capacity, submitBound,
+                pollsWorkInStatus);
+    }
+
+    /**
+     * Declares that the backend's polls do their work inside its engine's {@code status} call
+     * rather than in {@code TransferEngine.progress()} (NIXL's status call progresses the UCX
+     * worker), so the work cannot be counted from outside: rule T1 then checks the polls' timing
+     * only. Without it, T1 also counts the events that {@code progress()} returned on the polling
+     * thread and fails when they are none.
+     */
+    public TckDeclarations pollsWorkInStatus() {
+        return new TckDeclarations(progressModes, autoMode, pollingThreadBound, queueCapacity, submitBound, true);
+    }
+
+    /** Whether the backend's polls work inside its status call ({@link #pollsWorkInStatus()}). */
+    public boolean isPollWorkInStatus() {
+        return pollsWorkInStatus;
     }
 
     /** The progress modes the backend supports; empty when undeclared. */
@@ -141,6 +163,7 @@ public final class TckDeclarations {
         return "TckDeclarations[modes " + progressModes + (autoMode == null ? "" : ", AUTO is " + autoMode)
                 + (pollingThreadBound == null ? "" : ", polling-thread bound " + pollingThreadBound.toMillis() + " ms")
                 + (queueCapacity < 0 ? "" : ", queue " + queueCapacity + " (submits wait at most "
-                        + Objects.requireNonNull(submitBound).toMillis() + " ms)") + "]";
+                        + Objects.requireNonNull(submitBound).toMillis() + " ms)")
+                + (pollsWorkInStatus ? ", polls work in the status call" : "") + "]";
     }
 }

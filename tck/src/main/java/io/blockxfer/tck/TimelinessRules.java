@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.ProgressMode;
+import io.blockxfer.transport.spi.ManagedTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -54,7 +55,8 @@ abstract class TimelinessRules extends RuleGroup {
         Assumptions.assumeTrue(declaredBound.isPresent(), () -> fx.msg("skipped: the backend declares no"
                 + " polling-thread bound (TckDeclarations.pollingThreadBound)"));
         Duration bound = declaredBound.orElseThrow();
-        DataTransport t = fx.initiator();
+        PollWork work = new PollWork(Thread.currentThread());
+        DataTransport t = ManagedTransport.withEngineDecorator(work.decorator(), fx::initiator);
         TargetPeer a = fx.connectedTarget(t, "a");
         List<Long> warm = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
@@ -62,6 +64,8 @@ abstract class TimelinessRules extends RuleGroup {
         }
         fx.assertAllDone(fx.await(t, "a", warm));
         long[] tookNanos = new long[TIMED];
+        long eventsBefore = work.events();
+        long callsBefore = work.calls();
         for (int i = 0; i < TIMED; i++) {
             int block = 8 + i;
             long start = System.nanoTime();
@@ -98,6 +102,22 @@ abstract class TimelinessRules extends RuleGroup {
                     .toList() + " us), more than the declared polling-thread bound of " + bound.toMillis() + " ms: in"
                     + " the polling-thread mode the caller's polls must drive the transfers, not the backend's"
                     + " fallback thread"));
+        }
+        long calls = work.calls() - callsBefore;
+        long events = work.events() - eventsBefore;
+        if (declared.isPollWorkInStatus()) {
+            System.out.println(fx.msg("the backend declares that its polls work inside its status call: their"
+                    + " work is not counted (" + calls + " progress calls on the polling thread, " + events
+                    + " events)"));
+        } else if (!work.attached()) {
+            System.out.println(fx.msg("the initiator's engine did not pass through the kit's counter (a transport"
+                    + " not built on ManagedTransport, or built on another thread): the polls' work is not counted"));
+        } else if (events == 0) {
+            fail(fx.msg("the polling thread's " + calls + " polls of " + TIMED + " one-block transfers drove no"
+                    + " work (TransferEngine.progress returned 0 events every time): every transfer was ended by"
+                    + " another thread, however soon; in the polling-thread mode the caller's polls must drive the"
+                    + " transfers (a backend whose polls work inside its status call declares"
+                    + " TckDeclarations.pollsWorkInStatus)"));
         }
     }
 

@@ -188,6 +188,8 @@ final class BrokenBackends {
                 transport("retire-reports-completed-as-failed", P10, BrokenTransports.retireReportsCompletedAsFailed()),
                 transport("traffic-counts-only-what-is-in-flight", P11,
                         BrokenTransports.trafficCountsOnlyWhatIsInFlight()),
+                transport("traffic-counts-ended-transfers-until-polled", P11,
+                        BrokenTransports.trafficCountsEndedTransfersUntilPolled()),
 
                 transport("writes-one-block-off", W1, BrokenTransports.writesOneBlockOff()),
                 engine("pairs-reversed", W2, BrokenEngines.pairsReversed()),
@@ -254,6 +256,8 @@ final class BrokenBackends {
                         () -> providerHarness(new BrokenPromises.RemembersDroppedKeys()), Base.LOOPBACK),
 
                 engine("polls-do-not-drive", ConformanceRules.T1, BrokenEngines.pollsDoNotDrive()),
+                engine("polls-do-no-work-beside-a-fast-fallback", ConformanceRules.T1,
+                        BrokenEngines.pollsDoNoWorkBesideAFastFallback()),
                 engine("fails-submits-when-its-queue-is-full", ConformanceRules.T2,
                         BrokenEngines.failsSubmitsWhenItsQueueIsFull()),
                 new Variant("deadline-from-the-first-busy-submit", ConformanceRules.T3,

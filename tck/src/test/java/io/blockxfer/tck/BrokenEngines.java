@@ -335,6 +335,20 @@ final class BrokenEngines {
     }
 
     /**
+     * A backend whose polls do nothing while its own thread does every copy at once: loopback's
+     * copy worker, which looks every 200 us in the polling-thread mode, well within T1's bound, so
+     * only the count of the polls' work catches it.
+     */
+    static UnaryOperator<TransferEngine> pollsDoNoWorkBesideAFastFallback() {
+        return e -> new ForwardingEngine(e) {
+            @Override
+            public int progress() {
+                return 0; // the defect: the poll never drives the backend; the fallback is fast enough to hide it
+            }
+        };
+    }
+
+    /**
      * A backend whose internal queue holds 4,096 transfers and fails a submit that finds it full,
      * instead of making the submitter wait for room.
      */

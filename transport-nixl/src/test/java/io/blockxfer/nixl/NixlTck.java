@@ -23,6 +23,7 @@ final class NixlTck {
     static final TckDeclarations DECLARATIONS = TckDeclarations.none()
             .progressModes(ProgressMode.POLLING_THREAD, ProgressMode.BACKEND_THREAD)
             .pollingThreadBound(Duration.ofMillis(20))
+            .pollsWorkInStatus() // get_xfer_status progresses the UCX worker; progress() only drains messages
             .queueCapacity(0, Duration.ofSeconds(5));
 
     private NixlTck() {

@@ -228,7 +228,9 @@ public final class ManagedTransport implements DataTransport {
      * change to the engine it is given (including {@link TransferEngine#feature}); the conformance
      * kit's {@code InJvmHarness.withEngineFaults()} injects initiator faults this way into every
      * backend whose provider builds its {@code ManagedTransport} on the thread that calls
-     * {@link TransportProvider#open}.
+     * {@link TransportProvider#open}. Calls nest: inside another call's {@code open}, the engine
+     * passes through this call's decorator first and the enclosing one's around it (the kit's
+     * rule T1 counts a poll's work so, around a harness that injects faults).
      *
      * @param decorator given the backend's engine, returns the engine the transport uses; it
      *     owns the engine from then on (closing it must close the engine)
@@ -237,7 +239,13 @@ public final class ManagedTransport implements DataTransport {
     public static <T> T withEngineDecorator(UnaryOperator<TransferEngine> decorator, Supplier<T> open) {
         Objects.requireNonNull(decorator, "decorator");
         Objects.requireNonNull(open, "open");
-        return ScopedValue.where(ENGINE_DECORATOR, decorator).call(open::get);
+        UnaryOperator<TransferEngine> bound = decorator;
+        if (ENGINE_DECORATOR.isBound()) {
+            UnaryOperator<TransferEngine> enclosing = ENGINE_DECORATOR.get();
+            bound = engine -> enclosing.apply(Objects.requireNonNull(decorator.apply(engine),
+                    "the engine decorator of ManagedTransport.withEngineDecorator returned null"));
+        }
+        return ScopedValue.where(ENGINE_DECORATOR, bound).call(open::get);
     }
 
     private static TransferEngine decorated(TransferEngine engine) {
