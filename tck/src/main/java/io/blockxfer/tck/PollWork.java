@@ -1,14 +1,7 @@
 package io.blockxfer.tck;
 
-import io.blockxfer.transport.BlockRegion;
-import io.blockxfer.transport.PeerDescriptor;
-import io.blockxfer.transport.TransferOp;
-import io.blockxfer.transport.spi.CompletionSignal;
-import io.blockxfer.transport.spi.NotificationSink;
-import io.blockxfer.transport.spi.OutboundNotification;
 import io.blockxfer.transport.spi.TransferEngine;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 
@@ -57,16 +50,14 @@ final class PollWork {
         return events.get();
     }
 
-    private final class Counting implements TransferEngine {
-        private final TransferEngine engine;
-
+    private final class Counting extends ForwardingEngine {
         Counting(TransferEngine engine) {
-            this.engine = engine;
+            super(engine);
         }
 
         @Override
         public int progress() {
-            int n = engine.progress();
+            int n = delegate.progress();
             if (Thread.currentThread() == counted) {
                 calls.incrementAndGet();
                 events.addAndGet(Math.max(0, n));
@@ -75,94 +66,8 @@ final class PollWork {
         }
 
         @Override
-        public Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks) {
-            return engine.submit(transferId, peer, op, localBlocks, remoteBlocks);
-        }
-
-        @Override
-        public Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks,
-                OutboundNotification notification) {
-            return engine.submit(transferId, peer, op, localBlocks, remoteBlocks, notification);
-        }
-
-        @Override
-        public int status(Object transfer) {
-            return engine.status(transfer);
-        }
-
-        @Override
-        public void release(Object transfer) {
-            engine.release(transfer);
-        }
-
-        @Override
-        public void abort(Object peer) {
-            engine.abort(peer);
-        }
-
-        @Override
-        public boolean nativeTelemetry(Object transfer, long[] out) {
-            return engine.nativeTelemetry(transfer, out);
-        }
-
-        @Override
-        public String backendName() {
-            return engine.backendName();
-        }
-
-        @Override
-        public BlockRegion region() {
-            return engine.region();
-        }
-
-        @Override
-        public byte[] agentMetadata() {
-            return engine.agentMetadata();
-        }
-
-        @Override
-        public Object connect(String peerId, PeerDescriptor peer) {
-            return engine.connect(peerId, peer);
-        }
-
-        @Override
-        public void disconnect(Object peer) {
-            engine.disconnect(peer);
-        }
-
-        @Override
-        public void close(boolean leaked) {
-            engine.close(leaked);
-        }
-
-        @Override
-        public boolean bindCompletionSignal(CompletionSignal signal) {
-            return engine.bindCompletionSignal(signal);
-        }
-
-        @Override
-        public void callersWaiting(boolean waiting) {
-            engine.callersWaiting(waiting);
-        }
-
-        @Override
-        public boolean bindNotificationSink(NotificationSink sink) {
-            return engine.bindNotificationSink(sink);
-        }
-
-        @Override
-        public void sendNotification(Object peer, OutboundNotification notification) {
-            engine.sendNotification(peer, notification);
-        }
-
-        @Override
-        public <T> Optional<T> feature(Class<T> type) {
-            return engine.feature(type);
-        }
-
-        @Override
         public String toString() {
-            return "poll-work counter around " + engine;
+            return "poll-work counter around " + delegate;
         }
     }
 

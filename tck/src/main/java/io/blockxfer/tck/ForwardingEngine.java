@@ -7,15 +7,22 @@ import io.blockxfer.transport.spi.CompletionSignal;
 import io.blockxfer.transport.spi.NotificationSink;
 import io.blockxfer.transport.spi.OutboundNotification;
 import io.blockxfer.transport.spi.TransferEngine;
+import java.util.Objects;
 import java.util.Optional;
 
-/** An engine that forwards every call; the kit's self-tests override pieces of it to break a working engine. */
+/**
+ * An engine that forwards every call: the kit's own engine wrappers (the count of T1's polls)
+ * override the calls they watch, and its self-tests override pieces of it to break a working
+ * engine.
+ *
+ * <p><b>Thread safety:</b> as thread-safe as the engine it forwards to.
+ */
 class ForwardingEngine implements TransferEngine {
 
     final TransferEngine delegate;
 
     ForwardingEngine(TransferEngine delegate) {
-        this.delegate = delegate;
+        this.delegate = Objects.requireNonNull(delegate, "delegate");
     }
 
     @Override public String backendName() { return delegate.backendName(); }
