@@ -77,9 +77,8 @@ public enum ConformanceRules {
             "retiring a registration must read each transfer's status: done stays done",
             "retire-reports-completed-as-failed"),
     P11(Area.PEERS, Kind.REQUIRED,
-            "traffic(peer) is empty for an unknown or removed peer, counts every submit since the peer was last"
-                    + " added, shows held transfers in flight, and none in flight once every transfer ended, polled"
-                    + " or not",
+            "traffic(peer) is empty for an unknown or removed peer, counts every submit since the peer was last added,"
+                    + " shows held transfers in flight, and none in flight once every transfer ended, polled or not",
             "count submits per registration under the peer's lock, from 0 again on a re-add; in flight is the"
                     + " transfers of the peer's table whose status is still pending",
             "traffic-counts-only-what-is-in-flight, traffic-counts-ended-transfers-until-polled"),
