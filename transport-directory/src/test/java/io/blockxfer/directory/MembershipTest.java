@@ -11,12 +11,18 @@ import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.Transports;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
@@ -539,5 +545,79 @@ class MembershipTest {
                 .containsAll(List.of("disconnected", "resumed")));
         assertTrue(byName.get("blockxfer.OwnEntry").stream().anyMatch(e -> "a".equals(e.getString("self"))
                 && "published".equals(e.getString("change")) && e.getLong("epoch") > 0));
+    }
+
+    /**
+     * A member's first registration can become writable on the transport's thread while the
+     * membership's loop is busy, and the member's next epoch can reach the loop before the news of
+     * that completion: the first registration is then superseded before the listeners heard of it,
+     * and the next one must be told as the member added, not as an update of a member they never
+     * heard of. The loop is held busy by a listener; b's first registration is held by the
+     * transport until b's next entry is queued behind that listener.
+     */
+    @Test
+    void aFirstRegistrationSupersededBeforeItWasToldIsToldAsAddedAtTheNextEpoch() throws Exception {
+        CountDownLatch registeringB = new CountDownLatch(1);
+        CompletableFuture<Void> releaseB = new CompletableFuture<>();
+        CountDownLatch loopBusy = new CountDownLatch(1);
+        CountDownLatch freeLoop = new CountDownLatch(1);
+        MembershipListener holdsTheLoop = new MembershipListener() {
+            @Override
+            public void memberAdded(String memberId, long epoch) {
+                if (memberId.equals("c")) {
+                    loopBusy.countDown();
+                    try {
+                        freeLoop.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        };
+        Recorder ra = new Recorder();
+        DataTransport ta = holdingFirstRegistration(transport("a"), "b", registeringB, releaseB);
+        Membership a = keep(Membership.builder(ta, client()).keyRing(RING).flapInterval(Duration.ZERO).listener(ra)
+                .listener(holdsTheLoop).build());
+        DataTransport b1 = transport("b1");
+        DataTransport b2 = transport("b2");
+        publishAs("b", 1, b1.localDescriptor());
+        assertTrue(registeringB.await(10, TimeUnit.SECONDS), "b's first registration did not start");
+        publishAs("c", 1, transport("c").localDescriptor());
+        assertTrue(loopBusy.await(10, TimeUnit.SECONDS), "c was not added");
+        publishAs("b", 2, b2.localDescriptor());
+        Thread.sleep(200); // the directory hands b's next entry to the loop, queued behind the listener
+        releaseB.complete(null); // b's first registration is writable now; the loop hears of it after epoch 2
+        freeLoop.countDown();
+        ra.await("added b 2");
+        sync(ra);
+        assertEquals(List.of("added b 2"), ra.lines().stream().filter(l -> l.contains(" b ")).toList(),
+                "b's first registration was superseded before anyone was told of it");
+        assertEquals(Map.of("b", 2L, "c", 1L), a.members());
+        assertWriteLands(ta, "b", b2, (byte) 5);
+    }
+
+    /**
+     * {@code t}, whose first registration of {@code held} counts down {@code registering} and
+     * completes only once {@code release} has completed too (on the thread that completes it).
+     */
+    @SuppressWarnings("unchecked")
+    private static DataTransport holdingFirstRegistration(DataTransport t, String held, CountDownLatch registering,
+            CompletableFuture<Void> release) {
+        AtomicBoolean first = new AtomicBoolean(true);
+        return (DataTransport) Proxy.newProxyInstance(DataTransport.class.getClassLoader(),
+                new Class<?>[] {DataTransport.class}, (proxy, method, args) -> {
+                    Object result;
+                    try {
+                        result = method.invoke(t, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (method.getName().equals("addPeerAsync") && held.equals(args[0])
+                            && first.compareAndSet(true, false)) {
+                        registering.countDown();
+                        return ((CompletableFuture<Void>) result).thenCombine(release, (x, y) -> (Void) null);
+                    }
+                    return result;
+                });
     }
 }
