@@ -585,7 +585,7 @@ class MembershipTest {
         publishAs("c", 1, transport("c").localDescriptor());
         assertTrue(loopBusy.await(10, TimeUnit.SECONDS), "c was not added");
         publishAs("b", 2, b2.localDescriptor());
-        Thread.sleep(200); // the directory hands b's next entry to the loop, queued behind the listener
+        Thread.sleep(500); // the directory hands b's next entry to the loop, queued behind the listener
         releaseB.complete(null); // b's first registration is writable now; the loop hears of it after epoch 2
         freeLoop.countDown();
         ra.await("added b 2");
