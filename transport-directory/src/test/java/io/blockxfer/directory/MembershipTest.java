@@ -11,8 +11,6 @@ import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.Transports;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -575,7 +573,9 @@ class MembershipTest {
             }
         };
         Recorder ra = new Recorder();
-        DataTransport ta = holdingFirstRegistration(transport("a"), "b", registeringB, releaseB);
+        AtomicBoolean first = new AtomicBoolean(true);
+        DataTransport ta = HeldRegistrations.holding(transport("a"), id -> id.equals("b") && first.getAndSet(false),
+                registeringB::countDown, releaseB);
         Membership a = keep(Membership.builder(ta, client()).keyRing(RING).flapInterval(Duration.ZERO).listener(ra)
                 .listener(holdsTheLoop).build());
         DataTransport b1 = transport("b1");
@@ -594,30 +594,5 @@ class MembershipTest {
                 "b's first registration was superseded before anyone was told of it");
         assertEquals(Map.of("b", 2L, "c", 1L), a.members());
         assertWriteLands(ta, "b", b2, (byte) 5);
-    }
-
-    /**
-     * {@code t}, whose first registration of {@code held} counts down {@code registering} and
-     * completes only once {@code release} has completed too (on the thread that completes it).
-     */
-    @SuppressWarnings("unchecked")
-    private static DataTransport holdingFirstRegistration(DataTransport t, String held, CountDownLatch registering,
-            CompletableFuture<Void> release) {
-        AtomicBoolean first = new AtomicBoolean(true);
-        return (DataTransport) Proxy.newProxyInstance(DataTransport.class.getClassLoader(),
-                new Class<?>[] {DataTransport.class}, (proxy, method, args) -> {
-                    Object result;
-                    try {
-                        result = method.invoke(t, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                    if (method.getName().equals("addPeerAsync") && held.equals(args[0])
-                            && first.compareAndSet(true, false)) {
-                        registering.countDown();
-                        return ((CompletableFuture<Void>) result).thenCombine(release, (x, y) -> (Void) null);
-                    }
-                    return result;
-                });
     }
 }

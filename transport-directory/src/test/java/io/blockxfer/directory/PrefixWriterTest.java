@@ -337,20 +337,7 @@ class PrefixWriterTest {
         AtomicBoolean holding = new AtomicBoolean();
         AtomicInteger held = new AtomicInteger();
         CompletableFuture<Void> release = new CompletableFuture<>();
-        DataTransport ta = (DataTransport) Proxy.newProxyInstance(DataTransport.class.getClassLoader(),
-                new Class<?>[] {DataTransport.class}, (proxy, method, args) -> {
-                    Object result;
-                    try {
-                        result = method.invoke(real, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                    if (method.getName().equals("addPeerAsync") && holding.get()) {
-                        held.incrementAndGet();
-                        return ((CompletableFuture<?>) result).thenCompose(v -> release);
-                    }
-                    return result;
-                });
+        DataTransport ta = HeldRegistrations.holding(real, id -> holding.get(), held::incrementAndGet, release);
         DataTransport tb = transport("b");
         Membership a = member(ta, ra);
         member(tb, new Recorder());
