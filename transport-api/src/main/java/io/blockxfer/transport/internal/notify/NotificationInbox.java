@@ -17,6 +17,9 @@ import org.jspecify.annotations.Nullable;
  * is taken exactly once, by a poll, a wait or the subscriber; at close the rest are discarded and
  * counted.
  *
+ * <p>The capacity bounds what is held: queued, and taken by a drain whose handler has not had the
+ * whole batch yet ({@link #drainTo}).
+ *
  * <p>Memory: the ring of {@code capacity} references, at most {@code capacity} notifications of at
  * most {@link Notification#MAX_PAYLOAD_BYTES} each, and a drop count for at most
  * {@value #MAX_DROP_SENDERS} senders (beyond that, drops are counted overall only).
@@ -27,6 +30,8 @@ public final class NotificationInbox {
 
     /** Senders whose drops are counted one by one, at most. */
     static final int MAX_DROP_SENDERS = 4096;
+    /** Notifications a drain takes under one lock at most. */
+    static final int TAKE_BATCH = 64;
 
     /** What {@link #offer} did. */
     public enum Offer {
@@ -39,6 +44,8 @@ public final class NotificationInbox {
     // guarded by lock
     private int head;
     private int size;
+    /** Taken by a drain and not yet handed to its handler: they still count against the capacity. */
+    private int taken;
     /** {@code size}, written under the lock, read without it: a waiting poll looks here while it spins. */
     private volatile int visibleSize;
     private boolean closed;
@@ -64,7 +71,7 @@ public final class NotificationInbox {
             if (closed) {
                 return Offer.CLOSED;
             }
-            if (size == ring.length) {
+            if (size + taken >= ring.length) {
                 dropped++;
                 Long before = droppedBySender.get(sender);
                 if (before != null || droppedBySender.size() < MAX_DROP_SENDERS) {
@@ -116,7 +123,7 @@ public final class NotificationInbox {
                 discarded++;
                 return;
             }
-            if (size == ring.length) {
+            if (size + taken >= ring.length) {
                 dropped++;
                 received--;
                 return;
@@ -130,19 +137,86 @@ public final class NotificationInbox {
     }
 
     /**
-     * Delivers up to {@code max} queued notifications to {@code handler}, one at a time, each taken
-     * before its call: a handler that throws leaves the rest queued.
+     * Delivers up to {@code max} queued notifications to {@code handler}, one at a time, taken up
+     * to {@value #TAKE_BATCH} at a time under one lock (a drain does not meet the receiving thread
+     * at the lock once per notification); a taken batch counts against the capacity until the
+     * handler has had all of it (at most {@value #TAKE_BATCH} notifications are held that way). A handler that throws leaves the rest queued, as the oldest,
+     * in their order.
      *
      * @return how many were delivered
      */
     public int drainTo(NotificationHandler handler, int max) {
+        if (visibleSize == 0 || max <= 0) {
+            return 0;
+        }
+        Notification[] batch = new Notification[Math.min(TAKE_BATCH, max)];
         int count = 0;
-        Notification n;
-        while (count < max && (n = take()) != null) {
-            count++;
-            handler.onNotification(n);
+        while (count < max) {
+            int taken = takeInto(batch, Math.min(batch.length, max - count));
+            if (taken == 0) {
+                break;
+            }
+            int handed = 0;
+            try {
+                while (handed < taken) {
+                    Notification n = batch[handed];
+                    batch[handed++] = null;
+                    count++;
+                    handler.onNotification(n);
+                }
+            } finally {
+                settle(batch, handed, taken);
+            }
         }
         return count;
+    }
+
+    /** Takes up to {@code limit} of the oldest into {@code into}, held against the capacity until settled. */
+    private int takeInto(Notification[] into, int limit) {
+        if (visibleSize == 0) {
+            return 0;
+        }
+        lock.lock();
+        try {
+            int n = Math.min(limit, size);
+            for (int i = 0; i < n; i++) {
+                into[i] = ring[head];
+                ring[head] = null;
+                head = head + 1 == ring.length ? 0 : head + 1;
+            }
+            size -= n;
+            visibleSize = size;
+            taken += n;
+            delivered += n;
+            return n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Ends a taken batch: {@code batch[handed..taken)} were not handed to the handler (it threw)
+     * and go back as the oldest, in their order (discarded and counted if the inbox closed).
+     */
+    private void settle(Notification[] batch, int handed, int taken) {
+        lock.lock();
+        try {
+            this.taken -= taken;
+            for (int i = taken - 1; i >= handed; i--) {
+                delivered--;
+                if (closed) {
+                    discarded++;
+                } else {
+                    head = head == 0 ? ring.length - 1 : head - 1;
+                    ring[head] = batch[i];
+                    size++;
+                }
+                batch[i] = null;
+            }
+            visibleSize = size;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Whether a notification is queued. */
