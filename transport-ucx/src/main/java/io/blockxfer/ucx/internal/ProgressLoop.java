@@ -159,6 +159,7 @@ final class ProgressLoop implements Runnable {
      */
     private int round() {
         int work = commands.drain(this);
+        notifications.flush(); // the notifications of the transfers just issued, one message a peer
         try {
             work += worker.progress();
         } catch (RuntimeException e) {
@@ -168,6 +169,7 @@ final class ProgressLoop implements Runnable {
             throw new IllegalStateException(name + ": UcpWorker.progress() failed", e);
         }
         work += transfers.sendDueNotifications();
+        notifications.flush();
         work += notifications.deliverArrived();
         work += peers.afterProgress(transfers);
         work += incoming.afterProgress();
@@ -185,11 +187,13 @@ final class ProgressLoop implements Runnable {
 
     /** Connects a peer (see {@link PeerConnections#connect}). */
     void connect(ConnectCommand c) {
+        notifications.flush(); // gathered for an endpoint a connect may replace
         peers.connect(c);
     }
 
     /** Aborts a peer (see {@link PeerConnections#abort}). */
     void abort(UcxPeer p) {
+        notifications.flush(); // before the peer's endpoints may close
         peers.abort(p);
     }
 
@@ -204,6 +208,7 @@ final class ProgressLoop implements Runnable {
 
     /** Disconnects a peer (see {@link PeerConnections#disconnect}). */
     void disconnect(UcxPeer p) {
+        notifications.flush(); // before the peer's endpoints may close
         peers.disconnect(p);
     }
 
