@@ -183,10 +183,10 @@ public final class ManagedTransport implements DataTransport {
             PeerHealth health, Telemetry telemetry, CompletionWaiters waiters, String label) {
         long identity = NotificationFrames.identityOf(localDescriptor);
         SenderIndex senders = new SenderIndex();
-        NotificationInbox inbox = new NotificationInbox(config.notificationQueueCapacity());
+        NotificationInbox inbox = new NotificationInbox(config.notificationQueueCapacity(), waiters::signal);
         DeploymentKeyRing ring = config.keyRing().orElse(null);
         NotificationReceiver receiver = new NotificationReceiver(identity, ring, config.acceptUnsignedPeers(),
-                senders, inbox, new ReplayGuard(System::currentTimeMillis), telemetry, waiters::signal, label);
+                senders, inbox, new ReplayGuard(System::currentTimeMillis), telemetry, label);
         boolean bound;
         try {
             bound = engine.bindNotificationSink(receiver);

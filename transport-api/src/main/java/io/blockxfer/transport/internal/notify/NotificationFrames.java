@@ -131,6 +131,14 @@ public final class NotificationFrames {
      * @return the frame, or null when {@code message} is not a well-formed frame
      */
     public static @Nullable Frame decode(byte[] message) {
+        return decode(message, null);
+    }
+
+    /**
+     * {@link #decode(byte[])}, reusing {@code knownName} as the frame's agent name when the frame
+     * names the same agent (a receiver passes the last name it decoded: one string less a frame).
+     */
+    public static @Nullable Frame decode(byte[] message, @Nullable String knownName) {
         if (message.length < FIXED_BYTES + 1 || !looksLikeFrame(message)) {
             return null;
         }
@@ -158,7 +166,8 @@ public final class NotificationFrames {
                 return null;
             }
         }
-        String name = new String(message, at, nameLength, StandardCharsets.US_ASCII);
+        String name = knownName != null && sameName(knownName, message, at, nameLength) ? knownName
+                : new String(message, at, nameLength, StandardCharsets.US_ASCII);
         at += nameLength;
         byte[] payload = new byte[payloadLength];
         System.arraycopy(message, at, payload, 0, payloadLength);
@@ -188,6 +197,18 @@ public final class NotificationFrames {
         }
         return new Frame(kind, (long) I64.get(message, 8), (long) I64.get(message, 16), (long) I64.get(message, 24),
                 (long) I64.get(message, 32), transferId, (long) I64.get(message, 48), name, payload, keyId, macOffset);
+    }
+
+    private static boolean sameName(String known, byte[] message, int at, int length) {
+        if (known.length() != length) {
+            return false;
+        }
+        for (int i = 0; i < length; i++) {
+            if (known.charAt(i) != message[at + i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether a signed frame's MAC matches under {@code ring}. */

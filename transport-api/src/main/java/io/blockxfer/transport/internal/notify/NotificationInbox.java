@@ -40,6 +40,7 @@ public final class NotificationInbox {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Notification[] ring;
+    private final Runnable arrived;
     private final Map<String, Long> droppedBySender = new HashMap<>();
     // guarded by lock
     private int head;
@@ -56,8 +57,14 @@ public final class NotificationInbox {
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
 
-    public NotificationInbox(int capacity) {
+    /**
+     * @param arrived wakes the callers waiting for notifications; run, outside the lock, when an
+     *     offer or a put-back makes an empty queue non-empty (a caller parks only after it found the
+     *     queue empty, so one wake per empty-to-non-empty step wakes every caller that could sleep)
+     */
+    public NotificationInbox(int capacity, Runnable arrived) {
         this.ring = new Notification[capacity];
+        this.arrived = arrived;
     }
 
     /**
@@ -66,6 +73,7 @@ public final class NotificationInbox {
      */
     public Offer offer(String sender, String senderAgent, Notification.Kind kind, long transferId, byte[] payload,
             boolean authenticated) {
+        boolean first;
         lock.lock();
         try {
             if (closed) {
@@ -80,14 +88,19 @@ public final class NotificationInbox {
                 return Offer.DROPPED;
             }
             Long before = droppedBySender.isEmpty() ? null : droppedBySender.remove(sender);
-            ring[(head + size) % ring.length] = new Notification(sender, senderAgent, kind, transferId, payload,
-                    authenticated, before == null ? 0 : before);
+            int tail = head + size;
+            ring[tail >= ring.length ? tail - ring.length : tail] = new Notification(sender, senderAgent, kind,
+                    transferId, payload, authenticated, before == null ? 0 : before);
+            first = size == 0;
             visibleSize = ++size;
             received++;
-            return Offer.QUEUED;
         } finally {
             lock.unlock();
         }
+        if (first) {
+            arrived.run();
+        }
+        return Offer.QUEUED;
     }
 
     /** Takes the oldest notification, or null when none is queued (or the inbox closed). */
@@ -116,6 +129,7 @@ public final class NotificationInbox {
      * oldest again; dropped and counted if the queue filled up meanwhile, discarded if it closed.
      */
     public void putBack(Notification n) {
+        boolean first;
         lock.lock();
         try {
             delivered--;
@@ -130,9 +144,13 @@ public final class NotificationInbox {
             }
             head = (head - 1 + ring.length) % ring.length;
             ring[head] = n;
+            first = size == 0;
             visibleSize = ++size;
         } finally {
             lock.unlock();
+        }
+        if (first) {
+            arrived.run();
         }
     }
 
@@ -199,9 +217,11 @@ public final class NotificationInbox {
      * and go back as the oldest, in their order (discarded and counted if the inbox closed).
      */
     private void settle(Notification[] batch, int handed, int taken) {
+        boolean first;
         lock.lock();
         try {
             this.taken -= taken;
+            first = size == 0 && handed < taken && !closed;
             for (int i = taken - 1; i >= handed; i--) {
                 delivered--;
                 if (closed) {
@@ -216,6 +236,9 @@ public final class NotificationInbox {
             visibleSize = size;
         } finally {
             lock.unlock();
+        }
+        if (first) {
+            arrived.run();
         }
     }
 

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The transport's {@link NotificationSink}: checks each message an engine received and queues it
- * in the {@link NotificationInbox}, then wakes waiting callers. A blockxfer frame must be well
+ * in the {@link NotificationInbox}, which wakes waiting callers. A blockxfer frame must be well
  * formed and addressed to this transport; with a key ring it must also be signed by a key of the
  * ring, fresh and not seen before ({@link ReplayGuard}), unless the transport accepts unsigned peers
  * (then an unsigned frame is delivered unauthenticated). A message in no blockxfer format, from a
@@ -55,18 +55,17 @@ public final class NotificationReceiver implements NotificationSink {
     private final NotificationInbox inbox;
     private final ReplayGuard replays;
     private final Telemetry telemetry;
-    private final Runnable wake;
     private final String label;
     private final Map<Refusal, Long> lastLogged = new EnumMap<>(Refusal.class);
+    /** The agent name of the last frame decoded, reused while frames name the same agent. */
+    private volatile @Nullable String lastAgentName;
 
     /**
      * @param identity this transport's identity ({@link NotificationFrames#identityOf} of its descriptor)
-     * @param wake wakes callers waiting for notifications
      * @param label how the transport names itself in log lines
      */
     public NotificationReceiver(long identity, @Nullable DeploymentKeyRing ring, boolean acceptUnsigned,
-            SenderIndex senders, NotificationInbox inbox, ReplayGuard replays, Telemetry telemetry, Runnable wake,
-            String label) {
+            SenderIndex senders, NotificationInbox inbox, ReplayGuard replays, Telemetry telemetry, String label) {
         this.identity = identity;
         this.ring = ring;
         this.acceptUnsigned = acceptUnsigned;
@@ -74,7 +73,6 @@ public final class NotificationReceiver implements NotificationSink {
         this.inbox = inbox;
         this.replays = replays;
         this.telemetry = telemetry;
-        this.wake = wake;
         this.label = label;
     }
 
@@ -94,11 +92,12 @@ public final class NotificationReceiver implements NotificationSink {
             foreign(message, peerId, backendName);
             return;
         }
-        NotificationFrames.Frame frame = NotificationFrames.decode(message);
+        NotificationFrames.Frame frame = NotificationFrames.decode(message, lastAgentName);
         if (frame == null) {
             refuse(Refusal.MALFORMED, backendSender, message.length);
             return;
         }
+        lastAgentName = frame.agentName();
         if (frame.receiver() != identity) {
             refuse(Refusal.MISDIRECTED, frame.agentName(), message.length);
             return;
@@ -151,10 +150,7 @@ public final class NotificationReceiver implements NotificationSink {
             boolean authenticated) {
         NotificationInbox.Offer offer = inbox.offer(sender, agent, kind, transferId, payload, authenticated);
         switch (offer) {
-            case QUEUED -> {
-                telemetry.notificationReceived(sender, kind, transferId, payload.length);
-                wake.run();
-            }
+            case QUEUED -> telemetry.notificationReceived(sender, kind, transferId, payload.length); // the inbox woke waiters
             case DROPPED -> telemetry.notificationDropped(sender);
             case CLOSED -> { }
         }

@@ -7,13 +7,15 @@ import io.blockxfer.transport.Notification;
 import io.blockxfer.transport.NotificationStats;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
  * The inbox's drains take notifications in batches and still keep its promises: every queued
  * notification is delivered once, in arrival order; a handler that throws leaves the rest queued as
  * the oldest, in order; a batch in a drain's hands counts against the capacity until its handler
- * has had all of it; a close meanwhile discards what the handler did not get, counted.
+ * has had all of it; a close meanwhile discards what the handler did not get, counted; waiting
+ * callers are woken whenever the queue stops being empty, and only then.
  */
 class NotificationInboxTest {
 
@@ -29,7 +31,7 @@ class NotificationInboxTest {
 
     @Test
     void aDrainDeliversEveryQueuedNotificationOnceInArrivalOrderAcrossBatches() {
-        NotificationInbox inbox = new NotificationInbox(1000);
+        NotificationInbox inbox = new NotificationInbox(1000, () -> { });
         for (int i = 0; i < 200; i++) {
             assertEquals(NotificationInbox.Offer.QUEUED, offer(inbox, i));
         }
@@ -48,7 +50,7 @@ class NotificationInboxTest {
 
     @Test
     void aHandlerThatThrowsLeavesTheRestQueuedAsTheOldestInOrder() {
-        NotificationInbox inbox = new NotificationInbox(100);
+        NotificationInbox inbox = new NotificationInbox(100, () -> { });
         for (int i = 0; i < 10; i++) {
             offer(inbox, i);
         }
@@ -70,7 +72,7 @@ class NotificationInboxTest {
 
     @Test
     void aBatchInADrainsHandsCountsAgainstTheCapacityUntilItsHandlerHasHadAllOfIt() {
-        NotificationInbox inbox = new NotificationInbox(4);
+        NotificationInbox inbox = new NotificationInbox(4, () -> { });
         for (int i = 0; i < 4; i++) {
             offer(inbox, i);
         }
@@ -88,7 +90,7 @@ class NotificationInboxTest {
 
     @Test
     void aCloseWhileTheHandlerHoldsABatchDiscardsWhatItDidNotGet() {
-        NotificationInbox inbox = new NotificationInbox(100);
+        NotificationInbox inbox = new NotificationInbox(100, () -> { });
         for (int i = 0; i < 5; i++) {
             offer(inbox, i);
         }
@@ -103,5 +105,27 @@ class NotificationInboxTest {
         assertEquals(3, s.discarded());
         assertEquals(0, s.queued());
         assertEquals(NotificationInbox.Offer.CLOSED, offer(inbox, 9));
+    }
+
+    @Test
+    void waitersAreWokenWhenTheQueueStopsBeingEmptyAndOnlyThen() {
+        AtomicInteger wakes = new AtomicInteger();
+        NotificationInbox inbox = new NotificationInbox(100, wakes::incrementAndGet);
+        offer(inbox, 0);
+        offer(inbox, 1);
+        offer(inbox, 2);
+        assertEquals(1, wakes.get(), "one wake for three offers into a queue that was empty at the first");
+        assertThrows(IllegalStateException.class, () -> inbox.drainTo(n -> {
+            throw new IllegalStateException("handler failed");
+        }, Integer.MAX_VALUE));
+        assertEquals(2, wakes.get(), "the batch put back into the empty queue");
+        assertEquals(List.of(1L, 2L), drain(inbox));
+        offer(inbox, 3);
+        assertEquals(3, wakes.get());
+        Notification taken = inbox.take();
+        inbox.putBack(taken);
+        assertEquals(4, wakes.get(), "a put-back into the empty queue");
+        offer(inbox, 4);
+        assertEquals(4, wakes.get());
     }
 }
