@@ -158,16 +158,17 @@ public final class NotificationInbox {
      * Delivers up to {@code max} queued notifications to {@code handler}, one at a time, taken up
      * to {@value #TAKE_BATCH} at a time under one lock (a drain does not meet the receiving thread
      * at the lock once per notification); a taken batch counts against the capacity until the
-     * handler has had all of it (at most {@value #TAKE_BATCH} notifications are held that way). A handler that throws leaves the rest queued, as the oldest,
-     * in their order.
+     * handler has had all of it (at most {@value #TAKE_BATCH} notifications are held that way). A
+     * handler that throws leaves the rest queued, as the oldest, in their order.
      *
      * @return how many were delivered
      */
     public int drainTo(NotificationHandler handler, int max) {
-        if (visibleSize == 0 || max <= 0) {
+        int queued = visibleSize;
+        if (queued == 0 || max <= 0) {
             return 0;
         }
-        Notification[] batch = new Notification[Math.min(TAKE_BATCH, max)];
+        Notification[] batch = new Notification[Math.min(Math.min(TAKE_BATCH, max), queued)]; // no larger than needed
         int count = 0;
         while (count < max) {
             int taken = takeInto(batch, Math.min(batch.length, max - count));
@@ -184,6 +185,9 @@ public final class NotificationInbox {
                 }
             } finally {
                 settle(batch, handed, taken);
+            }
+            if (taken == batch.length && batch.length < TAKE_BATCH && count < max) {
+                batch = new Notification[Math.min(TAKE_BATCH, max - count)]; // more came meanwhile
             }
         }
         return count;
