@@ -31,14 +31,16 @@ import org.openucx.jucx.ucs.UcsConstants;
  * not drain slows its senders (through their transfers in flight, and, for messages without a
  * transfer, through a bound per peer) instead of piling messages up in UCX. One message carries
  * many notifications when transfers end together, which is where a notification's cost was: one
- * message sent and one received per notification.
+ * message sent and one received per notification. A peer whose metadata does not say that it
+ * takes bundles ({@link UcxMetadata#takesNotificationBundles}, a peer of an older build) gets
+ * each frame as a message of its own, sent at once, as before.
  *
  * <p><b>Thread safety:</b> owner only: every method but {@link #bind} runs on the current owner of
  * the loop's worker (in a round, a command, or JUCX's callbacks inside them).
  */
 final class AmNotifications {
 
-    /** The active message id of a single notification frame (received from older senders). */
+    /** The active message id of a single notification frame (sent to peers that take no bundles). */
     static final int AM_ID = 17;
     /** The active message id of a bundle of notification frames, each after its 2-byte length. */
     static final int BUNDLE_AM_ID = 18;
@@ -113,6 +115,17 @@ final class AmNotifications {
             segment.set(LENGTH, bytes, (short) frame.length);
             MemorySegment.copy(frame, 0, segment, ValueLayout.JAVA_BYTE, bytes + 2, frame.length);
             bytes += 2 + frame.length;
+            carries(t, peer);
+        }
+
+        /** Holds {@code frame} alone, without its length: a message of id {@value #AM_ID}. */
+        void single(byte[] frame, @Nullable UcxTransfer t, @Nullable UcxPeer peer) {
+            MemorySegment.copy(frame, 0, segment, ValueLayout.JAVA_BYTE, 0, frame.length);
+            bytes = frame.length;
+            carries(t, peer);
+        }
+
+        private void carries(@Nullable UcxTransfer t, @Nullable UcxPeer peer) {
             transfers[frames] = t;
             epochs[frames] = t == null ? 0 : t.epoch;
             messagePeers[frames] = peer;
@@ -166,7 +179,10 @@ final class AmNotifications {
      */
     boolean sendFor(UcpEndpoint endpoint, UcxTransfer t) {
         byte[] frame = t.notification;
-        return frame != null && gather(endpoint, frame, t, null);
+        if (frame == null) {
+            return false;
+        }
+        return bundles(t.peer) ? gather(endpoint, frame, t, null) : sendSingle(endpoint, frame, t, null);
     }
 
     /**
@@ -177,7 +193,31 @@ final class AmNotifications {
      * @return false when it cannot be sent: the caller counts it off
      */
     boolean sendMessage(UcpEndpoint endpoint, byte[] frame, @Nullable UcxPeer peer) {
-        return gather(endpoint, frame, null, peer);
+        return bundles(peer) ? gather(endpoint, frame, null, peer) : sendSingle(endpoint, frame, null, peer);
+    }
+
+    /** Whether {@code peer} takes bundles: its metadata says so (a peer of an older build does not). */
+    private static boolean bundles(@Nullable UcxPeer peer) {
+        return peer == null || peer.metadata.takesNotificationBundles();
+    }
+
+    /**
+     * Sends one frame as a message of its own (id {@value #AM_ID}) at once, to a peer that takes no
+     * bundles. Package-private for tests.
+     */
+    boolean sendSingle(UcpEndpoint endpoint, byte[] frame, @Nullable UcxTransfer t, @Nullable UcxPeer peer) {
+        if (frame.length > FRAME_BYTES) {
+            LOG.log(Level.WARNING, () -> name + ": a notification frame of " + frame.length + " B does not fit");
+            return false;
+        }
+        Send s = pool.pollFirst();
+        if (s == null) {
+            s = new Send();
+        }
+        s.endpoint = endpoint;
+        s.single(frame, t, peer);
+        send(s, AM_ID);
+        return true;
     }
 
     @SuppressWarnings("ReferenceEquality") // one bundle per endpoint object: the same native endpoint
@@ -192,7 +232,7 @@ final class AmNotifications {
                 s = pending.get(i);
                 if (!s.fits(frame)) {
                     pending.remove(i);
-                    send(s);
+                    send(s, BUNDLE_AM_ID);
                     s = null;
                 }
                 break;
@@ -221,13 +261,13 @@ final class AmNotifications {
             return 0;
         }
         for (int i = 0; i < n; i++) {
-            send(pending.get(i));
+            send(pending.get(i), BUNDLE_AM_ID);
         }
         pending.clear();
         return n;
     }
 
-    private void send(Send s) {
+    private void send(Send s, int amId) {
         UcpEndpoint endpoint = s.endpoint;
         if (endpoint == null) {
             ended(s, false);
@@ -236,8 +276,7 @@ final class AmNotifications {
         messagesSent++;
         framesSent += s.frames;
         try {
-            endpoint.sendAmNonBlocking(BUNDLE_AM_ID, 0, 0, s.address, s.bytes, UcpConstants.UCP_AM_SEND_FLAG_EAGER,
-                    s);
+            endpoint.sendAmNonBlocking(amId, 0, 0, s.address, s.bytes, UcpConstants.UCP_AM_SEND_FLAG_EAGER, s);
         } catch (RuntimeException e) {
             LOG.log(Level.DEBUG, () -> name + ": sending a notification failed: " + UcsStatus.describe(e));
             // JUCX calls the callback when UCX returned the error, which ended what it carried

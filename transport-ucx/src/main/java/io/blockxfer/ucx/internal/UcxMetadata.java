@@ -19,7 +19,11 @@ import org.jspecify.annotations.Nullable;
  * bytes), with flag {@value #FLAG_LISTENER} the transport's listener for peers on other hosts (u16
  * port, 1 to 65535; u8 address length, 0, 4 or 16; the IPv4 or IPv6 address it is bound to, none
  * when it listens on every interface: then its TCP interfaces are those of the worker address), u32
- * CRC-32C of everything before it. No other flag is defined and nothing may follow. The checksum
+ * CRC-32C of everything before it. Flag {@value #FLAG_NOTIFICATION_BUNDLES} says that the transport
+ * takes notifications in bundles (several frames in one active message); a peer without it gets
+ * one frame a message. No other flag is defined and nothing may follow: a build that does not know
+ * a flag refuses the metadata, so a peer that would send it bundles it cannot take is refused
+ * before anything is sent. The checksum
  * catches garbling in transit; {@link UcpWorkerAddress} and {@link PackedRkey} check UCX's own
  * formats field by field, before a byte reaches UCX.
  *
@@ -34,6 +38,9 @@ public final class UcxMetadata {
 
     /** The flag of metadata that carries a listener. */
     static final int FLAG_LISTENER = 1;
+    /** The flag of metadata whose transport takes notifications in bundles. */
+    static final int FLAG_NOTIFICATION_BUNDLES = 2;
+    private static final int KNOWN_FLAGS = FLAG_LISTENER | FLAG_NOTIFICATION_BUNDLES;
 
     private static final int MAGIC = 0x43555842; // "BXUC" little-endian
     private static final int VERSION = 1;
@@ -92,18 +99,23 @@ public final class UcxMetadata {
     private final @Nullable Listener listener;
     private final @Nullable UcpWorkerAddress address;
     private final @Nullable PackedRkey packedRkey;
+    private final boolean takesNotificationBundles;
 
+    /** This build's metadata: it takes notification bundles. */
     UcxMetadata(long memoryAddress, long memoryLength, byte[] workerAddress, byte[] rkey) {
         this(memoryAddress, memoryLength, workerAddress, rkey, null);
     }
 
+    /** This build's metadata with a listener: it takes notification bundles. */
     UcxMetadata(long memoryAddress, long memoryLength, byte[] workerAddress, byte[] rkey,
             @Nullable Listener listener) {
-        this(memoryAddress, memoryLength, workerAddress, rkey, listener, null, null);
+        this(memoryAddress, memoryLength, workerAddress, rkey, listener, null, null, true);
     }
 
     private UcxMetadata(long memoryAddress, long memoryLength, byte[] workerAddress, byte[] rkey,
-            @Nullable Listener listener, @Nullable UcpWorkerAddress address, @Nullable PackedRkey packedRkey) {
+            @Nullable Listener listener, @Nullable UcpWorkerAddress address, @Nullable PackedRkey packedRkey,
+            boolean takesNotificationBundles) {
+        this.takesNotificationBundles = takesNotificationBundles;
         this.memoryAddress = memoryAddress;
         this.memoryLength = memoryLength;
         this.workerAddress = workerAddress.clone();
@@ -111,6 +123,17 @@ public final class UcxMetadata {
         this.listener = listener;
         this.address = address;
         this.packedRkey = packedRkey;
+    }
+
+    /** Whether the transport takes notifications in bundles (metadata without the flag: one frame a message). */
+    boolean takesNotificationBundles() {
+        return takesNotificationBundles;
+    }
+
+    /** The same metadata as a transport that takes one notification frame a message publishes it. */
+    UcxMetadata withoutNotificationBundles() {
+        return new UcxMetadata(memoryAddress, memoryLength, workerAddress, rkey, listener, address, packedRkey,
+                false);
     }
 
     /** Where the transport listens for peers on other hosts, or null when it does not. */
@@ -160,7 +183,8 @@ public final class UcxMetadata {
         int listenerBytes = l == null ? 0 : 2 + 1 + l.boundAddress.length;
         ByteBuffer buf = ByteBuffer.allocate(FIXED_BYTES + workerAddress.length + rkey.length + listenerBytes)
                 .order(ByteOrder.LITTLE_ENDIAN);
-        buf.putInt(MAGIC).putShort((short) VERSION).putShort((short) (l == null ? 0 : FLAG_LISTENER));
+        int flags = (l == null ? 0 : FLAG_LISTENER) | (takesNotificationBundles ? FLAG_NOTIFICATION_BUNDLES : 0);
+        buf.putInt(MAGIC).putShort((short) VERSION).putShort((short) flags);
         buf.putLong(memoryAddress).putLong(memoryLength);
         buf.putInt(workerAddress.length).put(workerAddress);
         buf.putInt(rkey.length).put(rkey);
@@ -192,9 +216,10 @@ public final class UcxMetadata {
             throw new MalformedPeerDescriptorException(who + " has a bad magic 0x" + Integer.toHexString(magic)
                     + " (not produced by the ucx backend)");
         }
-        if (version != VERSION || (flags & ~FLAG_LISTENER) != 0) {
+        if (version != VERSION || (flags & ~KNOWN_FLAGS) != 0) {
             throw new MalformedPeerDescriptorException(who + " has version " + version + " flags " + flags
-                    + "; this backend reads version " + VERSION + " flags 0 or " + FLAG_LISTENER + " (a listener)");
+                    + "; this backend reads version " + VERSION + " with flags " + FLAG_LISTENER + " (a listener) and "
+                    + FLAG_NOTIFICATION_BUNDLES + " (takes notification bundles), no other");
         }
         long address = buf.getLong();
         long length = buf.getLong();
@@ -241,7 +266,8 @@ public final class UcxMetadata {
         } catch (IllegalArgumentException e) {
             throw new MalformedPeerDescriptorException(who + ": " + e.getMessage(), e);
         }
-        return new UcxMetadata(address, length, worker, key, listener, parsedAddress, parsedKey);
+        return new UcxMetadata(address, length, worker, key, listener, parsedAddress, parsedKey,
+                (flags & FLAG_NOTIFICATION_BUNDLES) != 0);
     }
 
     private static byte[] lengthPrefixed(ByteBuffer buf, String who, String what, int min, int max) {
@@ -283,7 +309,8 @@ public final class UcxMetadata {
     public boolean equals(Object o) {
         return o instanceof UcxMetadata m && m.memoryAddress == memoryAddress && m.memoryLength == memoryLength
                 && Arrays.equals(m.workerAddress, workerAddress) && Arrays.equals(m.rkey, rkey)
-                && java.util.Objects.equals(m.listener, listener);
+                && java.util.Objects.equals(m.listener, listener)
+                && m.takesNotificationBundles == takesNotificationBundles;
     }
 
     @Override

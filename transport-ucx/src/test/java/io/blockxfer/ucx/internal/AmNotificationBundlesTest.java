@@ -25,7 +25,8 @@ import org.openucx.jucx.ucp.UcpWorkerParams;
  * Notifications gathered for one endpoint leave as few active messages: every frame gathered
  * before a flush arrives once, whole and in order, in messages of at most
  * {@value AmNotifications#BUNDLE_FRAMES} frames and {@value AmNotifications#BUNDLE_BYTES} bytes; a
- * frame over the bound is refused before anything is sent. Two UCX workers of one process, no
+ * frame over the bound is refused before anything is sent; a peer whose metadata does not take
+ * bundles (an older build) gets one frame a message, at once. Two UCX workers of one process, no
  * transport around them.
  */
 class AmNotificationBundlesTest {
@@ -121,6 +122,31 @@ class AmNotificationBundlesTest {
             assertArrayEquals(sent.get(i), received.get(i), "frame " + i);
         }
         assertEquals(0, sender.flush(), "a flush with nothing gathered sends nothing");
+    }
+
+    @Test
+    void aPeerThatTakesNoBundlesGetsEachFrameAsAMessageOfItsOwnAtOnce() {
+        UcxPeer older = new UcxPeer("older", 4096, 1,
+                new UcxMetadata(4096, 4096, new byte[] {1}, new byte[9]).withoutNotificationBundles());
+        List<byte[]> sent = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            byte[] frame = new byte[40 + i];
+            Arrays.fill(frame, (byte) i);
+            older.messagesInFlight.incrementAndGet(); // as the transport counts a message before it queues it
+            assertTrue(sender.sendMessage(endpoint, frame, older));
+            sent.add(frame);
+        }
+        assertEquals(3, sender.messagesSent(), "sent at once, one message a frame");
+        assertEquals(0, sender.flush(), "nothing gathered");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while ((received.size() < sent.size() || older.messagesInFlight.get() > 0) && System.nanoTime() < deadline) {
+            progressBoth();
+        }
+        assertEquals(sent.size(), received.size(), "frames received");
+        for (int i = 0; i < sent.size(); i++) {
+            assertArrayEquals(sent.get(i), received.get(i), "frame " + i);
+        }
+        assertEquals(0, older.messagesInFlight.get(), "each message's end counted off its peer");
     }
 
     @Test

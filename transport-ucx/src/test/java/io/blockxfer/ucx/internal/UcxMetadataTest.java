@@ -2,6 +2,8 @@ package io.blockxfer.ucx.internal;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -66,6 +68,17 @@ class UcxMetadataTest {
     }
 
     @Test
+    void thisBuildSaysItTakesNotificationBundlesAndAnOlderBuildsMetadataDoesNot() {
+        UcxMetadata ours = UcxMetadata.decode("p", good().encode());
+        assertTrue(ours.takesNotificationBundles());
+        assertEquals(UcxMetadata.FLAG_NOTIFICATION_BUNDLES, good().encode()[6], "the flag on the wire");
+        UcxMetadata older = UcxMetadata.decode("p", good().withoutNotificationBundles().encode());
+        assertFalse(older.takesNotificationBundles(), "metadata without the flag: one frame a message");
+        assertEquals(0, good().withoutNotificationBundles().encode()[6]);
+        assertNotEquals(ours, older);
+    }
+
+    @Test
     void aListenerRoundTripsAndIsCheckedLikeTheRest() {
         UcxMetadata.Listener at = new UcxMetadata.Listener(7800, new byte[] {(byte) 198, 18, 0, 5});
         UcxMetadata m = new UcxMetadata(BASE, LENGTH, ADDRESS, RKEY, at);
@@ -94,7 +107,7 @@ class UcxMetadataTest {
         malformed(reframed(body, new byte[] {1, 0, 4, 1, 2}), "a listener address cut short");
         malformed(reframed(body, new byte[] {1, 0}), "a listener cut short");
         malformed(reframed(body, new byte[] {1, 0, 0, 9}), "a byte after the listener");
-        body[6] = 2;
+        body[6] = 4;
         malformed(reframed(body, new byte[0]), "an unknown flag");
         body[6] = 0;
         malformed(reframed(body, new byte[] {1, 0, 0}), "a listener without its flag");
