@@ -97,7 +97,7 @@ final class AmNotifications {
      * (their peer's count of messages in flight).
      */
     private final class Send extends UcxCallback {
-        final ByteBuffer buffer = ByteBuffer.allocateDirect(BUNDLE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(BUNDLE_BYTES);
         final MemorySegment segment = MemorySegment.ofBuffer(buffer);
         final long address = UcxUtils.getAddress(buffer);
         final @Nullable UcxTransfer[] transfers = new UcxTransfer[BUNDLE_FRAMES];
@@ -206,8 +206,7 @@ final class AmNotifications {
      * bundles. Package-private for tests.
      */
     boolean sendSingle(UcpEndpoint endpoint, byte[] frame, @Nullable UcxTransfer t, @Nullable UcxPeer peer) {
-        if (frame.length > FRAME_BYTES) {
-            LOG.log(Level.WARNING, () -> name + ": a notification frame of " + frame.length + " B does not fit");
+        if (tooLong(frame)) {
             return false;
         }
         Send s = pool.pollFirst();
@@ -220,10 +219,17 @@ final class AmNotifications {
         return true;
     }
 
-    @SuppressWarnings("ReferenceEquality") // one bundle per endpoint object: the same native endpoint
-    private boolean gather(UcpEndpoint endpoint, byte[] frame, @Nullable UcxTransfer t, @Nullable UcxPeer peer) {
+    private boolean tooLong(byte[] frame) {
         if (frame.length > FRAME_BYTES) {
             LOG.log(Level.WARNING, () -> name + ": a notification frame of " + frame.length + " B does not fit");
+            return true;
+        }
+        return false;
+    }
+
+    @SuppressWarnings("ReferenceEquality") // one bundle per endpoint object: the same native endpoint
+    private boolean gather(UcpEndpoint endpoint, byte[] frame, @Nullable UcxTransfer t, @Nullable UcxPeer peer) {
+        if (tooLong(frame)) {
             return false;
         }
         Send s = null;
