@@ -335,7 +335,9 @@ class LoopbackNotificationsTest {
         assertEquals(2_100_000, s.received() + s.dropped(), "every notification was queued or counted: " + s);
         assertEquals(10_000, s.queued(), "the full queue holds its capacity");
         assertTrue(after[0] - before[0] < 32L << 20, "heap grew by " + (after[0] - before[0]) / 1024 + " KiB");
-        assertEquals(before[1], after[1], "threads");
+        // no growth: threads that earlier test classes of this reused JVM left may end meanwhile, and
+        // the JVM may start one of its own (a common-pool worker); a thread per notification is thousands
+        assertTrue(after[1] <= before[1] + 2, "threads: " + before[1] + " -> " + after[1]);
         assertTrue(after[2] <= before[2] + 2, "file descriptors: " + before[2] + " -> " + after[2]);
     }
 }

@@ -135,16 +135,26 @@ class UcxNotificationFootprintTest {
                 DataTransport b = Transports.open(config.toBuilder().agentName("ucx-flood-b").build())) {
             a.addPeer("b", b.localDescriptor());
             long[] before = warmUp(a, b);
-            stream(a, b, 1_000_000);
+            stream(a, b, 500_000);
+            long[] middle = footprint();
+            stream(a, b, 500_000);
             long[] after = footprint();
             NotificationStats s = b.notificationStats();
             assertEquals(a.notificationStats().sent(), s.received() + s.dropped(),
                     "every notification sent arrived, queued or counted as dropped: " + s);
-            System.out.println("[footprint] resident memory outside the Java heap: " + before[0] + " -> " + after[0]
-                    + " KiB");
-            assertTrue(after[0] - before[0] < 64 * 1024, "resident memory outside the Java heap grew by "
-                    + (after[0] - before[0]) + " KiB");
-            assertEquals(before[1], after[1], "threads");
+            System.out.println("[footprint] resident memory outside the Java heap: " + before[0] + " -> " + middle[0]
+                    + " -> " + after[0] + " KiB");
+            // memory kept per message grows in both halves alike (the sender's buffer kept per message
+            // grew 1.6 GB a million); a step in one half only is a one-time cost that the warm-up
+            // missed (a late compilation's arena), as long as it stays small
+            long firstHalf = middle[0] - before[0];
+            long secondHalf = after[0] - middle[0];
+            assertTrue(Math.min(firstHalf, secondHalf) < 32 * 1024 && after[0] - before[0] < 128 * 1024,
+                    "resident memory outside the Java heap grew by " + firstHalf + " KiB over the first 500,000"
+                    + " messages and by " + secondHalf + " KiB over the next");
+            // no growth: threads that earlier test classes of this reused JVM left may end meanwhile, and
+            // the JVM may start one of its own (a common-pool worker); a thread per notification is thousands
+            assertTrue(after[1] <= before[1] + 2, "threads: " + before[1] + " -> " + after[1]);
             assertTrue(after[2] <= before[2] + 2, "file descriptors: " + before[2] + " -> " + after[2]);
         }
     }
