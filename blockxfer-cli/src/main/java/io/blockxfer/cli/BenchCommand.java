@@ -24,6 +24,7 @@ import io.blockxfer.cli.internal.Recommendation;
 import io.blockxfer.cli.internal.Recommendations;
 import io.blockxfer.cli.internal.RowFormats;
 import io.blockxfer.cli.internal.StopSignal;
+import io.blockxfer.cli.internal.TakerStyle;
 import io.blockxfer.cli.internal.SvgChart;
 import io.blockxfer.cli.internal.TargetSite;
 import io.blockxfer.cli.internal.Tuning;
@@ -87,7 +88,7 @@ public final class BenchCommand implements Callable<Integer> {
     /** Options that shape the measurement, which the initiator chooses; refused with {@code --serve}. */
     private static final List<String> INITIATOR_OPTIONS = List.of("--ops", "--block-sizes", "--batches", "--window",
             "--duration", "--processes", "--layout", "--poll", "--poll-interval", "--progress", "--rate", "--json",
-            "--csv", "--chart", "--jfr", "--notify");
+            "--csv", "--chart", "--jfr", "--notify", "--notify-take");
 
     /** The highest {@code --rate}: one submission per 10 ns is already more than any backend does. */
     private static final double MAX_RATE = 100_000_000;
@@ -187,6 +188,13 @@ public final class BenchCommand implements Callable<Integer> {
             + " the submit to the notification seen at the target (NOTE P50/P99). Backends without notifications"
             + " get no notified rows.")
     private boolean notify;
+
+    @Option(names = "--notify-take", paramLabel = "STYLE", defaultValue = "wait",
+            description = "How the target's thread takes the notifications of --notify: wait (the waiting poll,"
+                    + " pollNotifications(handler, limit): no core spent, a notification that finds the thread"
+                    + " parked waits for its wake-up) or spin (the non-blocking poll again at once: a core busy"
+                    + " taking, as a scheduler that looks at every step). Default: ${DEFAULT-VALUE}.")
+    private TakerStyle notifyTaker;
 
     @Option(names = "--hog", description = "Run a CPU hog on every core of this host during the run.")
     private boolean hog;
@@ -436,6 +444,10 @@ public final class BenchCommand implements Callable<Integer> {
             throw CliException.usage("--rate must be more than 0 and at most " + (long) MAX_RATE
                     + " transfers per second, not " + rate);
         }
+        if (!notify && spec.commandLine().getParseResult().hasMatchedOption("--notify-take")) {
+            throw CliException.usage("--notify-take says how the target takes the notifications of --notify: give"
+                    + " --notify too");
+        }
         if (duration.toMillis() < 1) {
             throw CliException.usage("--duration must be at least 1ms");
         }
@@ -448,7 +460,7 @@ public final class BenchCommand implements Callable<Integer> {
         return new BenchSettings(names, ops.stream().distinct().toList(), blockSizes.stream().distinct().toList(),
                 batches.stream().distinct().toList(), window, duration, layout, polls.stream().distinct().toList(),
                 pollInterval, new Tuning(progressMode(), options(), keys().map(KeyFile::ring)), hog, limit,
-                rate == null ? 0 : rate, notify);
+                rate == null ? 0 : rate, notify, notifyTaker);
     }
 
     /** The key file of {@code --key-file} or {@value KeyFile#ENVIRONMENT}, read and checked once. */
@@ -510,7 +522,7 @@ public final class BenchCommand implements Callable<Integer> {
                     + " TRANSFERS/s is the rate achieved", s.rate()));
         }
         if (s.withNotifications()) {
-            sb.append(String.format(Locale.ROOT, ";%n")).append(NotifyLines.legend(site.placement()));
+            sb.append(String.format(Locale.ROOT, ";%n")).append(NotifyLines.legend(site.placement(), notifyTaker));
         }
         if (site.placement() == Placement.REMOTE) {
             sb.append(String.format(Locale.ROOT, ";%nTCP = a plain TCP stream of the same blocks between the hosts"

@@ -143,6 +143,29 @@ class NotifyBenchTest {
     }
 
     @Test
+    void aSpinningTakerIsAskedForWithNotifyTakeAndOnlyWithNotify() {
+        Cli.Result r = Cli.run("bench", "--json", "--notify", "--notify-take", "spin", "--ops", "write",
+                "--block-sizes", "4K", "--batches", "1", "--duration", "40ms");
+        assertEquals(0, r.exitCode(), r::toString);
+        List<JsonNode> rows = JsonTree.rows(r.out());
+        assertEquals(2, rows.size(), r::toString);
+        JsonNode notified = rows.get(1);
+        assertTrue(notified.get("notify").booleanValue(), notified::toString);
+        assertEquals(notified.get("transfers").asLong(), notified.get("notifications").asLong(),
+                () -> "one notification per transfer reported done, taken by the spinning thread: " + notified);
+
+        Cli.Result table = Cli.run("bench", "--notify", "--notify-take", "spin", "--ops", "write", "--block-sizes",
+                "4K", "--batches", "1", "--duration", "20ms");
+        assertEquals(0, table.exitCode(), table::toString);
+        assertTrue(table.out().contains("taken there by a thread spinning on pollNotifications"), table::toString);
+
+        Cli.Result alone = Cli.run("bench", "--notify-take", "spin", "--duration", "20ms");
+        assertEquals(2, alone.exitCode(), alone::toString);
+        assertEquals(List.of("blockxfer bench: --notify-take says how the target takes the notifications of --notify:"
+                + " give --notify too"), alone.errLines(), alone::toString);
+    }
+
+    @Test
     void notifyIsTheInitiatorsOption() {
         Cli.Result r = Cli.run("bench", "--serve", "--listen", "127.0.0.1:0", "--notify");
         assertEquals(2, r.exitCode(), r::toString);
@@ -150,11 +173,15 @@ class NotifyBenchTest {
                 r.errLines(), r::toString);
     }
 
-    /** A target in a child process times the notifications by the same CLOCK_MONOTONIC as the initiator. */
+    /**
+     * A target in a child process times the notifications by the same CLOCK_MONOTONIC as the initiator,
+     * its thread taking them in the style the initiator asked for.
+     */
     @Test
     void aTargetInAChildProcessCountsAndTimesTheNotifications() {
         String backend = NativeBackends.crossProcessWithNotifications().getFirst();
-        Cli.Result r = Cli.run("bench", "--backend", backend, "--processes", "2", "--notify", "--json", "--ops",
+        Cli.Result r = Cli.run("bench", "--backend", backend, "--processes", "2", "--notify", "--notify-take", "spin",
+                "--json", "--ops",
                 "write", "--block-sizes", "4K", "--batches", "1", "--window", "2", "--duration", "100ms");
         assertEquals(0, r.exitCode(), r::toString);
         List<JsonNode> rows = JsonTree.rows(r.out());

@@ -222,7 +222,7 @@ public final class BenchRunner {
             for (boolean notify : p.withNotifications() ? List.of(false, true) : List.of(false)) {
                 loops.add(new Contender(style, new TransferLoop(initiator, op, plan, new Poller(style,
                         settings.pollInterval().toNanos()), settings.rate() > 0 ? new Pacer(settings.rate()) : null,
-                        notify), notify ? new NotifyMeter(pair.notifications()) : null));
+                        notify), notify ? new NotifyMeter(pair.notifications(), settings.notifyTaker()) : null));
             }
         }
         MemcpyLoop memcpy = new MemcpyLoop(initiator.region().segment(), pair.baselineTarget(), write, plan,

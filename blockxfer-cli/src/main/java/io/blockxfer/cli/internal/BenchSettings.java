@@ -30,10 +30,11 @@ import java.util.List;
  *     window full
  * @param withNotifications whether each caller loop is also measured with a notification on every transfer,
  *     interleaved with the loop without ({@code --notify}), on the backends that carry them
+ * @param notifyTaker how the target's thread takes those notifications ({@code --notify-take})
  */
 public record BenchSettings(List<String> backends, List<TransferOp> ops, List<Long> blockSizes, List<Integer> batches,
         int window, Duration duration, BlockLayout layout, List<PollStyle> polls, Duration pollInterval, Tuning tuning,
-        boolean hog, long maxMemoryBytes, double rate, boolean withNotifications) {
+        boolean hog, long maxMemoryBytes, double rate, boolean withNotifications, TakerStyle notifyTaker) {
 
     /** Copies the lists. */
     public BenchSettings {

@@ -29,8 +29,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Arguments: {@code backend numBlocks blockBytes agentName}, then any {@code opt:KEY=VALUE}.
  * The first line out is {@code READY <base64 descriptor>} (or {@code ERR ...} and exit status 2).
  * Commands: {@code FILL block seed} ({@code OK}), {@code CHECK block seed} ({@code AT offset}, -1
- * when the block holds the pattern), {@code NARM tag} ({@code OK}: a {@link NotificationCollector}
- * counts and times the notifications of that run from now on, started on the first), {@code NDISARM
+ * when the block holds the pattern), {@code NARM tag style} ({@code OK}: a {@link NotificationCollector}
+ * counts and times the notifications of that run from now on, taken in that {@link TakerStyle}, started on
+ * the first), {@code NDISARM
  * expected limitMillis} ({@code TALLY <base64 NotifyTally>}), {@code CLOSE} ({@code BYE}, then exit).
  * A command that fails is answered {@code ERR ...}.
  *
@@ -102,7 +103,8 @@ public final class BenchTargetProcess {
             case "CHECK" -> "AT " + BlockPattern.firstMismatch(transport.region().block(Integer.parseInt(cmd[1])),
                     Long.parseLong(cmd[2]));
             case "NARM" -> {
-                collecting(collector).arm(Long.parseLong(cmd[1]), 0); // one host: the parent's clock
+                collecting(collector).arm(Long.parseLong(cmd[1]), 0, // one host: the parent's clock
+                        cmd.length > 2 ? TakerStyle.valueOf(cmd[2]) : TakerStyle.WAIT);
                 yield "OK";
             }
             case "NDISARM" -> "TALLY " + Base64.getEncoder().encodeToString(collecting(collector).disarm(

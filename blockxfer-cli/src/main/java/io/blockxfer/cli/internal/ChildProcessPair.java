@@ -124,8 +124,8 @@ final class ChildProcessPair implements PeerPair {
     public TargetNotifications notifications() {
         return new TargetNotifications() {
             @Override
-            public void arm(long tag) {
-                request("NARM " + tag);
+            public void arm(long tag, TakerStyle style) {
+                request("NARM " + tag + " " + style.name());
             }
 
             @Override

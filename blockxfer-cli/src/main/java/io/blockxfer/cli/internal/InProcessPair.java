@@ -88,8 +88,8 @@ final class InProcessPair implements PeerPair {
     public TargetNotifications notifications() {
         return new TargetNotifications() {
             @Override
-            public void arm(long tag) {
-                collector().arm(tag, 0);
+            public void arm(long tag, TakerStyle style) {
+                collector().arm(tag, 0, style);
             }
 
             @Override

@@ -30,6 +30,7 @@ public final class NotificationCollector implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition arrived = lock.newCondition();
     private volatile boolean closed;
+    private volatile TakerStyle style = TakerStyle.WAIT;
     // guarded by lock
     private long armedTag = NotifyStamp.UNMEASURED;
     private long offsetNanos;
@@ -44,6 +45,11 @@ public final class NotificationCollector implements AutoCloseable {
         this.taker = Thread.ofPlatform().daemon().name("bench-notification-taker").unstarted(this::take);
     }
 
+    /** The taking thread (tests look at its state). */
+    Thread takerThread() {
+        return taker;
+    }
+
     /** Starts taking {@code target}'s notifications. */
     public static NotificationCollector start(DataTransport target) {
         NotificationCollector c = new NotificationCollector(target);
@@ -54,7 +60,11 @@ public final class NotificationCollector implements AutoCloseable {
     private void take() {
         while (!closed) {
             try {
-                transport.pollNotifications(this::onNotification, POLL_LIMIT_MILLIS, TimeUnit.MILLISECONDS);
+                if (style == TakerStyle.WAIT) {
+                    transport.pollNotifications(this::onNotification, POLL_LIMIT_MILLIS, TimeUnit.MILLISECONDS);
+                } else if (transport.pollNotifications(this::onNotification) == 0) {
+                    Thread.onSpinWait();
+                }
             } catch (InterruptedException e) {
                 return;
             } catch (IllegalStateException transportClosed) {
@@ -91,11 +101,11 @@ public final class NotificationCollector implements AutoCloseable {
 
     /**
      * Counts and times from now on the notifications stamped with {@code tag}, their submit times
-     * read by this host's clock as {@code submit + offsetNanos}.
+     * read by this host's clock as {@code submit + offsetNanos}, taken in the given style from now on.
      *
      * @throws IllegalArgumentException for the tag {@link NotifyStamp#UNMEASURED}
      */
-    public void arm(long tag, long offsetNanos) {
+    public void arm(long tag, long offsetNanos, TakerStyle style) {
         if (tag == NotifyStamp.UNMEASURED) {
             throw new IllegalArgumentException("the tag " + tag + " marks notifications that are not measured");
         }
@@ -110,6 +120,7 @@ public final class NotificationCollector implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+        this.style = style;
     }
 
     /**

@@ -21,11 +21,13 @@ final class NotifyMeter {
     static final Duration ARRIVAL = Duration.ofSeconds(10);
 
     private final TargetNotifications target;
+    private final TakerStyle taker;
     private NotifyTally total = NotifyTally.empty();
     private long clockErrorNanos;
 
-    NotifyMeter(TargetNotifications target) {
+    NotifyMeter(TargetNotifications target, TakerStyle taker) {
         this.target = target;
+        this.taker = taker;
     }
 
     /**
@@ -55,7 +57,7 @@ final class NotifyMeter {
     private NotifyTally measure(TransferLoop loop, long nanos) {
         long tag = freshTag();
         long before = loop.done();
-        target.arm(tag);
+        target.arm(tag, taker);
         loop.tag(tag);
         try {
             loop.run(nanos, 1);

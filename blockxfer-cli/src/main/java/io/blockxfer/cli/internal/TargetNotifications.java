@@ -11,8 +11,11 @@ import java.time.Duration;
  */
 public interface TargetNotifications {
 
-    /** Counts and times from now on the notifications stamped with {@code tag} ({@link NotifyStamp}). */
-    void arm(long tag);
+    /**
+     * Counts and times from now on the notifications stamped with {@code tag} ({@link NotifyStamp}),
+     * the target's thread taking them in {@code style}.
+     */
+    void arm(long tag, TakerStyle style);
 
     /**
      * Waits until {@code expected} notifications of the armed run arrived at the target or

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * The target's side of {@code bench --notify} on the loopback backend: the collector counts and
  * times only the notifications stamped with the armed run's tag, waits for the count it is told to
  * expect (bounded), counts arrivals "before their submit" by a wrong clock offset as early, and its
- * tally survives the trip through bytes.
+ * tally survives the trip through bytes; the taking thread waits or spins as the run asks.
  */
 class NotificationCollectorTest {
 
@@ -65,7 +65,7 @@ class NotificationCollectorTest {
 
     @Test
     void onlyTheArmedRunsNotificationsAreCountedAndTimed() throws Exception {
-        collector.arm(7, 0);
+        collector.arm(7, 0, TakerStyle.WAIT);
         for (int i = 0; i < 5; i++) {
             write(stamp(7));
             write(stamp(8)); // another run's
@@ -78,14 +78,14 @@ class NotificationCollectorTest {
         assertEquals(0, tally.early());
         assertTrue(tally.latencies().getMinValue() > 0, "timed from the submit");
 
-        collector.arm(8, 0);
+        collector.arm(8, 0, TakerStyle.WAIT);
         write(stamp(7)); // the disarmed run's
         assertEquals(0, collector.disarm(0, Duration.ZERO).count());
     }
 
     @Test
     void disarmWaitsForTheExpectedCountUpToItsLimit() {
-        collector.arm(11, 0);
+        collector.arm(11, 0, TakerStyle.WAIT);
         long start = System.nanoTime();
         NotifyTally tally = collector.disarm(1, Duration.ofMillis(300));
         long waited = System.nanoTime() - start;
@@ -95,7 +95,7 @@ class NotificationCollectorTest {
 
     @Test
     void anArrivalBeforeItsSubmitByTheCorrectedClockIsEarlyAndCountsAsZero() throws Exception {
-        collector.arm(12, TimeUnit.HOURS.toNanos(1)); // as if the target's clock ran an hour ahead of the truth
+        collector.arm(12, TimeUnit.HOURS.toNanos(1), TakerStyle.WAIT); // as if the target's clock ran an hour ahead of the truth
         write(stamp(12));
         NotifyTally tally = collector.disarm(1, Duration.ofSeconds(10));
         assertEquals(1, tally.count());
@@ -105,12 +105,12 @@ class NotificationCollectorTest {
 
     @Test
     void theUnmeasuredTagCannotBeArmed() {
-        assertThrows(IllegalArgumentException.class, () -> collector.arm(NotifyStamp.UNMEASURED, 0));
+        assertThrows(IllegalArgumentException.class, () -> collector.arm(NotifyStamp.UNMEASURED, 0, TakerStyle.WAIT));
     }
 
     @Test
     void aTallyTravelsAsBytesAndGarbageIsRefused() throws Exception {
-        collector.arm(13, 0);
+        collector.arm(13, 0, TakerStyle.WAIT);
         write(stamp(13));
         write(stamp(13));
         NotifyTally tally = collector.disarm(2, Duration.ofSeconds(10));
@@ -125,5 +125,41 @@ class NotificationCollectorTest {
         assertThrows(IllegalArgumentException.class, () -> NotifyTally.decode(wrongCount));
         byte[] cut = java.util.Arrays.copyOf(bytes, bytes.length - 4);
         assertThrows(IllegalArgumentException.class, () -> NotifyTally.decode(cut));
+    }
+
+    /** How often in {@code looks} looks, a millisecond apart, the taking thread was parked. */
+    private int parkedOf(int looks) throws InterruptedException {
+        int parked = 0;
+        for (int i = 0; i < looks; i++) {
+            Thread.State state = collector.takerThread().getState();
+            if (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING) {
+                parked++;
+            }
+            Thread.sleep(1);
+        }
+        return parked;
+    }
+
+    @Test
+    void aSpinningTakerPollsWithoutParkingAndAWaitingOneParksBetweenArrivals() throws Exception {
+        collector.arm(14, 0, TakerStyle.SPIN);
+        Thread.sleep(20); // the thread leaves the waiting poll it was in (at most its 100 ms limit)
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        while (parkedOf(1) > 0 && System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
+        int spinningParked = parkedOf(200);
+        write(stamp(14));
+        assertEquals(1, collector.disarm(1, Duration.ofSeconds(10)).count(), "taken by the spinning thread");
+
+        collector.arm(15, 0, TakerStyle.WAIT);
+        Thread.sleep(20);
+        int waitingParked = parkedOf(200);
+        write(stamp(15));
+        assertEquals(1, collector.disarm(1, Duration.ofSeconds(10)).count(), "taken by the waiting thread");
+        // a thread switched off its core still reads RUNNABLE, so the spinning one is never seen parked
+        // (but for an instant at the inbox's lock); the waiting one is parked but for its 20 us spins
+        assertTrue(spinningParked <= 10, "the spinning taker was parked at " + spinningParked + " of 200 looks");
+        assertTrue(waitingParked >= 150, "the waiting taker was parked at only " + waitingParked + " of 200 looks");
     }
 }

@@ -40,13 +40,17 @@ class NotifyLinesTest {
     }
 
     @Test
-    void theLegendSaysWhereTheTargetsClockComesFrom() {
+    void theLegendSaysWhereTheTargetsClockComesFromAndHowItsThreadTookThem() {
         for (Placement p : Placement.values()) {
-            String legend = NotifyLines.legend(p);
+            String legend = NotifyLines.legend(p, TakerStyle.WAIT);
             assertEquals(true, legend.startsWith("NOTIFY on = every transfer carries a 16-byte notification; NOTE"
-                    + " P50/P99 = from the submit to that notification seen at the target"), legend);
+                    + " P50/P99 = from the submit to that notification seen at the target (taken there by a thread"
+                    + " waiting in pollNotifications)"), legend);
         }
-        assertEquals(true, NotifyLines.legend(Placement.REMOTE).endsWith("estimated over the control channel (none"
-                + " where both hosts share a kernel); clockErrorMicros bounds what the clocks may add or take"));
+        assertEquals(true, NotifyLines.legend(Placement.REMOTE, TakerStyle.WAIT).endsWith("estimated over the control"
+                + " channel (none where both hosts share a kernel); clockErrorMicros bounds what the clocks may add or"
+                + " take"));
+        assertEquals(true, NotifyLines.legend(Placement.IN_PROCESS, TakerStyle.SPIN).contains("(taken there by a"
+                + " thread spinning on pollNotifications, --notify-take spin)"));
     }
 }

@@ -5,6 +5,7 @@ import io.blockxfer.cli.internal.HostPort;
 import io.blockxfer.cli.internal.KeyFile;
 import io.blockxfer.cli.internal.NotifyTally;
 import io.blockxfer.cli.internal.SlotPlan;
+import io.blockxfer.cli.internal.TakerStyle;
 import io.blockxfer.cli.internal.WireProbe;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.ProgressMode;
@@ -253,11 +254,13 @@ public final class BenchClient implements AutoCloseable {
 
     /**
      * Starts counting and timing a target's notifications stamped with {@code tag}, their submit
-     * times read there as {@code submit + offsetNanos}.
+     * times read there as {@code submit + offsetNanos}, taken there in {@code style} (a server of an
+     * earlier version, which does not read the style, takes them waiting).
      */
-    public void armNotifications(int target, long tag, long offsetNanos) {
+    public void armNotifications(int target, long tag, long offsetNanos, TakerStyle style) {
         Message m = Message.of("notify-arm");
-        m.node().put("target", target).put("tag", tag).put("offsetNanos", offsetNanos);
+        m.node().put("target", target).put("tag", tag).put("offsetNanos", offsetNanos)
+                .put("taker", style.name().toLowerCase(Locale.ROOT));
         request(m, "ok");
     }
 

@@ -49,8 +49,9 @@ import tools.jackson.databind.node.ObjectNode;
  *       client for {@code write} and by the server for {@code read};</li>
  *   <li>{@code clock} &rarr; {@code clock {nanos, bootId}}: the server's {@code System.nanoTime()},
  *       read last, and its kernel's boot id where it has one (see {@link HostClocks});</li>
- *   <li>{@code notify-arm {target, tag, offsetNanos}} &rarr; {@code ok}: the target counts and times
- *       from now on the notifications stamped with {@code tag}, by its clock less {@code offsetNanos};
+ *   <li>{@code notify-arm {target, tag, offsetNanos, taker}} &rarr; {@code ok}: the target counts and times
+ *       from now on the notifications stamped with {@code tag}, by its clock less {@code offsetNanos},
+ *       its thread taking them in the style {@code taker} ({@code wait}, the default, or {@code spin});
  *       {@code notify-disarm {target, expected, limitMillis}} &rarr; {@code tally {tally}}: once
  *       {@code expected} arrived or the limit (at most 60 s) passed, what arrived (base64 of a
  *       {@code NotifyTally}). A server that answers these says {@code notify: true} in its

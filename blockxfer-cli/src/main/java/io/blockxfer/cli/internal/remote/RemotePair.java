@@ -5,6 +5,7 @@ import io.blockxfer.cli.internal.CliException;
 import io.blockxfer.cli.internal.NotifyTally;
 import io.blockxfer.cli.internal.PeerPair;
 import io.blockxfer.cli.internal.SlotPlan;
+import io.blockxfer.cli.internal.TakerStyle;
 import io.blockxfer.cli.internal.TargetNotifications;
 import io.blockxfer.cli.internal.Tuning;
 import io.blockxfer.cli.internal.WireProbe;
@@ -97,9 +98,9 @@ final class RemotePair implements PeerPair, WireProbe {
             private long errorNanos;
 
             @Override
-            public void arm(long tag) {
+            public void arm(long tag, TakerStyle style) {
                 before = client.clocks().estimate();
-                client.armNotifications(target, tag, before.offsetNanos());
+                client.armNotifications(target, tag, before.offsetNanos(), style);
             }
 
             @Override

@@ -5,6 +5,7 @@ import io.blockxfer.cli.internal.MemcpyLoop;
 import io.blockxfer.cli.internal.NotificationCollector;
 import io.blockxfer.cli.internal.NotifyTally;
 import io.blockxfer.cli.internal.SlotPlan;
+import io.blockxfer.cli.internal.TakerStyle;
 import io.blockxfer.cli.internal.Tuning;
 import io.blockxfer.cli.internal.WireProbe;
 import io.blockxfer.tck.BlockPattern;
@@ -102,7 +103,7 @@ final class ServedTarget implements AutoCloseable {
      * @throws IllegalStateException when the backend does not carry notifications
      * @throws IllegalArgumentException for the unmeasured tag
      */
-    void arm(long tag, long offsetNanos) {
+    void arm(long tag, long offsetNanos, TakerStyle style) {
         NotificationCollector c = collector;
         if (c == null) {
             if (!notifications) {
@@ -112,7 +113,7 @@ final class ServedTarget implements AutoCloseable {
             c = NotificationCollector.start(transport());
             collector = c;
         }
-        c.arm(tag, offsetNanos);
+        c.arm(tag, offsetNanos, style);
     }
 
     /** What arrived of the armed run, once {@code expected} did or {@code limit} passed. */

@@ -6,6 +6,7 @@ import io.blockxfer.cli.internal.CliException;
 import io.blockxfer.cli.internal.CpuClock;
 import io.blockxfer.cli.internal.ErrorHandlers;
 import io.blockxfer.cli.internal.SlotPlan;
+import io.blockxfer.cli.internal.TakerStyle;
 import io.blockxfer.cli.internal.Tuning;
 import io.blockxfer.cli.internal.WireProbe;
 import io.blockxfer.transport.Capability;
@@ -189,7 +190,7 @@ final class ServerSession implements AutoCloseable {
                 case "notify-arm" -> {
                     ServedTarget t = target(request);
                     t.arm(request.number("tag", Long.MIN_VALUE, Long.MAX_VALUE), request.number("offsetNanos",
-                            Long.MIN_VALUE, Long.MAX_VALUE));
+                            Long.MIN_VALUE, Long.MAX_VALUE), takerStyle(request.optionalText("taker", "wait")));
                     yield Message.of("ok");
                 }
                 case "notify-disarm" -> {
@@ -266,6 +267,16 @@ final class ServerSession implements AutoCloseable {
         Message m = Message.of("streamed");
         m.node().put("bytes", bytes);
         return m;
+    }
+
+    /** The style of {@code notify-arm}'s {@code taker}: {@code wait} or {@code spin}. */
+    private static TakerStyle takerStyle(String name) throws ProtocolException {
+        for (TakerStyle style : TakerStyle.values()) {
+            if (style.name().toLowerCase(Locale.ROOT).equals(name)) {
+                return style;
+            }
+        }
+        throw new ProtocolException("notify-arm's taker must be 'wait' or 'spin', not '" + name + "'");
     }
 
     private ServedTarget target(Message request) throws IOException {

@@ -11,6 +11,7 @@ import io.blockxfer.cli.internal.JsonOutput;
 import io.blockxfer.cli.internal.NotifyStamp;
 import io.blockxfer.cli.internal.NotifyTally;
 import io.blockxfer.cli.internal.PeerPair;
+import io.blockxfer.cli.internal.TakerStyle;
 import io.blockxfer.cli.internal.TargetNotifications;
 import io.blockxfer.cli.internal.Tuning;
 import io.blockxfer.transport.DataTransport;
@@ -83,7 +84,7 @@ class ServedNotificationsTest {
             assertEquals(Optional.empty(), site.notifyRefusal(new SameJvmLoopback()));
             try (PeerPair pair = site.open(new SameJvmLoopback(), 4, 4096, Tuning.DEFAULT)) {
                 TargetNotifications target = pair.notifications();
-                target.arm(41);
+                target.arm(41, TakerStyle.WAIT);
                 for (int i = 0; i < 6; i++) {
                     write(pair.initiator(), 41);
                     write(pair.initiator(), 42); // another run's
@@ -96,9 +97,10 @@ class ServedNotificationsTest {
                 assertEquals(0, target.clockErrorNanos(), "both ends share the kernel's clock");
                 assertTrue(client.clocks().shared());
 
-                target.arm(43);
+                target.arm(43, TakerStyle.SPIN);
                 write(pair.initiator(), 43);
-                assertEquals(1, target.disarm(1, Duration.ofSeconds(10)).count(), "a second run, counted afresh");
+                assertEquals(1, target.disarm(1, Duration.ofSeconds(10)).count(),
+                        "a second run, counted afresh, taken by a spinning thread");
             }
         }
     }
@@ -133,9 +135,9 @@ class ServedNotificationsTest {
                     Duration.ofMillis(10)));
             assertTrue(e.getMessage().contains("no notifications were armed on this target"), e::getMessage);
             e = assertThrows(CliException.class, () -> client.armNotifications(opened.target(), NotifyStamp.UNMEASURED,
-                    0));
+                    0, TakerStyle.WAIT));
             assertTrue(e.getMessage().contains("marks notifications that are not measured"), e::getMessage);
-            client.armNotifications(opened.target(), 5, 0);
+            client.armNotifications(opened.target(), 5, 0, TakerStyle.SPIN);
             assertEquals(0, client.disarmNotifications(opened.target(), 0, Duration.ZERO).count());
             client.closeTarget(opened.target());
         }
