@@ -29,10 +29,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Arguments: {@code backend numBlocks blockBytes agentName}, then any {@code opt:KEY=VALUE}.
  * The first line out is {@code READY <base64 descriptor>} (or {@code ERR ...} and exit status 2).
  * Commands: {@code FILL block seed} ({@code OK}), {@code CHECK block seed} ({@code AT offset}, -1
- * when the block holds the pattern), {@code NARM tag style} ({@code OK}: a {@link NotificationCollector}
- * counts and times the notifications of that run from now on, taken in that {@link TakerStyle}, started on
- * the first), {@code NDISARM
- * expected limitMillis} ({@code TALLY <base64 NotifyTally>}), {@code CLOSE} ({@code BYE}, then exit).
+ * when the block holds the pattern), {@code NARM tag style} ({@code OK}: a
+ * {@link NotificationCollector} counts and times the notifications of that run from now on, taken in
+ * that {@link TakerStyle}, started on the first), {@code NDISARM expected limitMillis} ({@code TALLY <base64 NotifyTally>}), {@code CLOSE} ({@code BYE}, then exit).
  * A command that fails is answered {@code ERR ...}.
  *
  * <p><b>Thread safety:</b> a program; its commands run on the main thread.

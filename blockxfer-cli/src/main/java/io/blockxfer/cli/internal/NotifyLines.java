@@ -30,8 +30,9 @@ public final class NotifyLines {
     public static String legend(Placement placement, TakerStyle taker) {
         return "NOTIFY on = every transfer carries a " + NotifyStamp.BYTES + "-byte notification; NOTE P50/P99 = from"
                 + " the submit to that notification seen at the target (taken there by a thread "
-                + (taker == TakerStyle.WAIT ? "waiting in pollNotifications" : "spinning on pollNotifications,"
-                        + " --notify-take spin") + "), beside P50/P99 to the initiator's completion; xPLAIN = TRANSFERS/s over the"
+                + (taker == TakerStyle.WAIT ? "waiting in pollNotifications"
+                        : "spinning on pollNotifications, --notify-take spin")
+                + "), beside P50/P99 to the initiator's completion; xPLAIN = TRANSFERS/s over the"
                 + " same point's without notifications, interleaved in the same run; " + switch (placement) {
                     case IN_PROCESS -> "one process, one clock";
                     case CHILD_PROCESS -> "the target process reads this host's CLOCK_MONOTONIC, as this one does";

@@ -95,7 +95,8 @@ class NotificationCollectorTest {
 
     @Test
     void anArrivalBeforeItsSubmitByTheCorrectedClockIsEarlyAndCountsAsZero() throws Exception {
-        collector.arm(12, TimeUnit.HOURS.toNanos(1), TakerStyle.WAIT); // as if the target's clock ran an hour ahead of the truth
+        // as if the target's clock ran an hour ahead of the truth
+        collector.arm(12, TimeUnit.HOURS.toNanos(1), TakerStyle.WAIT);
         write(stamp(12));
         NotifyTally tally = collector.disarm(1, Duration.ofSeconds(10));
         assertEquals(1, tally.count());
