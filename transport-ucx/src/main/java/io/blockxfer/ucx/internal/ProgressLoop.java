@@ -173,6 +173,9 @@ final class ProgressLoop implements Runnable {
         work += notifications.deliverArrived();
         work += peers.afterProgress(transfers);
         work += incoming.afterProgress();
+        if (incoming.acceptedNow() > 0) {
+            driver.overNetwork(); // a target of a peer on another host
+        }
         driver.publishBusy(transfers.anyInFlight() || peers.closesPending() || incoming.closesPending());
         ends.fireIfEnded();
         return work;
@@ -247,6 +250,11 @@ final class ProgressLoop implements Runnable {
     /** How many submits found the command queue full and had to wait (for tests). */
     long queueFullWaits() {
         return commands.queueFullWaits();
+    }
+
+    /** How long the loop's thread stays hot after its last work now (for tests). */
+    long idleSpinNanos() {
+        return driver.idleSpinNanos();
     }
 
     /** How many endpoints initiators connected through the listener are open or closing (for tests). */

@@ -33,10 +33,16 @@ import org.openucx.jucx.ucp.UcpWorker;
  * work outstanding or not, it arms the worker and sleeps on its event file descriptor
  * ({@link WorkerEvents}, bounded by {@value WorkerEvents#WAIT_BOUND_MILLIS} ms), which a
  * completion, a peer's message, UCX's keepalive or a submitter's signal wakes; it never spins on
- * a worker that has nothing to do. Where polls may drive it lets go of the worker while it sleeps
- * there, so that a caller's poll runs its own transfer at once, and a poll that leaves work
- * outstanding signals it. Submitters wake it through a {@link WakeupGate}, so no submit
- * is missed. Every way the loop's thread sleeps and every way another thread wakes it is in this
+ * a worker that has nothing to do. Once the worker serves a peer on another host (it accepted a
+ * connection through its listener; {@link #overNetwork}) that moment is short
+ * ({@value #NETWORK_IDLE_SPIN_NANOS} ns, about what a wake-up costs): a target's progress over TCP
+ * comes in bursts tens of microseconds apart, each the kernel's copy of a segment into its region,
+ * and a thread that spun through every gap would burn a core where a wake-up per gap costs little
+ * against the network. An initiator keeps its moment: it has its own submits to catch, and a short
+ * one saved CPU on its 2 MiB WRITEs and cost some on 64 KiB ones. Where polls may drive it lets go
+ * of the worker while it sleeps there, so that a caller's poll runs its own transfer at once, and
+ * a poll that leaves work outstanding signals it. Submitters wake it through a {@link WakeupGate},
+ * so no submit is missed. Every way the loop's thread sleeps and every way another thread wakes it is in this
  * class.
  *
  * <p><b>Thread safety:</b> {@link #drive} on the loop's thread only; {@link #driveFromPoller},
@@ -51,11 +57,17 @@ final class WorkerDriver {
 
     /** How long the loop stays hot after its last work before it sleeps: back-to-back transfers
      *  then never pay for a wakeup. */
-    private static final long IDLE_SPIN_NANOS = 200_000;
+    static final long IDLE_SPIN_NANOS = 200_000;
     /** The same while callers are parked in a wait: each of them pays a wakeup per completion
      *  anyway, and a paced caller's next submit comes long after; a longer spin would keep the
      *  thread busy between such transfers for nothing (at 10,000 transfers/s it never slept). */
     private static final long WAITING_IDLE_SPIN_NANOS = 20_000;
+    /**
+     * The same, either way, once the worker serves a peer on another host: over TCP the gaps
+     * between a target's bursts of progress are tens of microseconds, and spinning through them
+     * cost a target 1.6-1.9x NIXL's CPU per byte of 2 MiB WRITEs (transport-ucx/README.md).
+     */
+    static final long NETWORK_IDLE_SPIN_NANOS = 10_000;
     /** With nothing outstanding: how long after the last poll the loop's thread keeps leaving the worker to polls. */
     static final long POLLER_GRACE_MICROS = 1_000;
     /** With work outstanding: how long after the last poll the loop's thread keeps leaving the worker to polls. */
@@ -106,6 +118,8 @@ final class WorkerDriver {
     private volatile boolean stopping;
     /** Whether callers are parked in a wait: they do not poll, so the loop's thread drives. */
     private volatile boolean callersWaiting;
+    /** Whether the worker ever accepted a connection through its listener (see {@link #overNetwork}). */
+    private volatile boolean overNetwork;
     private final AtomicLong waits = new AtomicLong();
     private final AtomicLong pollerRounds = new AtomicLong();
 
@@ -271,13 +285,32 @@ final class WorkerDriver {
             int work = round.run();
             if (work > 0) {
                 lastWork = System.nanoTime();
-            } else if (System.nanoTime() - lastWork < (callersWaiting ? WAITING_IDLE_SPIN_NANOS : IDLE_SPIN_NANOS)) {
+            } else if (System.nanoTime() - lastWork < idleSpinNanos()) {
                 Thread.onSpinWait();
             } else {
                 owned = awaitEvents();
             }
         }
         return owned;
+    }
+
+    /** How long the loop's thread stays hot after its last work now. */
+    long idleSpinNanos() {
+        if (overNetwork) {
+            return NETWORK_IDLE_SPIN_NANOS;
+        }
+        return callersWaiting ? WAITING_IDLE_SPIN_NANOS : IDLE_SPIN_NANOS;
+    }
+
+    /**
+     * The worker serves a peer on another host (its listener accepted a connection): from now on,
+     * for the worker's life, the loop's thread stays hot only {@value #NETWORK_IDLE_SPIN_NANOS} ns
+     * after its last work. Any thread.
+     */
+    void overNetwork() {
+        if (!overNetwork) {
+            overNetwork = true;
+        }
     }
 
     /** Polls drive: sleeps for the grace, unless a submit came; nobody needs to wake it. */

@@ -125,6 +125,11 @@ class UcxListenerTest {
                     + " through the listener");
             writeAndRead(initiator.transport(), target.transport());
             assertEquals(0, initiator.engine().loop().mappedWrites() + initiator.engine().loop().mappedReads());
+            assertEquals(WorkerDriver.NETWORK_IDLE_SPIN_NANOS, target.engine().loop().idleSpinNanos(),
+                    "a target that accepted a connection through its listener stays hot only briefly after its"
+                    + " last work");
+            assertEquals(WorkerDriver.IDLE_SPIN_NANOS, initiator.engine().loop().idleSpinNanos(),
+                    "the initiator keeps its moment, to catch its next submit");
             initiator.transport().removePeer("t");
             eventually(() -> target.engine().loop().acceptedNow() == 0, "the target closes the endpoints of an"
                     + " initiator that left: " + target.engine().loop().acceptedNow() + " still open");
@@ -140,6 +145,9 @@ class UcxListenerTest {
             initiator.transport().addPeer("t", target.transport().localDescriptor());
             writeAndRead(initiator.transport(), target.transport());
             assertEquals(0, target.engine().loop().acceptedNow(), "nothing connected through the listener");
+            assertEquals(WorkerDriver.IDLE_SPIN_NANOS, initiator.engine().loop().idleSpinNanos(),
+                    "on one host the loop stays hot after its last work, so back-to-back transfers pay no wake-up");
+            assertEquals(WorkerDriver.IDLE_SPIN_NANOS, target.engine().loop().idleSpinNanos());
             assertEquals(1, initiator.engine().loop().mappedWrites(), "the WRITE was a copy into the mapped region");
             assertEquals(1, initiator.engine().loop().mappedReads(), "the READ was a copy out of it");
         }
