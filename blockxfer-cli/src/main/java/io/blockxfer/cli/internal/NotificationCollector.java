@@ -2,6 +2,7 @@ package io.blockxfer.cli.internal;
 
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.Notification;
+import io.blockxfer.transport.NotificationHandler;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -27,6 +28,8 @@ public final class NotificationCollector implements AutoCloseable {
 
     private final DataTransport transport;
     private final Thread taker;
+    /** One handler for every poll: a spinning taker would otherwise make one per look. */
+    private final NotificationHandler handler = this::onNotification;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition arrived = lock.newCondition();
     private volatile boolean closed;
@@ -61,8 +64,8 @@ public final class NotificationCollector implements AutoCloseable {
         while (!closed) {
             try {
                 if (style == TakerStyle.WAIT) {
-                    transport.pollNotifications(this::onNotification, POLL_LIMIT_MILLIS, TimeUnit.MILLISECONDS);
-                } else if (transport.pollNotifications(this::onNotification) == 0) {
+                    transport.pollNotifications(handler, POLL_LIMIT_MILLIS, TimeUnit.MILLISECONDS);
+                } else if (transport.pollNotifications(handler) == 0) {
                     Thread.onSpinWait();
                 }
             } catch (InterruptedException e) {
