@@ -81,56 +81,73 @@ class UcxMemoryLimitTest {
         assertDoesNotThrow(() -> UcxMemoryBudget.check(4 * GIB, "md:sysv,mmap", noSysv));
     }
 
-    /** A terabyte region on this host, in a child JVM (if the refusal failed, UCX would fill the machine). */
+    /**
+     * A terabyte region on this host, in a child JVM (if the refusal failed, UCX would fill the
+     * machine). The child's UCX writes its posix segments into a directory of its own
+     * ({@code UCX_POSIX_DIR}) instead of /dev/shm, so that what it leaves there is its own: in
+     * /dev/shm, a file that a test JVM beside this one leaves meanwhile (a UCX process it killed)
+     * could not be told from the child's. The child shows that its UCX honours the directory: once
+     * refused, it opens a small posix region, whose file is listed there while it is open.
+     */
     @Test
-    void aTerabyteRegionIsRefusedOnThisHostWithoutTouchingDevShm() throws Exception {
+    void aTerabyteRegionIsRefusedOnThisHostWithoutCreatingASharedMemoryFile() throws Exception {
         UcxTestSupport.requireUcx();
-        Set<Path> before = posixFiles();
-        Process p = new ProcessBuilder(UcxTestSupport.javaCommand(TerabyteOpen.class.getName(), List.of(), List.of()))
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
-        assertEquals(0, p.exitValue(), out);
-        assertTrue(out.contains("REFUSED " + InsufficientMemoryException.class.getName()), out);
-        Set<Path> after = posixFiles();
-        after.removeAll(before);
-        assertEquals(Set.of(), heldByNobody(after), "the refused allocation left files in /dev/shm");
+        Path dir = Files.createTempDirectory("ucx-posix-dir");
+        try {
+            ProcessBuilder pb = new ProcessBuilder(UcxTestSupport.javaCommand(TerabyteOpen.class.getName(), List.of(),
+                    List.of(dir.toString()))).redirectErrorStream(true);
+            pb.environment().put("UCX_POSIX_DIR", dir.toString());
+            Process p = pb.start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+            assertEquals(0, p.exitValue(), out);
+            assertTrue(out.contains("REFUSED " + InsufficientMemoryException.class.getName()), out);
+            assertTrue(out.contains("FILES AFTER THE REFUSAL: []"), "the refused allocation created files: " + out);
+            assertTrue(out.contains("FILES OF A SMALL POSIX REGION: [") && !out.contains("FILES OF A SMALL POSIX REGION: []"),
+                    "the child's UCX did not write its posix segment into UCX_POSIX_DIR: " + out);
+            assertEquals(Set.of(), filesIn(dir), "the child left files in its UCX_POSIX_DIR: " + out);
+        } finally {
+            try (Stream<Path> left = Files.list(dir)) {
+                for (Path f : left.toList()) {
+                    Files.deleteIfExists(f);
+                }
+            }
+            Files.deleteIfExists(dir);
+        }
     }
 
     /**
-     * The files among {@code fresh} that still exist and that no live process has open or mapped.
-     * Another test JVM beside this one (the fast tier runs two per module, and modules side by side)
-     * may be creating a segment of its own: it holds the file open from its creation until UCX
-     * unlinks it. A file the child left behind is held by nobody.
+     * Opens a 1 TiB UCX-allocated region and prints how it was refused and the files in the
+     * directory given (UCX_POSIX_DIR) then; then opens a small region in a posix segment kept
+     * linked, and prints the files there while it is open.
      */
-    private static Set<Path> heldByNobody(Set<Path> fresh) throws IOException {
-        if (fresh.isEmpty()) {
-            return fresh;
-        }
-        Path proc = Path.of("/proc");
-        long uid = ((Number) Files.getAttribute(proc.resolve("self"), "unix:uid")).longValue();
-        Set<String> inUse = new HashSet<>();
-        if (!ShmSweeper.collectInUse(proc, uid, inUse)) {
-            return fresh; // some process cannot be inspected: every new file counts
-        }
-        Set<Path> left = new HashSet<>(fresh);
-        left.removeIf(f -> inUse.contains(f.toString()) || !Files.exists(f));
-        return left;
-    }
-
-    /** Opens a 1 TiB UCX-allocated region and prints how it was refused. */
     public static final class TerabyteOpen {
         private TerabyteOpen() {
         }
 
-        /** Prints {@code REFUSED <exception class>: <message>} or {@code OPENED}. */
-        public static void main(String[] args) {
+        /** Prints {@code REFUSED <exception class>: <message>} or {@code OPENED}, then the two listings. */
+        public static void main(String[] args) throws IOException {
+            Path dir = Path.of(args[0]);
             try (var t = new io.blockxfer.ucx.UcxProvider().open(io.blockxfer.transport.TransportConfig.builder(
                     io.blockxfer.transport.RegionSpec.allocate(1 << 20, 1 << 20)).build())) {
                 System.out.println("OPENED " + t.region());
             } catch (RuntimeException e) {
                 System.out.println("REFUSED " + e.getClass().getName() + ": " + e.getMessage());
             }
+            System.out.println("FILES AFTER THE REFUSAL: " + filesIn(dir));
+            try (var t = new io.blockxfer.ucx.UcxProvider().open(io.blockxfer.transport.TransportConfig.builder(
+                    io.blockxfer.transport.RegionSpec.allocate(64, 64 * 1024))
+                    .option(io.blockxfer.ucx.UcxOptions.CONFIG_PREFIX + "ALLOC_PRIO", "md:posix")
+                    .option(io.blockxfer.ucx.UcxOptions.CONFIG_PREFIX + "POSIX_USE_PROC_LINK", "n").build())) {
+                System.out.println("FILES OF A SMALL POSIX REGION: " + filesIn(dir) + " (" + t.region() + ")");
+            }
+        }
+    }
+
+    /** The names of the files in {@code dir}, sorted. */
+    static Set<Path> filesIn(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return new java.util.TreeSet<>(s.map(Path::getFileName).toList());
         }
     }
 
