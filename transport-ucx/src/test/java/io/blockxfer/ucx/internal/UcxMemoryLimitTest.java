@@ -21,6 +21,7 @@ import java.nio.file.attribute.FileTime;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -147,14 +148,7 @@ class UcxMemoryLimitTest {
     /** The names of the files in {@code dir}, sorted. */
     static Set<Path> filesIn(Path dir) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
-            return new java.util.TreeSet<>(s.map(Path::getFileName).toList());
-        }
-    }
-
-    private static Set<Path> posixFiles() throws IOException {
-        try (Stream<Path> s = Files.list(Path.of("/dev/shm"))) {
-            return new HashSet<>(s.filter(f -> f.getFileName().toString().startsWith(PosixSegmentId.FILE_PREFIX))
-                    .toList());
+            return new TreeSet<>(s.map(Path::getFileName).toList());
         }
     }
 
