@@ -81,6 +81,8 @@ public final class MembershipScaleBench {
     private final List<Double> gets = new ArrayList<>();
     private final List<Double> reads = new ArrayList<>();
     private final List<String> failures = new ArrayList<>();
+    /** The GOAWAYs for too many pings that etcd sent the workers' clients (guarded by this). */
+    private long pingGoaways;
     private final List<String> counts = new ArrayList<>();
     private int probed;
 
@@ -311,6 +313,7 @@ public final class MembershipScaleBench {
         put("load.end", WorkerJvm.loadAverage());
         synchronized (this) {
             put("failures", failures.size());
+            put("ping.goaways", pingGoaways);
             failures.stream().limit(10).forEach(f -> say("failure: " + f));
             counts.forEach(c -> say("worker " + c));
         }
@@ -474,7 +477,14 @@ public final class MembershipScaleBench {
             case "d" -> reads.add(Long.parseLong(w[1]) / 1e3);
             case "probed" -> probed++;
             case "failed" -> failures.add(worker + ": " + line);
-            case "counts" -> counts.add(worker + ": " + line.substring("counts ".length()));
+            case "counts" -> {
+                counts.add(worker + ": " + line.substring("counts ".length()));
+                for (String field : w) {
+                    if (field.startsWith("pingGoaways=")) {
+                        pingGoaways += Long.parseLong(field.substring("pingGoaways=".length()));
+                    }
+                }
+            }
             default -> { }
         }
         notifyAll();

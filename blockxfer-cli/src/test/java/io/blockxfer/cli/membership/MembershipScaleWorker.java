@@ -35,7 +35,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Handler;
 import java.util.logging.Level;
+import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.jspecify.annotations.Nullable;
 
@@ -59,7 +61,9 @@ import org.jspecify.annotations.Nullable;
  * {@code status MEMBERS ADDS RESOLVED FAILED} (members built; distinct peers its members asked
  * their transports to add, summed; resolutions completed and failed), and per resolution
  * {@code r PHASE MICROS OUTCOME} (PHASE {@code join}, {@code topup} or {@code probe}; OUTCOME
- * {@code ok} or the failure), per plain etcd read {@code g MICROS}, and {@code failed ...} lines.
+ * {@code ok} or the failure), per plain etcd read {@code g MICROS}, and {@code failed ...} lines;
+ * at the end, {@code counts ...}, among them the GOAWAYs etcd sent its clients for too many pings
+ * ({@code pingGoaways}, each a connection closed under its watches and calls).
  *
  * <p>{@code probe}: COUNT rounds, one at a time, each a plain jetcd get of one member's key (a
  * client of this JVM's own, linearizable as jetcd's default; {@code g MICROS}), the same read
@@ -76,6 +80,10 @@ public final class MembershipScaleWorker {
 
     /** Kept, so that the level set on it stays set. */
     private static final Logger QUIET = Logger.getLogger("io.blockxfer");
+    /** gRPC's client handler, which logs each GOAWAY with ENHANCE_YOUR_CALM that etcd sends (held: loggers are weak). */
+    private static final Logger GRPC_CLIENT = Logger.getLogger("io.grpc.netty.NettyClientHandler");
+    /** The GOAWAYs for too many pings that etcd sent to this JVM's clients. */
+    private static final AtomicLong PING_GOAWAYS = new AtomicLong();
 
     private final PrintStream out = System.out;
     private final String endpoints;
@@ -117,6 +125,22 @@ public final class MembershipScaleWorker {
     /** {@code ENDPOINTS PREFIX TTL_SECONDS eager|on-demand SEED MEMBERS_PER_CONNECTION}. */
     public static void main(String[] args) throws Exception {
         QUIET.setLevel(Level.SEVERE); // a warning per cross-JVM registration would drown the output
+        GRPC_CLIENT.addHandler(new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                if (String.valueOf(r.getMessage()).contains("ENHANCE_YOUR_CALM")) {
+                    PING_GOAWAYS.incrementAndGet();
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        });
         String mode = args[3];
         if (!mode.equals("eager") && !mode.equals("on-demand")) {
             throw new IllegalArgumentException("mode must be eager or on-demand: " + mode);
@@ -163,7 +187,7 @@ public final class MembershipScaleWorker {
         joins.shutdown();
         joins.awaitTermination(30, TimeUnit.SECONDS);
         say("counts registrationFailures=" + registrationFailures + " refusals=" + refusals + " leaseLosses="
-                + leaseLosses);
+                + leaseLosses + " pingGoaways=" + PING_GOAWAYS);
         ticker.shutdownNow();
         // no goodbyes: the coordinator ends this JVM and etcd with it; a thousand revocations would
         // only slow the end of a run
@@ -185,7 +209,10 @@ public final class MembershipScaleWorker {
                 EtcdDirectory d = EtcdDirectory.builder(endpoints).prefix(prefix).name("warm-up")
                         .operationTimeout(Duration.ofSeconds(60)).build()) {
             MembershipWorker.listOnce(d);
-            plain = Client.builder().endpoints(http(endpoints).split(",", -1)).build();
+            // as the membership's own connections: keepalive pings only while a call is open, for
+            // etcd answers pings on a connection without one with GOAWAY "too_many_pings" (jetcd's
+            // default pings every 30 s whatever: this client idles through the cold start)
+            plain = Client.builder().endpoints(http(endpoints).split(",", -1)).keepaliveWithoutCalls(false).build();
             for (int i = 0; i < 20; i++) {
                 plainGet(prefix + "warm-up");
             }

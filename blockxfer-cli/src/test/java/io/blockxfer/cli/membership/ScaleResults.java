@@ -150,7 +150,7 @@ final class ScaleResults {
             out.printf("%s %s %s: cold start %s s, converged %s (%s); %s members a connection; keep-alive response %s"
                     + " B; etcd %s threads, %s fds, %s MiB RSS (%s empty); proxy %s MiB RSS, %s threads; resolutions"
                     + " probed %s (max %s ms), during joins %s (p50 %s ms, p99 %s ms); gets %s, reads %s; failures %s;"
-                    + " load %s -> %s (probes: %s -> %s)%n",
+                    + " GOAWAYs for too many pings %s; load %s -> %s (probes: %s -> %s)%n",
                     p.getProperty("mode"), p.getProperty("route"), p.getProperty("members"),
                     p.getProperty("cold.seconds"), p.getProperty("cold.converged"), p.getProperty("cold.progress"),
                     p.getProperty("per.connection"), p.getProperty("keepalive.bytes"), p.getProperty("etcd.threads"),
@@ -159,7 +159,7 @@ final class ScaleResults {
                     p.getProperty("resolve.probe.count"), p.getProperty("resolve.probe.max.ms", "-"),
                     p.getProperty("resolve.join.count"), p.getProperty("resolve.join.p50.ms", "-"),
                     p.getProperty("resolve.join.p99.ms", "-"), p.getProperty("get.count"), p.getProperty("read.count"),
-                    p.getProperty("failures"), p.getProperty("load.start"), p.getProperty("load.end"),
+                    p.getProperty("failures"), p.getProperty("ping.goaways", "-"), p.getProperty("load.start"), p.getProperty("load.end"),
                     p.getProperty("load.probe", "-"), p.getProperty("load.probe.end", "-"));
         }
     }
