@@ -25,15 +25,17 @@ import org.jspecify.annotations.Nullable;
  *       not start and stop it each time; otherwise it polls as the status thread does. It stops
  *       attending as soon as every pending future has a thread blocked on it (which completes it
  *       itself, see {@link FutureJoins}), unless futures are lately left to it;</li>
- *   <li>while futures are pending, and {@link #WATCH_LINGER_NANOS} after, it watches: it looks
- *       every watch period, and attends when some pending future has had no thread blocked on it
- *       for a moment ({@link #OBSERVE_NANOS}), which also makes later submits wake it at once. The
- *       period is {@link #WATCH_NANOS} after a wake-up or a future it took over, and doubles with
- *       each look that found nothing to take, up to {@link #MAX_WATCH_NANOS}, so that a stream of
- *       joined futures costs a look every few milliseconds. A joined future thus costs no wake-up
- *       of this thread, and a future nobody joins nor gives a dependent ({@code allOf}, a loop on
- *       {@code isDone}) completes within a watch period even when the transport's futures are
- *       mostly joined.</li>
+ *   <li>while futures are pending or submitted, and {@link #WATCH_LINGER_NANOS} after, it
+ *       watches: it looks every watch period, and attends when some pending future has had no
+ *       thread blocked on it for a moment ({@link #OBSERVE_NANOS}), which also makes later submits
+ *       wake it at once. Each look that finds nothing to take doubles the period, up to
+ *       {@link #CALM_WATCH_NANOS} once it has taken nothing over for {@link #CALM_NANOS} (or ever),
+ *       so that a stream of joined futures costs a look every few tens of milliseconds; for
+ *       {@link #CALM_NANOS} after a future it took over the period starts at {@link #WATCH_NANOS}
+ *       after each wake-up or take-over and stops doubling at {@link #MAX_WATCH_NANOS}. A joined
+ *       future thus costs no wake-up of this thread, and a future nobody joins nor gives a
+ *       dependent ({@code allOf}, a loop on {@code isDone}) completes within a watch period even
+ *       when the transport's futures are mostly joined.</li>
  * </ul>
  * It respects the engine's threading rules as polls do (each peer's transfers under the peer's
  * lock), and completes futures holding no lock, on a Java thread with no native frame below.
@@ -47,8 +49,16 @@ public final class CompletionThread {
     static final long LINGER_NANOS = 2_000_000;
     /** How often a watching thread looks for futures nobody blocks on, after a wake-up or a take-over. */
     static final long WATCH_NANOS = 1_000_000;
-    /** The longest watch period, reached after looks that found nothing to take over. */
+    /** The longest watch period while the thread took a future over in the last {@link #CALM_NANOS}. */
     static final long MAX_WATCH_NANOS = 8_000_000;
+    /**
+     * The longest watch period once the thread has taken nothing over for {@link #CALM_NANOS}: on
+     * this scale a stream of joined futures costs it a few wake-ups a second, where each costs
+     * tens of microseconds of CPU after a long park.
+     */
+    static final long CALM_WATCH_NANOS = 64_000_000;
+    /** How long after a take-over the watch stays close ({@link #MAX_WATCH_NANOS}). */
+    static final long CALM_NANOS = 10_000_000_000L;
     /** How long the thread keeps watching after the last pending future completed. */
     static final long WATCH_LINGER_NANOS = 20_000_000;
     /**
@@ -72,6 +82,11 @@ public final class CompletionThread {
     private volatile boolean attending;
     /** The thread is parked with nothing to watch: {@link #watch()} must unpark it. */
     private volatile boolean idle;
+    /** Set by {@link #watch()}: a submit since the last look, so the watch goes on. */
+    private volatile boolean submitted;
+    /** Whether the thread ever took a future over, and when it last did (confined to the thread). */
+    private boolean tookOver;
+    private long lastTakeOver;
     /** When a pending future was last seen (confined to the thread). */
     private long lastPending;
     /** The current watch period (confined to the thread). */
@@ -118,6 +133,9 @@ public final class CompletionThread {
      * is idle; costs a volatile read when it already runs.
      */
     public void watch() {
+        if (!submitted) {
+            submitted = true;
+        }
         Thread t = thread;
         if (t == null) {
             start();
@@ -203,8 +221,10 @@ public final class CompletionThread {
         } finally {
             idle = false;
         }
-        lastPending = System.nanoTime(); // whatever woke it, watch a while, closely, before idling again
-        watchNanos = WATCH_NANOS;
+        long now = System.nanoTime();
+        lastPending = now; // whatever woke it, watch a while before idling again
+        // closely, unless it is a submit's watch and nothing was taken over lately
+        watchNanos = attending || !calm(now) ? WATCH_NANOS : CALM_WATCH_NANOS;
     }
 
     /**
@@ -218,16 +238,28 @@ public final class CompletionThread {
             watchNanos = WATCH_NANOS; // woken to attend: watch closely again afterwards
             return;
         }
+        long now = System.nanoTime();
+        if (submitted) {
+            submitted = false;
+            lastPending = now; // a stream of submits keeps it watching, rather than idle and woken each time
+        }
         if (async.pending() > 0) {
-            lastPending = System.nanoTime();
+            lastPending = now;
             if (!stopped && unattendedFor(OBSERVE_NANOS)) {
                 async.leftToTheCompletionThread();
                 attending = true;
+                tookOver = true;
+                lastTakeOver = now;
                 watchNanos = WATCH_NANOS;
                 return;
             }
         }
-        watchNanos = Math.min(watchNanos * 2, MAX_WATCH_NANOS);
+        watchNanos = Math.min(watchNanos * 2, calm(now) ? CALM_WATCH_NANOS : MAX_WATCH_NANOS);
+    }
+
+    /** Whether the thread has taken no future over for {@link #CALM_NANOS}, or never has. */
+    private boolean calm(long now) {
+        return !tookOver || now - lastTakeOver >= CALM_NANOS;
     }
 
     /** Whether some pending future stays without a thread blocked on it for {@code nanos}. */

@@ -15,6 +15,7 @@ import io.blockxfer.transport.TransferFailedException;
 import io.blockxfer.transport.TransferFuture;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.testing.ScriptedEngine;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -25,9 +26,13 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -328,6 +333,36 @@ class JoiningFuturesTest {
     private static int record(List<Thread> ranOn, int n) {
         ranOn.add(Thread.currentThread());
         return n;
+    }
+
+    @ParameterizedTest(name = "engine signals: {0}")
+    @ValueSource(booleans = {true, false})
+    void aStreamOfJoinedFuturesCostsTheCompletionThreadAFewLooksASecond(boolean signals, @TempDir Path dir)
+            throws Exception {
+        open(signals);
+        engine.progressEnds = ScriptedEngine.DONE; // the joining thread's first look ends each transfer
+        for (int i = 0; i < 3; i++) { // the transport learns that its futures are joined
+            writeAsync(i).join();
+        }
+        Path file = dir.resolve("parks.jfr");
+        int joined = 0;
+        try (Recording recording = new Recording()) {
+            recording.enable("jdk.ThreadPark").withThreshold(Duration.ZERO).withoutStackTrace();
+            recording.start();
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+            while (System.nanoTime() - end < 0) {
+                writeAsync(joined % 16).join();
+                joined++;
+                LockSupport.parkNanos(100_000); // paced, as a request handler's
+            }
+            recording.stop();
+            recording.dump(file);
+        }
+        long parks = RecordingFile.readAllEvents(file).stream().filter(e -> e.getThread() != null
+                && e.getThread().getJavaName() != null && e.getThread().getJavaName().contains(COMPLETION_THREAD))
+                .count();
+        assertTrue(parks < 60, "a stream of joined futures (" + joined + " in a second) must cost the completion"
+                + " thread a few looks, not one every few milliseconds: it parked " + parks + " times");
     }
 
     @ParameterizedTest(name = "engine signals: {0}")
