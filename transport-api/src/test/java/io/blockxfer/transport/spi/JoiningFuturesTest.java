@@ -17,6 +17,7 @@ import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.testing.ScriptedEngine;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
@@ -30,6 +31,7 @@ import java.util.concurrent.locks.LockSupport;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -335,34 +337,59 @@ class JoiningFuturesTest {
         return n;
     }
 
+    /**
+     * Up to five transports, one after the other: each learns that its futures are joined, then
+     * gets a second of paced, joined futures under a JFR recording of the completion thread's
+     * parks. A second in which the completion thread took a future over (it drove the engine: a
+     * joining thread was descheduled between its submit and its join for longer than the watch
+     * waits, as on a loaded machine) keeps the watch close for its calm spell and says nothing;
+     * the first second without one must show a few looks.
+     */
     @ParameterizedTest(name = "engine signals: {0}")
     @ValueSource(booleans = {true, false})
     void aStreamOfJoinedFuturesCostsTheCompletionThreadAFewLooksASecond(boolean signals, @TempDir Path dir)
             throws Exception {
-        open(signals);
-        engine.progressEnds = ScriptedEngine.DONE; // the joining thread's first look ends each transfer
-        for (int i = 0; i < 3; i++) { // the transport learns that its futures are joined
-            writeAsync(i).join();
-        }
-        Path file = dir.resolve("parks.jfr");
-        int joined = 0;
-        try (Recording recording = new Recording()) {
-            recording.enable("jdk.ThreadPark").withThreshold(Duration.ZERO).withoutStackTrace();
-            recording.start();
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-            while (System.nanoTime() - end < 0) {
-                writeAsync(joined % 16).join();
-                joined++;
-                LockSupport.parkNanos(100_000); // paced, as a request handler's
+        List<String> tookOver = new ArrayList<>();
+        for (int attempt = 1; attempt <= 5; attempt++) {
+            open(signals);
+            engine.progressEnds = ScriptedEngine.DONE; // the joining thread's first look ends each transfer
+            engine.countedThread = COMPLETION_THREAD;
+            for (int i = 0; i < 3; i++) { // the transport learns that its futures are joined
+                writeAsync(i).join();
             }
-            recording.stop();
-            recording.dump(file);
+            Thread.sleep(20); // the completion thread, woken by those submits, stops attending
+            int drivesBefore = engine.countedProgress.get();
+            Path file = dir.resolve("parks-" + attempt + ".jfr");
+            int joined = 0;
+            try (Recording recording = new Recording()) {
+                recording.enable("jdk.ThreadPark").withThreshold(Duration.ZERO).withoutStackTrace();
+                recording.start();
+                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+                while (System.nanoTime() - end < 0) {
+                    writeAsync(joined % 16).join();
+                    joined++;
+                    LockSupport.parkNanos(100_000); // paced, as a request handler's
+                }
+                recording.stop();
+                recording.dump(file);
+            }
+            int drives = engine.countedProgress.get() - drivesBefore;
+            long parks = RecordingFile.readAllEvents(file).stream().filter(e -> e.getThread() != null
+                    && e.getThread().getJavaName() != null && e.getThread().getJavaName().contains(COMPLETION_THREAD))
+                    .count();
+            if (drives == 0) {
+                assertTrue(parks < 60, "a stream of joined futures (" + joined + " in a second) must cost the"
+                        + " completion thread a few looks, not one every few milliseconds: it parked " + parks
+                        + " times" + (tookOver.isEmpty() ? "" : " (earlier seconds: " + tookOver + ")"));
+                return;
+            }
+            tookOver.add(parks + " parks, " + drives + " drives");
+            close();
+            transport = null;
         }
-        long parks = RecordingFile.readAllEvents(file).stream().filter(e -> e.getThread() != null
-                && e.getThread().getJavaName() != null && e.getThread().getJavaName().contains(COMPLETION_THREAD))
-                .count();
-        assertTrue(parks < 60, "a stream of joined futures (" + joined + " in a second) must cost the completion"
-                + " thread a few looks, not one every few milliseconds: it parked " + parks + " times");
+        Assumptions.abort("in each of 5 seconds of joined futures the completion thread took a future over (a"
+                + " joining thread descheduled between its submit and its join: a loaded machine), which keeps its"
+                + " watch close; nothing to judge: " + tookOver);
     }
 
     @ParameterizedTest(name = "engine signals: {0}")
