@@ -5,6 +5,7 @@ import io.etcd.jetcd.common.exception.CompactedException;
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.grpc.Status;
+import java.nio.channels.ClosedChannelException;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
@@ -59,7 +60,8 @@ public final class EtcdErrors {
 
     /**
      * Whether the failure says etcd could not be reached or could not serve now (no connection,
-     * no leader, deadline passed): a caller may retry, and reports it as unavailability.
+     * no leader, deadline passed, a connection closed under the call): a caller may retry, and reports it
+     * as unavailability.
      */
     public static boolean isUnavailable(Throwable t) {
         Status.Code code = code(t);
@@ -74,7 +76,22 @@ public final class EtcdErrors {
             }
         }
         return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
-                || code == Status.Code.CANCELLED;
+                || code == Status.Code.CANCELLED || (code == Status.Code.UNKNOWN && closedChannel(t));
+    }
+
+    /**
+     * Whether a {@link ClosedChannelException} is in the cause chain: gRPC reports a call that it
+     * began on a connection closed under it (etcd's or a proxy's end went away a moment before) as
+     * {@code UNKNOWN: channel closed}, not {@code UNAVAILABLE}.
+     */
+    private static boolean closedChannel(Throwable t) {
+        int depth = 0;
+        for (Throwable c = unwrap(t); c != null && depth < 16; c = c.getCause(), depth++) {
+            if (c instanceof ClosedChannelException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
