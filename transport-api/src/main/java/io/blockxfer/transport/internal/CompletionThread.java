@@ -84,9 +84,11 @@ public final class CompletionThread {
     private volatile boolean idle;
     /** Set by {@link #watch()}: a submit since the last look, so the watch goes on. */
     private volatile boolean submitted;
-    /** Whether the thread ever took a future over, and when it last did (confined to the thread). */
-    private boolean tookOver;
-    private long lastTakeOver;
+    /**
+     * When the watch turns calm: {@link #CALM_NANOS} after the last future the thread took over,
+     * or its creation when it took none (confined to the thread).
+     */
+    private long calmFrom = System.nanoTime();
     /** When a pending future was last seen (confined to the thread). */
     private long lastPending;
     /** The current watch period (confined to the thread). */
@@ -248,8 +250,7 @@ public final class CompletionThread {
             if (!stopped && unattendedFor(OBSERVE_NANOS)) {
                 async.leftToTheCompletionThread();
                 attending = true;
-                tookOver = true;
-                lastTakeOver = now;
+                calmFrom = now + CALM_NANOS;
                 watchNanos = WATCH_NANOS;
                 return;
             }
@@ -259,7 +260,7 @@ public final class CompletionThread {
 
     /** Whether the thread has taken no future over for {@link #CALM_NANOS}, or never has. */
     private boolean calm(long now) {
-        return !tookOver || now - lastTakeOver >= CALM_NANOS;
+        return now - calmFrom >= 0;
     }
 
     /** Whether some pending future stays without a thread blocked on it for {@code nanos}. */
