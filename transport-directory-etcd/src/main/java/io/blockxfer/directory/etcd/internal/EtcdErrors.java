@@ -11,6 +11,8 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Classifies what jetcd reports: whether a failure means "etcd could not be reached" (and may be
@@ -65,29 +67,27 @@ public final class EtcdErrors {
      */
     public static boolean isUnavailable(Throwable t) {
         Status.Code code = code(t);
-        if (code == Status.Code.UNAUTHENTICATED && authFailure(t).isEmpty()) {
+        if (code == Status.Code.UNAUTHENTICATED && authFailure(t).isEmpty()
+                && anyCause(unwrap(t).getCause(), c -> isUnreachableCode(Status.fromThrowable(c).getCode()))) {
             // jetcd reports a failed authentication call as UNAUTHENTICATED with that call's error as the
             // cause: etcd could not be reached to authenticate
-            for (Throwable c = unwrap(t).getCause(); c != null; c = c.getCause()) {
-                Status.Code inner = Status.fromThrowable(c).getCode();
-                if (inner == Status.Code.UNAVAILABLE || inner == Status.Code.DEADLINE_EXCEEDED) {
-                    return true;
-                }
-            }
+            return true;
         }
-        return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
-                || code == Status.Code.CANCELLED || (code == Status.Code.UNKNOWN && closedChannel(t));
+        // gRPC reports a call begun on a connection closed under it (etcd's or a proxy's end went away a
+        // moment before) as UNKNOWN: channel closed, not UNAVAILABLE
+        return isUnreachableCode(code) || code == Status.Code.CANCELLED
+                || (code == Status.Code.UNKNOWN && anyCause(unwrap(t), c -> c instanceof ClosedChannelException));
     }
 
-    /**
-     * Whether a {@link ClosedChannelException} is in the cause chain: gRPC reports a call that it
-     * began on a connection closed under it (etcd's or a proxy's end went away a moment before) as
-     * {@code UNKNOWN: channel closed}, not {@code UNAVAILABLE}.
-     */
-    private static boolean closedChannel(Throwable t) {
+    private static boolean isUnreachableCode(Status.Code code) {
+        return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
+    }
+
+    /** Whether {@code first} or one of its causes (at most 16 deep) matches {@code test}. */
+    private static boolean anyCause(@Nullable Throwable first, Predicate<Throwable> test) {
         int depth = 0;
-        for (Throwable c = unwrap(t); c != null && depth < 16; c = c.getCause(), depth++) {
-            if (c instanceof ClosedChannelException) {
+        for (Throwable c = first; c != null && depth < 16; c = c.getCause(), depth++) {
+            if (test.test(c)) {
                 return true;
             }
         }
