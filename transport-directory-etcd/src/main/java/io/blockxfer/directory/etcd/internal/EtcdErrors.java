@@ -68,7 +68,7 @@ public final class EtcdErrors {
     public static boolean isUnavailable(Throwable t) {
         Status.Code code = code(t);
         if (code == Status.Code.UNAUTHENTICATED && authFailure(t).isEmpty()
-                && anyCause(unwrap(t).getCause(), c -> isUnreachableCode(Status.fromThrowable(c).getCode()))) {
+                && firstCause(unwrap(t).getCause(), c -> isUnreachableCode(Status.fromThrowable(c).getCode())) != null) {
             // jetcd reports a failed authentication call as UNAUTHENTICATED with that call's error as the
             // cause: etcd could not be reached to authenticate
             return true;
@@ -76,22 +76,22 @@ public final class EtcdErrors {
         // gRPC reports a call begun on a connection closed under it (etcd's or a proxy's end went away a
         // moment before) as UNKNOWN: channel closed, not UNAVAILABLE
         return isUnreachableCode(code) || code == Status.Code.CANCELLED
-                || (code == Status.Code.UNKNOWN && anyCause(unwrap(t), c -> c instanceof ClosedChannelException));
+                || (code == Status.Code.UNKNOWN && firstCause(unwrap(t), c -> c instanceof ClosedChannelException) != null);
     }
 
     private static boolean isUnreachableCode(Status.Code code) {
         return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
     }
 
-    /** Whether {@code first} or one of its causes (at most 16 deep) matches {@code test}. */
-    private static boolean anyCause(@Nullable Throwable first, Predicate<Throwable> test) {
+    /** {@code first}, or the first of its causes (at most 16 deep), that matches {@code test}; null when none does. */
+    private static @Nullable Throwable firstCause(@Nullable Throwable first, Predicate<Throwable> test) {
         int depth = 0;
         for (Throwable c = first; c != null && depth < 16; c = c.getCause(), depth++) {
             if (test.test(c)) {
-                return true;
+                return c;
             }
         }
-        return false;
+        return null;
     }
 
     /**
@@ -100,23 +100,25 @@ public final class EtcdErrors {
      * empty when the failure is of another kind.
      */
     public static Optional<EtcdAuthException.Reason> authFailure(Throwable t) {
-        int depth = 0;
-        for (Throwable c = unwrap(t); c != null && depth < 16; c = c.getCause(), depth++) {
-            String message = String.valueOf(c.getMessage());
-            if (message.contains("etcdserver: authentication failed")) {
-                return Optional.of(EtcdAuthException.Reason.AUTHENTICATION_FAILED);
-            }
-            if (message.contains("etcdserver: authentication is not enabled")) {
-                return Optional.of(EtcdAuthException.Reason.AUTH_NOT_ENABLED);
-            }
-            if (message.contains("etcdserver: permission denied")) {
-                return Optional.of(EtcdAuthException.Reason.PERMISSION_DENIED);
-            }
-            if (message.contains("etcdserver: user name is empty")) {
-                return Optional.of(EtcdAuthException.Reason.NO_USER);
-            }
+        Throwable refusal = firstCause(unwrap(t), c -> authReason(c) != null);
+        return Optional.ofNullable(refusal == null ? null : authReason(refusal));
+    }
+
+    private static EtcdAuthException.@Nullable Reason authReason(Throwable c) {
+        String message = String.valueOf(c.getMessage());
+        if (message.contains("etcdserver: authentication failed")) {
+            return EtcdAuthException.Reason.AUTHENTICATION_FAILED;
         }
-        return Optional.empty();
+        if (message.contains("etcdserver: authentication is not enabled")) {
+            return EtcdAuthException.Reason.AUTH_NOT_ENABLED;
+        }
+        if (message.contains("etcdserver: permission denied")) {
+            return EtcdAuthException.Reason.PERMISSION_DENIED;
+        }
+        if (message.contains("etcdserver: user name is empty")) {
+            return EtcdAuthException.Reason.NO_USER;
+        }
+        return null;
     }
 
     /** Whether etcd answered that the lease does not exist (expired or revoked). */
@@ -149,14 +151,12 @@ public final class EtcdErrors {
      * wraps a failed authentication), else {@link #describe}.
      */
     public static String etcdMessage(Throwable t) {
-        int depth = 0;
-        for (Throwable c = unwrap(t); c != null && depth < 16; c = c.getCause(), depth++) {
-            String message = c.getMessage();
-            if (message != null && message.contains("etcdserver: ")) {
-                return message.substring(message.indexOf("etcdserver: ")).strip();
-            }
+        Throwable etcds = firstCause(unwrap(t), c -> String.valueOf(c.getMessage()).contains("etcdserver: "));
+        if (etcds == null) {
+            return describe(t);
         }
-        return describe(t);
+        String message = String.valueOf(etcds.getMessage());
+        return message.substring(message.indexOf("etcdserver: ")).strip();
     }
 
     /** A one-line description of a failure for messages: its status code and text. */
