@@ -78,7 +78,7 @@ class Run:
         a = self.args
         cmd = ['ip', 'netns', 'exec', a.initiator_ns, os.path.join(a.root, 'blockxfer'), 'bench', '--connect',
                a.server, '--backend', backend, '--ops', a.ops, '--block-sizes', a.block_sizes, '--batches',
-               a.batches, '--duration', a.duration, '--json']
+               a.batches, '--duration', a.duration, '--poll', a.poll, '--json']
         self.note_command(cmd)
         p = subprocess.run(cmd, capture_output=True, text=True)
         with open(os.path.join(a.out, f'round{round_no}-{backend}.json'), 'w') as f:
@@ -215,7 +215,8 @@ class Run:
         print()
         print(f'== two hosts: network namespaces {a.initiator_ns} (initiator) and {a.target_ns} (target), veth'
               f' {a.veth}, kernel TCP; UCX_TLS={os.environ.get("UCX_TLS", "")}; {a.rounds} rounds of'
-              f' {a.duration} per point; batch {self.batch}; GB/s = 10^9 bytes/s ==')
+              f' {a.duration} per point; batch {self.batch}; initiators\' caller --poll {a.poll}; GB/s = 10^9'
+              f' bytes/s ==')
         print(f'machine: {platform.node()}, Linux {platform.release()}, {os.cpu_count()} cores; load average per'
               f' round (before -> after): ' + '; '.join(f'{b} -> {e}' for b, e in self.loads))
         versions = subprocess.run([os.path.join(a.root, 'blockxfer'), 'backends'], capture_output=True,
@@ -278,7 +279,7 @@ class Run:
 def main():
     p = argparse.ArgumentParser()
     for name in ('root', 'out', 'initiator-ns', 'target-ns', 'server', 'server-address', 'server-pid', 'rounds',
-                 'duration', 'ops', 'block-sizes', 'batches', 'backends', 'perftest', 'ucx-lib', 'veth'):
+                 'duration', 'ops', 'block-sizes', 'batches', 'backends', 'poll', 'perftest', 'ucx-lib', 'veth'):
         p.add_argument('--' + name, required=True)
     args = p.parse_args()
     run = Run(args)
