@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * thread whose {@link #completeReady()} returns knows that every outcome queued before it began is
  * complete, even one another thread was completing at the same moment: a cancel that found its
  * transfer already ended returns with the future done. Counts the asynchronous transfers not yet
- * completed and the threads blocked on a future ({@link #joinStarted()}), which tell the
+ * completed and the threads blocked on a future ({@link #joinStarted()}) or submitting one
+ * ({@link #submitStarted()}), which tell the
  * transport's completion thread whether a pending future has nobody to complete it but itself,
  * and keeps the hint of whether a submit should wake that thread ({@link #wakeAtSubmit()}).
  *
@@ -84,6 +85,20 @@ public final class AsyncCompletions {
         joinSeen();
     }
 
+    /**
+     * A thread starts an asynchronous submit: until {@link #submitEnded()} the future it makes has
+     * that thread with it, however long the backend takes to start the transfer, and is not
+     * counted as unattended (called before the future counts as pending).
+     */
+    public void submitStarted() {
+        joining.incrementAndGet();
+    }
+
+    /** The thread's asynchronous submit returned (or threw). */
+    public void submitEnded() {
+        joining.decrementAndGet();
+    }
+
     /** A thread starts blocking on a future still pending: it completes that future itself. */
     public void joinStarted() {
         joining.incrementAndGet();
@@ -95,9 +110,9 @@ public final class AsyncCompletions {
     }
 
     /**
-     * Whether more futures are pending than threads block on futures: some pending future may
-     * have nobody to complete it but the completion thread (or is between its submit and its
-     * join).
+     * Whether more futures are pending than threads block on futures or submit them: some pending
+     * future may have nobody to complete it but the completion thread (or is between its submit's
+     * return and its join).
      */
     public boolean unattended() {
         return pending.get() > joining.get();

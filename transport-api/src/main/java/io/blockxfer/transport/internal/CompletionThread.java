@@ -63,7 +63,8 @@ public final class CompletionThread {
     static final long WATCH_LINGER_NANOS = 20_000_000;
     /**
      * How long a future must stay without a thread blocked on it before a watching thread takes
-     * it over: more than the moment between a submit and the join that follows it.
+     * it over: more than the moment between a submit's return and the join that follows it (the
+     * submit itself counts as attending its future, however long the backend takes).
      */
     static final long OBSERVE_NANOS = 5_000;
 

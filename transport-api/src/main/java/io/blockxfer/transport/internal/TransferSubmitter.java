@@ -106,14 +106,21 @@ public final class TransferSubmitter {
             notification = notification.clone();
         }
         TransferFuture[] future = new TransferFuture[1];
-        long id = submit(op, peerId, localBlocks, remoteBlocks, future, notification);
-        TransferFuture f = future[0];
-        if (id == DataTransport.NOT_SUBMITTED || f == null) {
-            return TransferFuture.notSubmitted(peerId);
+        // the submitting thread attends its future until it returns it, so that the completion
+        // thread's watch does not take over a future whose submit is still in the backend
+        async.submitStarted();
+        try {
+            long id = submit(op, peerId, localBlocks, remoteBlocks, future, notification);
+            TransferFuture f = future[0];
+            if (id == DataTransport.NOT_SUBMITTED || f == null) {
+                return TransferFuture.notSubmitted(peerId);
+            }
+            async.completeReady(); // a submit that failed natively failed its future
+            completionThread.run();
+            return f;
+        } finally {
+            async.submitEnded();
         }
-        async.completeReady(); // a submit that failed natively failed its future
-        completionThread.run();
-        return f;
     }
 
     /**

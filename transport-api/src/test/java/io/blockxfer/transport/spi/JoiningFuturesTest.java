@@ -392,6 +392,32 @@ class JoiningFuturesTest {
                 + " watch close; nothing to judge: " + tookOver);
     }
 
+    /**
+     * A future is its submitting thread's until the submit returns it: however long the backend
+     * takes to start the transfer (a native post, a descheduled thread), the completion thread's
+     * watch, which looks a few times a second, must not take that future over as one nobody
+     * blocks on, which would cost its attending and a close watch for its calm spell.
+     */
+    @ParameterizedTest(name = "engine signals: {0}")
+    @ValueSource(booleans = {true, false})
+    void aFutureWhoseSubmitIsStillInTheBackendIsNotTakenOver(boolean signals) throws Exception {
+        open(signals);
+        engine.progressEnds = ScriptedEngine.DONE; // the joining thread's first look ends each transfer
+        engine.countedThread = COMPLETION_THREAD;
+        for (int i = 0; i < 3; i++) { // the transport learns that its futures are joined
+            writeAsync(i).join();
+        }
+        Thread.sleep(20); // the completion thread, woken by those submits, stops attending
+        int drivesBefore = engine.countedProgress.get();
+        // each submit lasts longer than the watch's longest period, so the watch looks during each
+        engine.submitNanos = TimeUnit.MILLISECONDS.toNanos(150);
+        for (int i = 0; i < 4; i++) {
+            writeAsync(i).join();
+        }
+        assertEquals(0, engine.countedProgress.get() - drivesBefore, "the completion thread drove the engine:"
+                + " it took over a future whose submit had not yet returned to the thread that joins it");
+    }
+
     @ParameterizedTest(name = "engine signals: {0}")
     @ValueSource(booleans = {true, false})
     void aFutureNobodyBlocksOnCompletesWhileTheOthersAreJoined(boolean signals) throws Exception {

@@ -45,6 +45,8 @@ public final class ScriptedEngine implements TransferEngine {
     public volatile RuntimeException connectFailure;
     public volatile RuntimeException submitFailure;
     public volatile RuntimeException releaseFailure;
+    /** How long each {@link #submit} takes, as a native backend's post of a transfer does. */
+    public volatile long submitNanos;
     public volatile CountDownLatch connectGate;
     public final CountDownLatch connectEntered = new CountDownLatch(1);
     public volatile boolean completeOnAbort;
@@ -164,6 +166,10 @@ public final class ScriptedEngine implements TransferEngine {
     public Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks) {
         if (submitFailure != null) {
             throw submitFailure;
+        }
+        long end = System.nanoTime() + submitNanos;
+        while (submitNanos > 0 && System.nanoTime() - end < 0) {
+            Thread.onSpinWait();
         }
         Transfer t = new Transfer(peer, localBlocks, remoteBlocks);
         transfers.add(t);
