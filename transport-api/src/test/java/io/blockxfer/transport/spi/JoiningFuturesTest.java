@@ -332,6 +332,22 @@ class JoiningFuturesTest {
                 + " times in " + submits + " submits");
     }
 
+    /**
+     * Opens over an engine whose transfers the joining thread's first look ends, with the
+     * completion thread's drives counted, and joins three futures, so that the transport learns
+     * its futures are joined; then waits until the completion thread, woken by those submits,
+     * stops attending.
+     */
+    private void openWithJoinedFutures(boolean signals) throws InterruptedException {
+        open(signals);
+        engine.progressEnds = ScriptedEngine.DONE;
+        engine.countedThread = COMPLETION_THREAD;
+        for (int i = 0; i < 3; i++) {
+            writeAsync(i).join();
+        }
+        Thread.sleep(20);
+    }
+
     private static int record(List<Thread> ranOn, int n) {
         ranOn.add(Thread.currentThread());
         return n;
@@ -351,13 +367,7 @@ class JoiningFuturesTest {
             throws Exception {
         List<String> tookOver = new ArrayList<>();
         for (int attempt = 1; attempt <= 5; attempt++) {
-            open(signals);
-            engine.progressEnds = ScriptedEngine.DONE; // the joining thread's first look ends each transfer
-            engine.countedThread = COMPLETION_THREAD;
-            for (int i = 0; i < 3; i++) { // the transport learns that its futures are joined
-                writeAsync(i).join();
-            }
-            Thread.sleep(20); // the completion thread, woken by those submits, stops attending
+            openWithJoinedFutures(signals);
             int drivesBefore = engine.countedProgress.get();
             Path file = dir.resolve("parks-" + attempt + ".jfr");
             int joined = 0;
@@ -401,13 +411,7 @@ class JoiningFuturesTest {
     @ParameterizedTest(name = "engine signals: {0}")
     @ValueSource(booleans = {true, false})
     void aFutureWhoseSubmitIsStillInTheBackendIsNotTakenOver(boolean signals) throws Exception {
-        open(signals);
-        engine.progressEnds = ScriptedEngine.DONE; // the joining thread's first look ends each transfer
-        engine.countedThread = COMPLETION_THREAD;
-        for (int i = 0; i < 3; i++) { // the transport learns that its futures are joined
-            writeAsync(i).join();
-        }
-        Thread.sleep(20); // the completion thread, woken by those submits, stops attending
+        openWithJoinedFutures(signals);
         int drivesBefore = engine.countedProgress.get();
         // each submit lasts longer than the watch's longest period, so the watch looks during each
         engine.submitNanos = TimeUnit.MILLISECONDS.toNanos(150);
