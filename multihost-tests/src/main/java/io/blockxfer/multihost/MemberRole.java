@@ -10,8 +10,10 @@ import io.blockxfer.transport.DataTransport;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -42,8 +44,9 @@ import org.jspecify.annotations.Nullable;
  * pattern of an earlier failed write of this member to that block, or exactly the pattern an
  * earlier failed read of it was reading, or, once a transfer to that peer failed, that is made,
  * 8-byte word by word, of the round's own pattern and the patterns of this member's rounds to that
- * peer (each word of a pattern being a SplitMix64 value of its seed and position, a word no
- * pattern explains is a wrong byte), is counted as {@code late}, not as a mismatch; any other
+ * peer, a word at the seam of two pieces holding its first bytes from one of those patterns and the
+ * rest from another (the pieces are TCP segments, which end anywhere; each word of a pattern being
+ * a SplitMix64 value of its seed and position, a word no pattern explains is a wrong byte), is counted as {@code late}, not as a mismatch; any other
  * wrong byte is a mismatch, and its event says what the block held instead.
  *
  * <p>Commands: {@code ETCD <name> <address> <initial-cluster> <token> [<tls-folder>]} (starts the etcd
@@ -270,10 +273,19 @@ final class MemberRole implements PeerMain.Role {
 
     /**
      * Whether every 8-byte word of {@code got} is the same word of the pattern of {@code seed} or of
-     * one of {@code candidates}: a block that pieces of late-landing failed transfers overwrote in
-     * part.
+     * one of {@code candidates}, or a seam of two of them: a block that pieces of late-landing failed
+     * transfers overwrote in part. Pieces land as the TCP segments that carried them, so a piece may
+     * begin inside a word ({@link #seam}).
      */
     static boolean piecesOf(MemorySegment got, long seed, Set<Long> candidates) {
+        return (got.byteSize() & 7) == 0 && firstUnexplainedWord(got, seed, candidates) < 0;
+    }
+
+    /**
+     * The offset of the first word of {@code got} that is neither that word of the pattern of
+     * {@code seed} or of one of {@code candidates} nor a {@link #seam} of two of them, or -1.
+     */
+    static long firstUnexplainedWord(MemorySegment got, long seed, Set<Long> candidates) {
         long words = got.byteSize() >>> 3;
         for (long w = 0; w < words; w++) {
             long actual = got.get(ValueLayout.JAVA_LONG_UNALIGNED, w << 3);
@@ -281,11 +293,43 @@ final class MemberRole implements PeerMain.Role {
                 continue;
             }
             long index = w;
-            if (candidates.stream().noneMatch(old -> actual == BlockPattern.word(old, index))) {
-                return false;
+            if (candidates.stream().noneMatch(old -> actual == BlockPattern.word(old, index))
+                    && !seam(actual, w, seed, candidates)) {
+                return w << 3;
             }
         }
-        return (got.byteSize() & 7) == 0;
+        return -1;
+    }
+
+    /**
+     * Whether word {@code index} of a block, {@code actual}, holds its first 1 to 7 bytes (in memory
+     * order) from that word of one pattern and the rest from that word of another, the patterns
+     * being {@code seed}'s and {@code candidates}'. A word no pattern explains matches a pattern's
+     * word in 7 of its bytes by chance once in 2^56.
+     */
+    static boolean seam(long actual, long index, long seed, Set<Long> candidates) {
+        List<Long> words = new ArrayList<>(candidates.size() + 1);
+        words.add(BlockPattern.word(seed, index));
+        candidates.forEach(c -> words.add(BlockPattern.word(c, index)));
+        for (int k = 1; k < Long.BYTES; k++) {
+            long head = firstBytesMask(k);
+            boolean headMatches = false;
+            boolean tailMatches = false;
+            for (long word : words) {
+                headMatches |= ((actual ^ word) & head) == 0;
+                tailMatches |= ((actual ^ word) & ~head) == 0;
+            }
+            if (headMatches && tailMatches) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The bits of the first {@code k} bytes in memory order of a word read in the platform's order. */
+    private static long firstBytesMask(int k) {
+        long low = (1L << (8 * k)) - 1;
+        return ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? low : Long.reverseBytes(low);
     }
 
     /**
@@ -352,7 +396,8 @@ final class MemberRole implements PeerMain.Role {
                         + "_transfers_beside_its_own");
             } else {
                 c.mismatched++;
-                events.emit("E MISMATCH peer=" + p.peer + " at=" + at + " held=" + heldInstead(got, c));
+                events.emit("E MISMATCH peer=" + p.peer + " at=" + at + " held=" + heldInstead(got, c)
+                        + " unexplained_word_at=" + firstUnexplainedWord(got, p.seed, roundsAndLateCandidates(c)));
             }
             c.busy = false;
         }
