@@ -172,14 +172,14 @@ class EtcdMembershipTest {
                 throw failure;
             }
             assertEquals(d.epoch(victim), lost.num("epoch"), backend + ": the lost lease was not its first epoch's");
-            atThaw.put(victim, victim.stats());
             long readd;
             String own;
             try {
+                atThaw.put(victim, victim.stats());
                 readd = awaitReadded(backend, d, victim, thawMarks, atThaw, u0);
                 own = assertOwnTransfersRecover(backend, d, victim, thawMarks, atThaw.get(victim), u0);
             } catch (AssertionError failure) {
-                // the abort may come after it said its lease was lost and published again
+                // the abort may come after it said its lease was lost, before or after it published again
                 abortIfUcxAbortedTheThawed(backend, victim, others, failure);
                 throw failure;
             }
