@@ -310,6 +310,7 @@ class EtcdDirectoryTest {
         String p = deployment.prefix();
         doomed.publish("doomed", bytes("d"), Duration.ofSeconds(2), PublicationListener.NONE);
         watcher.awaitView(v -> v.containsKey(p + "doomed"), WAIT, "the put");
+        silent.awaitView(v -> v.containsKey(p + "doomed"), WAIT, "its own put"); // before counting what it said
         int before = silent.callbacks().size();
         long crashed = System.nanoTime();
         deployment.crash(doomed);
