@@ -25,13 +25,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
-import org.junit.platform.engine.FilterResult;
 import org.junit.platform.engine.TestDescriptor;
-import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.support.descriptor.MethodSource;
-import org.junit.platform.launcher.PostDiscoveryFilter;
 import org.junit.platform.testkit.engine.EngineTestKit;
-import org.junit.platform.testkit.engine.Event;
 import org.junit.platform.testkit.engine.Events;
 
 /**
@@ -83,41 +79,20 @@ class BrokenBackendsAreCaughtTest {
         }
     }
 
-    /** Keeps only the tests of {@code rule}. */
-    static PostDiscoveryFilter only(ConformanceRules rule) {
-        String prefix = "[" + rule.name() + "] ";
-        return d -> !d.isTest() || d.getDisplayName().startsWith(prefix) ? FilterResult.included("rule " + rule)
-                : FilterResult.excluded("another rule");
-    }
-
     static Events run(TckHarness harness, ConformanceRules rule) {
         InstalledSuite.installed = harness;
         try {
-            return EngineTestKit.engine("junit-jupiter").selectors(selectClass(InstalledSuite.class)).filters(only(rule))
-                    .execute().testEvents();
+            return RuleRuns.run(InstalledSuite.class, rule);
         } finally {
             InstalledSuite.installed = null;
         }
-    }
-
-    private static String why(Event e) {
-        return e.getPayload(TestExecutionResult.class).flatMap(TestExecutionResult::getThrowable)
-                .map(t -> String.valueOf(t.getMessage())).orElse("(no message)");
     }
 
     @TestFactory
     @DisplayName("every broken backend fails the rule that names its defect")
     Stream<DynamicTest> brokenBackendsAreCaught() {
         return BrokenBackends.all().stream().map(v -> dynamicTest(v.toString(), () -> {
-            Events events = run(v.harness().get(), v.rule());
-            assertEquals(1, events.started().count(), v + ": the rule must run once (skipped: "
-                    + events.skipped().list() + ")");
-            assertEquals(0, events.aborted().count(), v + ": the rule was skipped: " + events.aborted().list().stream()
-                    .map(BrokenBackendsAreCaughtTest::why).toList());
-            assertEquals(1, events.failed().count(), v + ": the broken backend passed its rule");
-            String why = why(events.failed().list().get(0));
-            assertTrue(why.contains("[" + v.rule().name() + "]"), v + ": the failure must name rule " + v.rule() + ": "
-                    + why);
+            String why = RuleRuns.assertFailedItsRule(run(v.harness().get(), v.rule()), v, v.rule());
             if (v.name().startsWith("crashes-")) {
                 assertTrue(why.contains("child JVM"), v + ": the crash must be met in a child JVM: " + why);
             }
@@ -134,8 +109,7 @@ class BrokenBackendsAreCaughtTest {
         KnownViolationSuite.known = v.rule();
         Events events;
         try {
-            events = EngineTestKit.engine("junit-jupiter").selectors(selectClass(KnownViolationSuite.class))
-                    .filters(only(v.rule())).execute().testEvents();
+            events = RuleRuns.run(KnownViolationSuite.class, v.rule());
         } finally {
             InstalledSuite.installed = null;
             KnownViolationSuite.known = null;
@@ -143,7 +117,7 @@ class BrokenBackendsAreCaughtTest {
         assertEquals(1, events.started().count(), v + ": the rule must still run");
         assertEquals(0, events.failed().count(), v + ": a known violation must not fail the suite");
         assertEquals(1, events.aborted().count(), v + ": the known violation must be reported aborted");
-        String why = why(events.aborted().list().get(0));
+        String why = RuleRuns.why(events.aborted().list().get(0));
         assertTrue(why.contains("[F1] known violation of this backend (a limitation its documentation states)")
                 && why.contains("it failed with:"), why);
     }
@@ -160,7 +134,7 @@ class BrokenBackendsAreCaughtTest {
             tests.add(dynamicTest(v.base() + " passes [" + v.rule() + "]", () -> {
                 Events events = run(v.base().harness(), v.rule());
                 assertEquals(1, events.succeeded().count(), v.base() + " must pass " + v.rule() + ": "
-                        + events.failed().list().stream().map(BrokenBackendsAreCaughtTest::why).toList());
+                        + RuleRuns.failures(events));
             }));
         }
         return tests.stream();

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import io.blockxfer.directory.Membership;
 import io.blockxfer.directory.MembershipListener;
+import io.blockxfer.tck.RuleRuns;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.DeploymentKeyRing;
 import java.lang.reflect.Method;
@@ -26,11 +26,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
-import org.junit.platform.engine.FilterResult;
-import org.junit.platform.engine.TestExecutionResult;
-import org.junit.platform.launcher.PostDiscoveryFilter;
-import org.junit.platform.testkit.engine.EngineTestKit;
-import org.junit.platform.testkit.engine.Event;
 import org.junit.platform.testkit.engine.Events;
 
 /**
@@ -86,41 +81,20 @@ class BrokenDirectoriesAreCaughtTest {
         }
     }
 
-    static PostDiscoveryFilter only(DirectoryRules rule) {
-        String prefix = "[" + rule.name() + "] ";
-        return d -> !d.isTest() || d.getDisplayName().startsWith(prefix) ? FilterResult.included("rule " + rule)
-                : FilterResult.excluded("another rule");
-    }
-
     static Events run(Breakages.Breakage breakage, DirectoryRules rule) {
         InstalledSuite.installed = breakage;
         try {
-            return EngineTestKit.engine("junit-jupiter").selectors(selectClass(InstalledSuite.class)).filters(only(rule))
-                    .execute().testEvents();
+            return RuleRuns.run(InstalledSuite.class, rule);
         } finally {
             InstalledSuite.installed = null;
         }
     }
 
-    private static String why(Event e) {
-        return e.getPayload(TestExecutionResult.class).flatMap(TestExecutionResult::getThrowable)
-                .map(t -> String.valueOf(t.getMessage())).orElse("(no message)");
-    }
-
     @TestFactory
     @DisplayName("every broken directory or membership fails the rule that names its defect")
     Stream<DynamicTest> brokenVariantsAreCaught() {
-        return BrokenDirectories.all().stream().map(v -> dynamicTest(v.toString(), () -> {
-            Events events = run(v.breakage(), v.rule());
-            assertEquals(1, events.started().count(), v + ": the rule must run once (skipped: "
-                    + events.skipped().list() + ")");
-            assertEquals(0, events.aborted().count(), v + ": the rule was skipped: " + events.aborted().list().stream()
-                    .map(BrokenDirectoriesAreCaughtTest::why).toList());
-            assertEquals(1, events.failed().count(), v + ": the broken variant passed its rule");
-            String why = why(events.failed().list().get(0));
-            assertTrue(why.contains("[" + v.rule().name() + "]"), v + ": the failure must name rule " + v.rule() + ": "
-                    + why);
-        }));
+        return BrokenDirectories.all().stream().map(v -> dynamicTest(v.toString(),
+                () -> RuleRuns.assertFailedItsRule(run(v.breakage(), v.rule()), v, v.rule())));
     }
 
     @Test
@@ -129,8 +103,7 @@ class BrokenDirectoriesAreCaughtTest {
         for (DirectoryRules rule : List.of(DirectoryRules.D5, DirectoryRules.D18, DirectoryRules.D19,
                 DirectoryRules.D20, DirectoryRules.B6, DirectoryRules.B13, DirectoryRules.B17)) {
             Events events = run(new Breakages.Breakage() { }, rule);
-            assertEquals(1, events.succeeded().count(), rule + " failed undecorated: " + events.failed().list().stream()
-                    .map(BrokenDirectoriesAreCaughtTest::why).toList());
+            assertEquals(1, events.succeeded().count(), rule + " failed undecorated: " + RuleRuns.failures(events));
         }
     }
 

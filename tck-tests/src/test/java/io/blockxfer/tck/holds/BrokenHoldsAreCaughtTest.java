@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import io.blockxfer.tck.InJvmHarness;
+import io.blockxfer.tck.RuleRuns;
 import io.blockxfer.tck.TckHarness;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -25,11 +25,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
-import org.junit.platform.engine.FilterResult;
-import org.junit.platform.engine.TestExecutionResult;
-import org.junit.platform.launcher.PostDiscoveryFilter;
-import org.junit.platform.testkit.engine.EngineTestKit;
-import org.junit.platform.testkit.engine.Event;
 import org.junit.platform.testkit.engine.Events;
 
 /**
@@ -70,41 +65,20 @@ class BrokenHoldsAreCaughtTest {
         }
     }
 
-    static PostDiscoveryFilter only(HoldRules rule) {
-        String prefix = "[" + rule.name() + "] ";
-        return d -> !d.isTest() || d.getDisplayName().startsWith(prefix) ? FilterResult.included("rule " + rule)
-                : FilterResult.excluded("another rule");
-    }
-
     static Events run(HoldBreakage breakage, HoldRules rule) {
         InstalledSuite.installed = breakage;
         try {
-            return EngineTestKit.engine("junit-jupiter").selectors(selectClass(InstalledSuite.class)).filters(only(rule))
-                    .execute().testEvents();
+            return RuleRuns.run(InstalledSuite.class, rule);
         } finally {
             InstalledSuite.installed = null;
         }
     }
 
-    private static String why(Event e) {
-        return e.getPayload(TestExecutionResult.class).flatMap(TestExecutionResult::getThrowable)
-                .map(t -> String.valueOf(t.getMessage())).orElse("(no message)");
-    }
-
     @TestFactory
     @DisplayName("every broken variant fails the rule that names its defect")
     Stream<DynamicTest> brokenVariantsAreCaught() {
-        return BrokenHolds.all().stream().map(v -> dynamicTest(v.toString(), () -> {
-            Events events = run(v.breakage(), v.rule());
-            assertEquals(1, events.started().count(), v + ": the rule must run once (skipped: "
-                    + events.skipped().list() + ")");
-            assertEquals(0, events.aborted().count(), v + ": the rule was skipped: " + events.aborted().list().stream()
-                    .map(BrokenHoldsAreCaughtTest::why).toList());
-            assertEquals(1, events.failed().count(), v + ": the broken variant passed its rule");
-            String why = why(events.failed().list().get(0));
-            assertTrue(why.contains("[" + v.rule().name() + "]"), v + ": the failure must name rule " + v.rule() + ": "
-                    + why);
-        }));
+        return BrokenHolds.all().stream().map(v -> dynamicTest(v.toString(),
+                () -> RuleRuns.assertFailedItsRule(run(v.breakage(), v.rule()), v, v.rule())));
     }
 
     @Test
@@ -112,8 +86,7 @@ class BrokenHoldsAreCaughtTest {
     void theUnbrokenHoldsPassTheseRules() {
         for (HoldRules rule : List.of(HoldRules.H1, HoldRules.H5, HoldRules.H7, HoldRules.H10)) {
             Events events = run(HoldBreakage.NONE, rule);
-            assertEquals(1, events.succeeded().count(), rule + " failed unbroken: " + events.failed().list().stream()
-                    .map(BrokenHoldsAreCaughtTest::why).toList());
+            assertEquals(1, events.succeeded().count(), rule + " failed unbroken: " + RuleRuns.failures(events));
         }
     }
 
