@@ -1,15 +1,11 @@
 package io.blockxfer.benchmarks;
 
-import io.blockxfer.transport.BlockRegion;
 import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.CompletionHandler;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.RegionSpec;
-import io.blockxfer.transport.TransferOp;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.spi.ManagedTransport;
-import io.blockxfer.transport.spi.TransferEngine;
-import java.lang.foreign.Arena;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -77,66 +73,5 @@ public class InstrumentationOverheadBenchmark {
         long id = transport.writeBlocks(PEER, local, remote);
         transport.poll(PEER, handler);
         return id + reported;
-    }
-
-    /** An engine whose transfers are done when submitted: a fixture, it moves no bytes. */
-    private static final class InstantEngine implements TransferEngine {
-        private static final Object DONE_TRANSFER = new Object();
-        private final Arena arena = Arena.ofShared();
-        private final BlockRegion region;
-
-        InstantEngine(TransportConfig config) {
-            region = new BlockRegion(arena.allocate(config.region().byteSize()), config.region().numBlocks(),
-                    config.region().blockLength(), BlockRegion.Ownership.BACKEND);
-        }
-
-        @Override
-        public String backendName() {
-            return "instant";
-        }
-
-        @Override
-        public BlockRegion region() {
-            return region;
-        }
-
-        @Override
-        public byte[] agentMetadata() {
-            return new byte[0];
-        }
-
-        @Override
-        public Object connect(String peerId, PeerDescriptor peer) {
-            return peerId;
-        }
-
-        @Override
-        public Object submit(long transferId, Object peer, TransferOp op, int[] localBlocks, int[] remoteBlocks) {
-            return DONE_TRANSFER;
-        }
-
-        @Override
-        public int status(Object transfer) {
-            return DONE;
-        }
-
-        @Override
-        public void release(Object transfer) {
-        }
-
-        @Override
-        public void abort(Object peer) {
-        }
-
-        @Override
-        public void disconnect(Object peer) {
-        }
-
-        @Override
-        public void close(boolean leaked) {
-            if (!leaked) {
-                arena.close();
-            }
-        }
     }
 }
