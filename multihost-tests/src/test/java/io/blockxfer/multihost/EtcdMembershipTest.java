@@ -178,15 +178,15 @@ class EtcdMembershipTest {
                 atThaw.put(victim, victim.stats());
                 readd = awaitReadded(backend, d, victim, thawMarks, atThaw, u0);
                 own = assertOwnTransfersRecover(backend, d, victim, thawMarks, atThaw.get(victim), u0);
+                EventFields pub = victim.members(thawMarks.get(victim), "PUBLISHED", victim.name()).getFirst();
+                assertTrue(lost.num("at") <= pub.num("at"), backend + ": it published again before it said its"
+                        + " lease was lost: " + lost + " / " + pub);
+                EtcdDeployment.assertClean(backend, d.members(), others);
             } catch (AssertionError failure) {
-                // the abort may come after it said its lease was lost, before or after it published again
+                // the abort may come after it said its lease was lost, at any step after that
                 abortIfUcxAbortedTheThawed(backend, victim, others, failure);
                 throw failure;
             }
-            EventFields pub = victim.members(thawMarks.get(victim), "PUBLISHED", victim.name()).getFirst();
-            assertTrue(lost.num("at") <= pub.num("at"), backend + ": it published again before it said its lease"
-                    + " was lost: " + lost + " / " + pub);
-            EtcdDeployment.assertClean(backend, d.members(), others);
             FaultReport.row(backend, "m-c", "docker pause of 1 of 3 members on etcd for " + pausedMillis
                     + " ms (TTL " + TTL.toSeconds() + " s), then unpause", commandMillis, removal[0], removal[1],
                     "after the unpause it said its lease was lost in " + (lost.num("at") - u0) + " ms; both others"
