@@ -46,8 +46,9 @@ import org.jspecify.annotations.Nullable;
  * 8-byte word by word, of the round's own pattern and the patterns of this member's rounds to that
  * peer, a word at the seam of two pieces holding its first bytes from one of those patterns and the
  * rest from another (the pieces are TCP segments, which end anywhere; each word of a pattern being
- * a SplitMix64 value of its seed and position, a word no pattern explains is a wrong byte), is counted as {@code late}, not as a mismatch; any other
- * wrong byte is a mismatch, and its event says what the block held instead.
+ * a SplitMix64 value of its seed and position, a word no pattern explains is a wrong byte), is
+ * counted as {@code late}, not as a mismatch; any other wrong byte is a mismatch, and its event
+ * says what the block held instead.
  *
  * <p>Commands: {@code ETCD <name> <address> <initial-cluster> <token> [<tls-folder>]} (starts the etcd
  * member, with mutual TLS from the folder's files ({@link EtcdMember.Tls}) where one is named;
