@@ -28,7 +28,7 @@ public final class RuleRuns {
     }
 
     /** Keeps only the tests of {@code rule}. */
-    public static PostDiscoveryFilter only(Enum<?> rule) {
+    private static PostDiscoveryFilter only(Enum<?> rule) {
         String prefix = "[" + rule.name() + "] ";
         return d -> !d.isTest() || d.getDisplayName().startsWith(prefix) ? FilterResult.included("rule " + rule)
                 : FilterResult.excluded("another rule");
