@@ -2,7 +2,6 @@ package io.blockxfer.tck;
 
 import io.blockxfer.loopback.LoopbackFaults;
 import io.blockxfer.loopback.LoopbackProvider;
-import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.CancelMode;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.Notification;
@@ -10,14 +9,11 @@ import io.blockxfer.transport.NotificationHandler;
 import io.blockxfer.transport.PollResult;
 import io.blockxfer.transport.TransferFuture;
 import io.blockxfer.transport.TransportConfig;
-import io.blockxfer.transport.spi.Availability;
 import io.blockxfer.transport.spi.NotificationSink;
 import io.blockxfer.transport.spi.TransferEngine;
-import io.blockxfer.transport.spi.TransportProvider;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
@@ -269,34 +265,16 @@ final class BrokenNotifications {
     }
 
     /** The loopback provider, opening transports with a config changed behind the caller's back. */
-    abstract static class ConfigIgnoringProvider implements TransportProvider {
-        private final LoopbackProvider real = new LoopbackProvider();
+    abstract static class ConfigIgnoringProvider extends ForwardingProvider<LoopbackProvider> {
+        ConfigIgnoringProvider() {
+            super(new LoopbackProvider());
+        }
 
         abstract TransportConfig change(TransportConfig config);
 
         @Override
-        public String name() {
-            return real.name();
-        }
-
-        @Override
-        public int priority() {
-            return 0;
-        }
-
-        @Override
-        public Availability availability() {
-            return real.availability();
-        }
-
-        @Override
-        public Set<Capability> capabilities() {
-            return real.capabilities();
-        }
-
-        @Override
         public DataTransport open(TransportConfig config) {
-            return real.open(change(config));
+            return delegate.open(change(config));
         }
     }
 }

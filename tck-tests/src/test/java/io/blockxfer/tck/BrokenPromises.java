@@ -2,15 +2,12 @@ package io.blockxfer.tck;
 
 import io.blockxfer.loopback.LoopbackProvider;
 import io.blockxfer.transport.CancelMode;
-import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.InsufficientMemoryException;
 import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
 import io.blockxfer.transport.TransportConfig;
 import io.blockxfer.transport.UnauthenticatedPeerException;
-import io.blockxfer.transport.spi.Availability;
-import io.blockxfer.transport.spi.TransportProvider;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
@@ -34,32 +31,14 @@ final class BrokenPromises {
     }
 
     /** A provider of loopback transports passed through {@link #decorate}. */
-    abstract static class LoopbackDecorating implements TransportProvider {
-        private final LoopbackProvider real = new LoopbackProvider();
-
-        @Override
-        public String name() {
-            return real.name();
-        }
-
-        @Override
-        public int priority() {
-            return 0;
-        }
-
-        @Override
-        public Availability availability() {
-            return real.availability();
-        }
-
-        @Override
-        public Set<Capability> capabilities() {
-            return real.capabilities();
+    abstract static class LoopbackDecorating extends ForwardingProvider<LoopbackProvider> {
+        LoopbackDecorating() {
+            super(new LoopbackProvider());
         }
 
         @Override
         public DataTransport open(TransportConfig config) {
-            return decorate(config, real);
+            return decorate(config, delegate);
         }
 
         abstract DataTransport decorate(TransportConfig config, LoopbackProvider real);

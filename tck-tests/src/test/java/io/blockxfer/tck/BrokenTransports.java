@@ -903,36 +903,15 @@ final class BrokenTransports {
     }
 
     /** A provider whose transports drop the deployment key ring they were configured with. */
-    public static final class IgnoresTheKeyRing implements io.blockxfer.transport.spi.TransportProvider {
-        private final io.blockxfer.loopback.LoopbackProvider real = new io.blockxfer.loopback.LoopbackProvider();
-
+    public static final class IgnoresTheKeyRing extends ForwardingProvider<io.blockxfer.loopback.LoopbackProvider> {
         /** For the child JVM of the descriptor rules. */
         public IgnoresTheKeyRing() {
-        }
-
-        @Override
-        public String name() {
-            return real.name();
-        }
-
-        @Override
-        public int priority() {
-            return 0;
-        }
-
-        @Override
-        public io.blockxfer.transport.spi.Availability availability() {
-            return real.availability();
-        }
-
-        @Override
-        public java.util.Set<io.blockxfer.transport.Capability> capabilities() {
-            return real.capabilities();
+            super(new io.blockxfer.loopback.LoopbackProvider());
         }
 
         @Override
         public DataTransport open(io.blockxfer.transport.TransportConfig config) {
-            return real.open(config.toBuilder().keyRing(null).build());
+            return delegate.open(config.toBuilder().keyRing(null).build());
         }
     }
 

@@ -10,7 +10,6 @@ import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
-import io.blockxfer.transport.spi.Availability;
 import io.blockxfer.transport.spi.TransportProvider;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -119,27 +118,10 @@ class EngineFaultsTest {
     }
 
     /** T3's broken variant without loopback's own faults, so that the kit's hold its transfers. */
-    public static final class StrippedDeadline implements TransportProvider {
-        private final BrokenPromises.DeadlineFromTheFirstBusySubmit broken =
-                new BrokenPromises.DeadlineFromTheFirstBusySubmit();
-
+    public static final class StrippedDeadline extends ForwardingProvider<BrokenPromises.DeadlineFromTheFirstBusySubmit> {
         /** For the child JVM of the descriptor rules. */
         public StrippedDeadline() {
-        }
-
-        @Override
-        public String name() {
-            return broken.name();
-        }
-
-        @Override
-        public int priority() {
-            return 0;
-        }
-
-        @Override
-        public Availability availability() {
-            return broken.availability();
+            super(new BrokenPromises.DeadlineFromTheFirstBusySubmit());
         }
 
         @Override
@@ -149,38 +131,18 @@ class EngineFaultsTest {
 
         @Override
         public DataTransport open(TransportConfig config) {
-            return broken.open(config);
+            return delegate.open(config);
         }
     }
 
     @Test
     @DisplayName("a provider that builds its transport on another thread cannot take the kit's faults, and says so")
     void anotherThreadIsRefused() {
-        LoopbackProvider real = new LoopbackProvider(UnaryOperator.identity(), WITHOUT_FAULTS);
-        TransportProvider elsewhere = new TransportProvider() {
-            @Override
-            public String name() {
-                return real.name();
-            }
-
-            @Override
-            public int priority() {
-                return 0;
-            }
-
-            @Override
-            public Availability availability() {
-                return real.availability();
-            }
-
-            @Override
-            public Set<Capability> capabilities() {
-                return real.capabilities();
-            }
-
+        TransportProvider elsewhere = new ForwardingProvider<>(new LoopbackProvider(UnaryOperator.identity(),
+                WITHOUT_FAULTS)) {
             @Override
             public DataTransport open(TransportConfig config) {
-                return CompletableFuture.supplyAsync(() -> real.open(config)).join();
+                return CompletableFuture.supplyAsync(() -> delegate.open(config)).join();
             }
         };
         InJvmHarness h = InJvmHarness.of(elsewhere).withEngineFaults();
