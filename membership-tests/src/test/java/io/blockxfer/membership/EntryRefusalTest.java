@@ -12,6 +12,7 @@ import io.blockxfer.directory.etcd.EtcdEndpoints;
 import io.blockxfer.tck.BlockPattern;
 import io.blockxfer.tck.directory.RecordingTransport;
 import io.blockxfer.tck.process.EtcdCluster;
+import io.blockxfer.tck.process.UcxShmFiles;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.DeploymentKeyRing;
 import io.blockxfer.transport.PeerDescriptor;
@@ -240,7 +241,7 @@ class EntryRefusalTest {
             closeAll(toClose);
         }
         // closed, the transports unmapped their shared memory (UCX unlinks its segment files)
-        assertEquals(Set.of(), ShmFiles.mappedBy(ProcessHandle.current().pid()), "shared memory still mapped");
+        assertEquals(Set.of(), UcxShmFiles.mappedBy(ProcessHandle.current().pid()), "shared memory still mapped");
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.blockxfer.directory.PublicationListener;
 import io.blockxfer.directory.etcd.EtcdDirectory;
 import io.blockxfer.tck.TckEnvironment;
 import io.blockxfer.tck.process.EtcdCluster;
+import io.blockxfer.tck.process.UcxShmFiles;
 import io.blockxfer.transport.ProviderInfo;
 import io.blockxfer.transport.Transports;
 import java.nio.charset.StandardCharsets;
@@ -274,7 +275,7 @@ final class MemberDeployment implements AutoCloseable {
                 alive.add(m.toString());
             }
         }
-        List<Path> left = ShmFiles.sweep(files);
+        List<Path> left = UcxShmFiles.sweep(files).kept();
         if (!alive.isEmpty() || !left.isEmpty()) {
             throw new AssertionError("after the deployment " + prefix + ": members still running " + alive
                     + ", shared-memory files left " + left);

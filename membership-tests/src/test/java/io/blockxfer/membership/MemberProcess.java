@@ -2,6 +2,7 @@ package io.blockxfer.membership;
 
 import io.blockxfer.tck.process.ChildJvm;
 import io.blockxfer.tck.process.ChildProcessException;
+import io.blockxfer.tck.process.UcxShmFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -230,7 +231,7 @@ final class MemberProcess implements AutoCloseable {
 
     /** Notes the UCX shared-memory files it maps now, for the sweep after it ended. */
     void noteShm() {
-        shmFiles.addAll(ShmFiles.mappedBy(child.pid()));
+        shmFiles.addAll(UcxShmFiles.mappedBy(child.pid()));
     }
 
     /** The shared-memory files it was seen to map. */

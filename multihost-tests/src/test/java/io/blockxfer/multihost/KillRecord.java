@@ -1,5 +1,7 @@
 package io.blockxfer.multihost;
 
+import io.blockxfer.tck.process.UcxShmFiles;
+
 /**
  * What happened around one kill of a target: when, how the initiator found out, how many of its
  * transfers failed, how long the restart took, and whether the restarted peer worked.
@@ -23,7 +25,7 @@ final class KillRecord {
     long readyAtMillis = -1;
     long readdedAtMillis = -1;
     String restartError = "";
-    ShmSegments.Sweep shm = ShmSegments.Sweep.NONE;
+    UcxShmFiles.Sweep shm = UcxShmFiles.Sweep.NONE;
     /** Transfers the restarted incarnation completed, set when it ends; -1 while it lives. */
     long doneAfter = -1;
     /** How long the restarted incarnation was registered, set when it ends. */

@@ -1,5 +1,6 @@
 package io.blockxfer.multihost;
 
+import io.blockxfer.tck.process.UcxShmFiles;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.RegionSpec;
 import io.blockxfer.transport.TransportConfig;
@@ -119,7 +120,7 @@ public final class ServiceSoak {
                 .options(settings.transportOptions())
                 .build();
         DataTransport transport = provider.open(config);
-        Set<Path> ownShm = new LinkedHashSet<>(ShmSegments.mappedBy(ProcessHandle.current().pid()));
+        Set<Path> ownShm = new LinkedHashSet<>(UcxShmFiles.mappedBy(ProcessHandle.current().pid()));
         SoakConductor conductor = new SoakConductor(settings, transport, factory(runDir), log);
         ResourceSampler sampler = null;
         long closeMillis = -1;
@@ -165,7 +166,7 @@ public final class ServiceSoak {
             forced += t.forcedAtClose() ? 1 : 0;
         }
         childShm.addAll(ownShm);
-        ShmSegments.Sweep finalSweep = ShmSegments.sweep(childShm);
+        UcxShmFiles.Sweep finalSweep = UcxShmFiles.sweep(childShm);
         List<Path> left = childShm.stream().filter(Files::exists).toList();
         List<ResourceSampler.Sample> samples = sampler.samples();
         double half = seconds / 120.0;

@@ -1,5 +1,6 @@
 package io.blockxfer.multihost;
 
+import io.blockxfer.tck.process.UcxShmFiles;
 import io.blockxfer.transport.DataTransport;
 import java.io.IOException;
 import java.time.Duration;
@@ -287,7 +288,7 @@ final class SoakConductor implements AutoCloseable {
         String next = p.name + "#" + (p.incarnation + 1);
         p.restart = CompletableFuture.supplyAsync(() -> {
             dead.close();
-            k.shm = ShmSegments.sweep(dead.shmFiles());
+            k.shm = UcxShmFiles.sweep(dead.shmFiles());
             return startQuietly(next, k);
         }, restarter);
     }

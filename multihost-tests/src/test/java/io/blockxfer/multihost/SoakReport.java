@@ -1,5 +1,6 @@
 package io.blockxfer.multihost;
 
+import io.blockxfer.tck.process.UcxShmFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,8 +35,8 @@ final class SoakReport {
     private final SoakConductor conductor;
     private final double seconds;
     private final List<Trend> trends;
-    private final ShmSegments.Sweep killedSweep;
-    private final ShmSegments.Sweep finalSweep;
+    private final UcxShmFiles.Sweep killedSweep;
+    private final UcxShmFiles.Sweep finalSweep;
     private final List<Path> shmLeft;
     private final List<Long> childPids;
     private final List<Long> childrenAlive;
@@ -44,14 +45,14 @@ final class SoakReport {
     private final List<String> failures = new ArrayList<>();
 
     SoakReport(SoakSettings settings, SoakConductor conductor, double seconds, List<Trend> trends,
-            ShmSegments.Sweep finalSweep, List<Path> shmLeft, List<Long> childPids, List<Long> childrenAlive,
+            UcxShmFiles.Sweep finalSweep, List<Path> shmLeft, List<Long> childPids, List<Long> childrenAlive,
             long forcedAtClose, long closeMillis) {
         this.settings = settings;
         this.conductor = conductor;
         this.seconds = seconds;
         this.trends = List.copyOf(trends);
-        this.killedSweep = conductor.kills().stream().map(k -> k.shm).reduce(ShmSegments.Sweep.NONE,
-                ShmSegments.Sweep::plus);
+        this.killedSweep = conductor.kills().stream().map(k -> k.shm).reduce(UcxShmFiles.Sweep.NONE,
+                UcxShmFiles.Sweep::plus);
         this.finalSweep = finalSweep;
         this.shmLeft = List.copyOf(shmLeft);
         this.childPids = List.copyOf(childPids);

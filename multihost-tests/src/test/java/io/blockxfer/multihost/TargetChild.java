@@ -1,5 +1,6 @@
 package io.blockxfer.multihost;
 
+import io.blockxfer.tck.process.UcxShmFiles;
 import io.blockxfer.transport.PeerDescriptor;
 import java.io.File;
 import java.io.IOException;
@@ -23,7 +24,7 @@ import java.util.stream.Stream;
  * which also is the child's {@code java.io.tmpdir}, so whatever a killed child leaves in its
  * temporary directory goes when the directory does. Its output goes to
  * {@code <logs>/<name>.log}. A kill is SIGKILL of its pid; the UCX POSIX segments it mapped are
- * noted at start and just before the kill, for {@link ShmSegments#sweep}.
+ * noted at start and just before the kill, for {@link UcxShmFiles#sweep}.
  *
  * <p><b>Thread safety:</b> thread-safe; requests are serialised by the control endpoint.
  */
@@ -67,7 +68,7 @@ final class TargetChild implements SoakTarget {
         this.control = control;
         this.dir = dir;
         this.descriptor = descriptor;
-        shm.addAll(ShmSegments.mappedBy(process.pid()));
+        shm.addAll(UcxShmFiles.mappedBy(process.pid()));
     }
 
     /**
@@ -153,7 +154,7 @@ final class TargetChild implements SoakTarget {
 
     @Override
     public void kill() {
-        shm.addAll(ShmSegments.mappedBy(process.pid()));
+        shm.addAll(UcxShmFiles.mappedBy(process.pid()));
         process.destroyForcibly(); // SIGKILL to this pid
     }
 
@@ -180,7 +181,7 @@ final class TargetChild implements SoakTarget {
             }
             if (!waitFor(EXIT_TIMEOUT) && process.isAlive()) {
                 forced = true;
-                shm.addAll(ShmSegments.mappedBy(process.pid()));
+                shm.addAll(UcxShmFiles.mappedBy(process.pid()));
                 process.destroyForcibly();
                 waitFor(EXIT_TIMEOUT);
             }

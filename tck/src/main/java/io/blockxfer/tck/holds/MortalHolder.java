@@ -4,6 +4,7 @@ import io.blockxfer.holds.HoldGrant;
 import io.blockxfer.holds.Holds;
 import io.blockxfer.tck.process.ChildJvm;
 import io.blockxfer.tck.process.ChildJvmException;
+import io.blockxfer.tck.process.UcxShmFiles;
 import io.blockxfer.transport.Capability;
 import io.blockxfer.transport.DataTransport;
 import io.blockxfer.transport.PeerDescriptor;
@@ -156,7 +157,7 @@ abstract class MortalHolder implements AutoCloseable {
 
         @Override
         void kill() {
-            shm = ShmLeftovers.mappedBy(child.pid());
+            shm = UcxShmFiles.mappedBy(child.pid());
             child.kill();
         }
 
@@ -168,7 +169,7 @@ abstract class MortalHolder implements AutoCloseable {
         @Override
         public void close() {
             child.close();
-            ShmLeftovers.sweep(shm);
+            var unused = UcxShmFiles.sweep(shm);
         }
     }
 }
