@@ -267,13 +267,13 @@ class LoopbackNotificationsTest {
             a.addPeer("b", b.localDescriptor());
             a.addPeer("keyed", keyed.localDescriptor());
             a.writeBlocks("b", new int[] {0}, new int[] {0}, bytes("w"));
+            // nothing is ordered across a transfer's notification and a later message: the WRITE's
+            // is let in first, so that it is the one the queue of one holds
+            awaitArrivals(b, 1);
             a.sendNotification("b", bytes("m1"));
             a.sendNotification("b", bytes("m2"));
             a.sendNotification("keyed", bytes("unsigned"));
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (b.notificationStats().received() + b.notificationStats().dropped() < 3 && System.nanoTime() < end) {
-                Thread.sleep(5);
-            }
+            awaitArrivals(b, 3);
             opened.forEach(DataTransport::close);
             recording.stop();
             recording.dump(file);
@@ -291,6 +291,14 @@ class LoopbackNotificationsTest {
         long dropped = byName.get("blockxfer.NotificationsDropped").stream()
                 .filter(e -> !e.getBoolean("atClose")).mapToLong(e -> e.getLong("count")).sum();
         assertEquals(2, dropped, "the two messages that found a queue of one full");
+    }
+
+    /** Waits up to 5 s until {@code t} has received or dropped {@code n} notifications in all. */
+    private static void awaitArrivals(DataTransport t, long n) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (t.notificationStats().received() + t.notificationStats().dropped() < n && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
     }
 
     /** Heap in use after collections, threads, and open file descriptors of this JVM. */
